@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace: debugfs status under /sys/kernel/debug/htmtrace/.
+ *
+ *	backend		name of the hypervisor backend in use
+ *	htmN/config	channel state, target, flags and dump engine sizes
+ *	htmN/status	the hypervisor's STATUS block, decoded
+ *	htmN/caps	the capabilities block, in hex
+ *	htmN/sysmem	the memory configuration blocks, raw
+ *	htmN/sysproc	the processor configuration blocks, raw
+ *	htmN/counters	hcalls, bytes dumped, retries, sleeps, errors by status
+ *
+ * caps, sysmem and sysproc are about the channel's target, or the all-zero
+ * target when the channel is idle.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include <asm/byteorder.h>
+
+#include "htmtrace.h"
+
+static struct dentry *htm_debugfs_root;
+
+static const char * const htm_state_names[] = {
+	[HTMTRACE_STATE_IDLE] = "idle",
+	[HTMTRACE_STATE_CONFIGURED] = "configured",
+	[HTMTRACE_STATE_TRACING] = "tracing",
+	[HTMTRACE_STATE_STOPPED] = "stopped",
+};
+
+static int backend_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%s\n", htm_hv_backend_name());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(backend);
+
+static void htm_chan_target(struct htm_chan *chan, struct htm_target *t)
+{
+	mutex_lock(&chan->lock);
+	*t = chan->target;
+	mutex_unlock(&chan->lock);
+}
+
+static int config_show(struct seq_file *m, void *v)
+{
+	struct htm_chan *chan = m->private;
+
+	mutex_lock(&chan->lock);
+	seq_printf(m, "state: %s\n", htm_state_names[chan->state]);
+	seq_printf(m, "target: type %u node %u chip %u core %u\n",
+		   chan->target.type, chan->target.node, chan->target.chip,
+		   chan->target.core);
+	seq_printf(m, "flags:%s%s\n",
+		   chan->flags & HTMTRACE_CFG_NOWRAP ? " nowrap" : "",
+		   chan->flags & HTMTRACE_CFG_WAIT ? " wait" : "");
+	seq_printf(m, "bounce_bytes: %zu\n", chan->dump.size);
+	seq_printf(m, "transfer_bytes: %zu\n", chan->dump.xfer);
+	mutex_unlock(&chan->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(config);
+
+static int status_show(struct seq_file *m, void *v)
+{
+	struct htm_chan *chan = m->private;
+	struct htmtrace_status st;
+	const u8 *hdr = chan->info;
+	int ret;
+
+	ret = htm_chan_status(chan, &st);
+	seq_printf(m, "state: %s\n", htm_state_names[st.state]);
+	if (st.state == HTMTRACE_STATE_IDLE)
+		return 0;
+	if (ret) {
+		seq_printf(m, "status: error %d\n", ret);
+		return 0;
+	}
+	/* chan->info holds the block unless a concurrent request replaced it */
+	mutex_lock(&chan->lock);
+	seq_printf(m, "buffer_size: %llu\n", st.buffer_size);
+	seq_printf(m, "hv_state: %u\n", hdr[2]);
+	seq_printf(m, "entries: %llu\n",
+		   be64_to_cpup((const __be64 *)(hdr + HTM_BLOCK_NR_ENTRIES)));
+	seq_printf(m, "header: %*phN\n", HTM_BLOCK_HDR_SIZE, hdr);
+	mutex_unlock(&chan->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(status);
+
+static int caps_show(struct seq_file *m, void *v)
+{
+	struct htm_chan *chan = m->private;
+	struct htm_target t;
+	size_t len, i;
+	void *data;
+	int ret;
+
+	htm_chan_target(chan, &t);
+	ret = htm_chan_info(chan, HTM_OP_CAPABILITIES, &t, &data, &len);
+	if (ret)
+		return ret;
+	for (i = 0; i < len; i += 16)
+		seq_printf(m, "%04zx: %*phN\n", i, (int)min_t(size_t, 16, len - i),
+			   data + i);
+	kvfree(data);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(caps);
+
+static int counters_show(struct seq_file *m, void *v)
+{
+	struct htm_chan *chan = m->private;
+	int i;
+
+	mutex_lock(&chan->lock);
+	seq_printf(m, "hcalls: %llu\n", chan->stats.hcalls);
+	seq_printf(m, "bytes_dumped: %llu\n", chan->bytes_dumped);
+	seq_printf(m, "busy_retries: %llu\n", chan->stats.busy_retries);
+	seq_printf(m, "long_busy_sleeps: %llu\n", chan->stats.long_busy_sleeps);
+	for (i = 0; i < HTM_HV_NR_RC; i++) {
+		if (!chan->stats.errors[i])
+			continue;
+		seq_printf(m, "errors %s: %llu\n",
+			   htm_hv_rc_name(htm_hv_rc_of_slot(i)),
+			   chan->stats.errors[i]);
+	}
+	mutex_unlock(&chan->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(counters);
+
+/* sysmem and sysproc: fetched whole at open, then read like a file. */
+struct htm_blob {
+	void *data;
+	size_t len;
+};
+
+static int htm_blob_open(struct inode *inode, struct file *file,
+			 unsigned int op)
+{
+	struct htm_chan *chan = inode->i_private;
+	struct htm_target t;
+	struct htm_blob *blob;
+	int ret;
+
+	blob = kzalloc(sizeof(*blob), GFP_KERNEL);
+	if (!blob)
+		return -ENOMEM;
+	htm_chan_target(chan, &t);
+	ret = htm_chan_info(chan, op, &t, &blob->data, &blob->len);
+	if (ret) {
+		kfree(blob);
+		return ret;
+	}
+	file->private_data = blob;
+	return 0;
+}
+
+static int sysmem_open(struct inode *inode, struct file *file)
+{
+	return htm_blob_open(inode, file, HTM_OP_DUMP_SYSMEM_CONF);
+}
+
+static int sysproc_open(struct inode *inode, struct file *file)
+{
+	return htm_blob_open(inode, file, HTM_OP_DUMP_SYSPROC_CONF);
+}
+
+static ssize_t htm_blob_read(struct file *file, char __user *buf, size_t count,
+			     loff_t *pos)
+{
+	struct htm_blob *blob = file->private_data;
+
+	return simple_read_from_buffer(buf, count, pos, blob->data, blob->len);
+}
+
+static int htm_blob_release(struct inode *inode, struct file *file)
+{
+	struct htm_blob *blob = file->private_data;
+
+	kvfree(blob->data);
+	kfree(blob);
+	return 0;
+}
+
+static const struct file_operations sysmem_fops = {
+	.owner = THIS_MODULE,
+	.open = sysmem_open,
+	.read = htm_blob_read,
+	.llseek = default_llseek,
+	.release = htm_blob_release,
+};
+
+static const struct file_operations sysproc_fops = {
+	.owner = THIS_MODULE,
+	.open = sysproc_open,
+	.read = htm_blob_read,
+	.llseek = default_llseek,
+	.release = htm_blob_release,
+};
+
+void htm_debugfs_add_chan(struct htm_chan *chan)
+{
+	char name[16];
+	struct dentry *d;
+
+	snprintf(name, sizeof(name), "htm%u", chan->index);
+	d = debugfs_create_dir(name, htm_debugfs_root);
+	debugfs_create_file("config", 0400, d, chan, &config_fops);
+	debugfs_create_file("status", 0400, d, chan, &status_fops);
+	debugfs_create_file("caps", 0400, d, chan, &caps_fops);
+	debugfs_create_file("sysmem", 0400, d, chan, &sysmem_fops);
+	debugfs_create_file("sysproc", 0400, d, chan, &sysproc_fops);
+	debugfs_create_file("counters", 0400, d, chan, &counters_fops);
+	chan->debugfs = d;
+}
+
+void htm_debugfs_remove_chan(struct htm_chan *chan)
+{
+	debugfs_remove(chan->debugfs);
+	chan->debugfs = NULL;
+}
+
+void htm_debugfs_init(void)
+{
+	htm_debugfs_root = debugfs_create_dir("htmtrace", NULL);
+	debugfs_create_file("backend", 0400, htm_debugfs_root, NULL,
+			    &backend_fops);
+}
+
+void htm_debugfs_exit(void)
+{
+	debugfs_remove(htm_debugfs_root);
+}

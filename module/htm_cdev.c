@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace: the /dev/htmN character devices.
+ *
+ * Thin: file operations, copies to and from the user, permission checks.
+ * The channel (htm_chan.c) does the work.
+ */
+#define pr_fmt(fmt) "htmtrace: " fmt
+
+#include <linux/capability.h>
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "htmtrace.h"
+
+struct htm_cdev {
+	struct miscdevice misc;
+	char name[16];
+	struct htm_chan *chan;
+};
+
+/* The devices of the current backend; changed under the backend mutex. */
+static struct htm_cdev *htm_cdevs;
+static unsigned int htm_nr_cdevs;
+
+static struct htm_chan *htm_file_chan(struct file *file)
+{
+	struct miscdevice *misc = file->private_data;
+
+	return container_of(misc, struct htm_cdev, misc)->chan;
+}
+
+static int htm_cdev_open(struct inode *inode, struct file *file)
+{
+	return htm_hv_session_get();
+}
+
+static int htm_cdev_release(struct inode *inode, struct file *file)
+{
+	htm_hv_session_put();
+	return 0;
+}
+
+static ssize_t htm_cdev_read(struct file *file, char __user *buf,
+			     size_t count, loff_t *pos)
+{
+	return htm_chan_read(htm_file_chan(file), buf, count, pos,
+			     file->f_flags & O_NONBLOCK);
+}
+
+static __poll_t htm_cdev_poll(struct file *file, poll_table *wait)
+{
+	struct htm_chan *chan = htm_file_chan(file);
+
+	poll_wait(file, &chan->wait, wait);
+	return htm_chan_readable(chan) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static loff_t htm_cdev_llseek(struct file *file, loff_t offset, int whence)
+{
+	loff_t size = 0;
+
+	if (whence == SEEK_END || whence == SEEK_DATA || whence == SEEK_HOLE) {
+		size = htm_chan_size(htm_file_chan(file));
+		if (size < 0)
+			return size;
+	}
+	return generic_file_llseek_size(file, offset, whence, MAX_LFS_FILESIZE,
+					size);
+}
+
+static bool htm_may_trace(void)
+{
+	return perfmon_capable();
+}
+
+static long htm_ioctl_configure(struct htm_chan *chan, void __user *argp)
+{
+	struct htmtrace_config cfg;
+	struct htm_target t;
+	int ret;
+
+	if (copy_from_user(&cfg, argp, sizeof(cfg)))
+		return -EFAULT;
+	ret = htm_config_check(&cfg, &t);
+	if (ret)
+		return ret;
+	/* A configured channel pins the backend like an open file does. */
+	ret = htm_hv_session_get();
+	if (ret)
+		return ret;
+	ret = htm_chan_configure(chan, &t, cfg.flags);
+	if (ret)
+		htm_hv_session_put();
+	return ret;
+}
+
+static long htm_ioctl_deconfigure(struct htm_chan *chan)
+{
+	int ret = htm_chan_deconfigure(chan);
+
+	if (!ret)
+		htm_hv_session_put();
+	return ret;
+}
+
+static long htm_ioctl_setup(struct htm_chan *chan, void __user *argp)
+{
+	struct htmtrace_setup setup;
+	struct htm_target t;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (copy_from_user(&setup, argp, sizeof(setup)))
+		return -EFAULT;
+	if (setup.reserved)
+		return -EINVAL;
+	ret = htm_target_from_user(&setup.target, false, &t);
+	if (ret)
+		return ret;
+	return htm_chan_setup(chan, &t, setup.log2_size);
+}
+
+static long htm_ioctl_status(struct htm_chan *chan, void __user *argp)
+{
+	struct htmtrace_status st;
+	int ret;
+
+	ret = htm_chan_status(chan, &st);
+	if (ret)
+		return ret;
+	return copy_to_user(argp, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+static long htm_ioctl_hvbuf(struct htm_chan *chan, unsigned int op,
+			    void __user *argp)
+{
+	struct htmtrace_hvbuf hb;
+	struct htm_target t;
+	size_t len;
+	void *data;
+	int ret;
+
+	if (copy_from_user(&hb, argp, sizeof(hb)))
+		return -EFAULT;
+	if (hb.reserved[0] || hb.reserved[1] || hb.length)
+		return -EINVAL;
+	ret = htm_target_from_user(&hb.target, true, &t);
+	if (ret)
+		return ret;
+
+	ret = htm_chan_info(chan, op, &t, &data, &len);
+	if (ret)
+		return ret;
+	hb.length = len;
+	if (len > hb.size)
+		ret = -ENOSPC;
+	else if (copy_to_user(u64_to_user_ptr(hb.addr), data, len))
+		ret = -EFAULT;
+	kvfree(data);
+	if (ret && ret != -ENOSPC)
+		return ret;
+	if (copy_to_user(argp, &hb, sizeof(hb)))
+		return -EFAULT;
+	return ret;
+}
+
+static long htm_cdev_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct htm_chan *chan = htm_file_chan(file);
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case HTMTRACE_IOC_CAPS:
+		return htm_ioctl_hvbuf(chan, HTM_OP_CAPABILITIES, argp);
+	case HTMTRACE_IOC_SYSMEM:
+		return htm_ioctl_hvbuf(chan, HTM_OP_DUMP_SYSMEM_CONF, argp);
+	case HTMTRACE_IOC_SYSPROC:
+		return htm_ioctl_hvbuf(chan, HTM_OP_DUMP_SYSPROC_CONF, argp);
+	case HTMTRACE_IOC_STATUS:
+		return htm_ioctl_status(chan, argp);
+	case HTMTRACE_IOC_SETUP:
+		return htm_ioctl_setup(chan, argp);
+	}
+
+	switch (cmd) {
+	case HTMTRACE_IOC_CONFIGURE:
+	case HTMTRACE_IOC_START:
+	case HTMTRACE_IOC_STOP:
+	case HTMTRACE_IOC_DECONFIGURE:
+		if (!htm_may_trace())
+			return -EPERM;
+		break;
+	default:
+		return -ENOTTY;
+	}
+
+	switch (cmd) {
+	case HTMTRACE_IOC_CONFIGURE:
+		return htm_ioctl_configure(chan, argp);
+	case HTMTRACE_IOC_START:
+		return htm_chan_start(chan);
+	case HTMTRACE_IOC_STOP:
+		return htm_chan_stop(chan);
+	default:
+		return htm_ioctl_deconfigure(chan);
+	}
+}
+
+static const struct file_operations htm_cdev_fops = {
+	.owner = THIS_MODULE,
+	.open = htm_cdev_open,
+	.release = htm_cdev_release,
+	.read = htm_cdev_read,
+	.poll = htm_cdev_poll,
+	.llseek = htm_cdev_llseek,
+	.unlocked_ioctl = htm_cdev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+/*
+ * Every configured channel holds a session, which pins the backend's module
+ * (htmtrace itself for pseries), so a channel torn down here is idle.
+ */
+static void htm_cdev_free_chan(struct htm_chan *chan)
+{
+	htm_debugfs_remove_chan(chan);
+	htm_chan_destroy(chan);
+}
+
+/**
+ * htm_cdev_add_all() - create /dev/htm0 .. /dev/htm<channels - 1>
+ * @hv: backend the channels talk to
+ *
+ * Called with the backend mutex held.
+ *
+ * Return: 0, or an errno with nothing created.
+ */
+int htm_cdev_add_all(const struct htmtrace_hv_ops *hv)
+{
+	unsigned int i;
+	int ret;
+
+	htm_cdevs = kcalloc(htm_nr_channels, sizeof(*htm_cdevs), GFP_KERNEL);
+	if (!htm_cdevs)
+		return -ENOMEM;
+
+	for (i = 0; i < htm_nr_channels; i++) {
+		struct htm_cdev *cd = &htm_cdevs[i];
+
+		cd->chan = htm_chan_create(i, hv);
+		if (!cd->chan) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		snprintf(cd->name, sizeof(cd->name), "htm%u", i);
+		cd->misc.minor = MISC_DYNAMIC_MINOR;
+		cd->misc.name = cd->name;
+		cd->misc.fops = &htm_cdev_fops;
+		cd->misc.mode = 0600;
+		ret = misc_register(&cd->misc);
+		if (ret) {
+			htm_chan_destroy(cd->chan);
+			goto err;
+		}
+		htm_nr_cdevs = i + 1;
+		htm_debugfs_add_chan(cd->chan);
+	}
+	return 0;
+
+err:
+	htm_cdev_remove_all();
+	return ret;
+}
+
+/**
+ * htm_cdev_remove_all() - remove the devices
+ *
+ * Called with the backend mutex held, when no file is open: each open file
+ * holds a session, and the backend cannot change while one exists; the
+ * driver's module cannot go while a file is open either.
+ */
+void htm_cdev_remove_all(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < htm_nr_cdevs; i++) {
+		misc_deregister(&htm_cdevs[i].misc);
+		htm_cdev_free_chan(htm_cdevs[i].chan);
+	}
+	kfree(htm_cdevs);
+	htm_cdevs = NULL;
+	htm_nr_cdevs = 0;
+}

@@ -1,0 +1,756 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace: HTM channels.
+ *
+ * A channel drives one HTM target through the hypervisor's state machine
+ *
+ *	IDLE --configure--> CONFIGURED --start--> TRACING --stop--> STOPPED
+ *	                                             ^                 |
+ *	                                             +------start------+
+ *
+ * (deconfigure returns to IDLE from any state but IDLE) and dumps the
+ * stopped trace through a bounce buffer: each DUMP_DATA fetches a chunk as
+ * large as the buffer, and reads served from the chunk cost no hcall.
+ *
+ * The target registry makes sure one (type, node, chip, core) has one holder
+ * at a time, whether a channel or a perf event.
+ */
+#define pr_fmt(fmt) "htmtrace: " fmt
+
+#include <linux/errno.h>
+#include <linux/gfp.h>
+#include <linux/io.h>
+#include <linux/list.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <kunit/visibility.h>
+
+#include <asm/byteorder.h>
+
+#include "htmtrace.h"
+
+/* target registry */
+
+struct htm_target_hold {
+	struct list_head node;
+	struct htm_target target;
+	const void *owner;
+};
+
+/* Protects htm_targets; a leaf lock. */
+static DEFINE_MUTEX(htm_targets_lock);
+static LIST_HEAD(htm_targets);
+
+static bool htm_target_equal(const struct htm_target *a,
+			     const struct htm_target *b)
+{
+	return a->type == b->type && a->node == b->node &&
+	       a->chip == b->chip && a->core == b->core;
+}
+
+/**
+ * htm_target_claim() - become the one holder of a target
+ * @t: target
+ * @owner: cookie identifying the holder
+ *
+ * Return: 0, -EBUSY if another holder has it, -ENOMEM.
+ */
+int htm_target_claim(const struct htm_target *t, const void *owner)
+{
+	struct htm_target_hold *hold, *new;
+	int ret = 0;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	new->target = *t;
+	new->owner = owner;
+
+	mutex_lock(&htm_targets_lock);
+	list_for_each_entry(hold, &htm_targets, node) {
+		if (htm_target_equal(&hold->target, t)) {
+			ret = -EBUSY;
+			break;
+		}
+	}
+	if (!ret)
+		list_add(&new->node, &htm_targets);
+	mutex_unlock(&htm_targets_lock);
+
+	if (ret)
+		kfree(new);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_target_claim);
+
+void htm_target_release(const struct htm_target *t, const void *owner)
+{
+	struct htm_target_hold *hold;
+
+	mutex_lock(&htm_targets_lock);
+	list_for_each_entry(hold, &htm_targets, node) {
+		if (htm_target_equal(&hold->target, t) && hold->owner == owner) {
+			list_del(&hold->node);
+			kfree(hold);
+			break;
+		}
+	}
+	mutex_unlock(&htm_targets_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_target_release);
+
+/* argument checks */
+
+/**
+ * htm_target_from_user() - check a user target and convert it
+ * @ut: target as passed by the user
+ * @any_type: accept any 8-bit type (information queries) instead of the
+ *	HTMTRACE_TYPE_* a trace needs
+ * @t: result
+ *
+ * Return: 0 or -EINVAL.
+ */
+int htm_target_from_user(const struct htmtrace_target *ut, bool any_type,
+			 struct htm_target *t)
+{
+	switch (ut->type) {
+	case HTMTRACE_TYPE_NEST:
+	case HTMTRACE_TYPE_CORE:
+	case HTMTRACE_TYPE_LLAT:
+	case HTMTRACE_TYPE_GLOBAL:
+		break;
+	default:
+		if (!any_type || ut->type > 0xff)
+			return -EINVAL;
+	}
+	if (ut->node > HTMTRACE_INDEX_MAX || ut->chip > HTMTRACE_INDEX_MAX ||
+	    ut->core > HTMTRACE_INDEX_MAX)
+		return -EINVAL;
+
+	t->type = ut->type;
+	t->node = ut->node;
+	t->chip = ut->chip;
+	t->core = ut->core;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_target_from_user);
+
+/**
+ * htm_config_check() - check a configuration from the user
+ * @cfg: HTMTRACE_IOC_CONFIGURE argument
+ * @t: receives the target
+ *
+ * Return: 0 or -EINVAL (unknown flag, reserved field set, bad target).
+ */
+int htm_config_check(const struct htmtrace_config *cfg, struct htm_target *t)
+{
+	unsigned int i;
+
+	if (cfg->flags & ~HTMTRACE_CFG_FLAGS)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(cfg->reserved); i++)
+		if (cfg->reserved[i])
+			return -EINVAL;
+	return htm_target_from_user(&cfg->target, false, t);
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_config_check);
+
+/* dump engine */
+
+/**
+ * htm_dump_plan() - the chunk to fetch for a read at @pos
+ * @pos: byte offset the reader asks for
+ * @xfer: bytes per DUMP_DATA (a multiple of PAGE_SIZE)
+ * @hw_size: size of the HTM buffer, 0 if unknown
+ * @start: receives the chunk's offset: @pos rounded down to @xfer
+ * @len: receives the chunk's length: @xfer, clipped at @hw_size unless the
+ *	chunk starts past it (the hypervisor then says H_NOT_AVAILABLE)
+ */
+void htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start, size_t *len)
+{
+	*start = pos - pos % xfer;
+	*len = xfer;
+	if (hw_size && *start < hw_size)
+		*len = min_t(u64, xfer, hw_size - *start);
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_dump_plan);
+
+static void htm_dump_forget(struct htm_chan *chan)
+{
+	chan->dump.len = 0;
+	chan->hw_size = 0;
+}
+
+static int htm_dump_alloc(struct htm_dump *dump)
+{
+	dump->buf = alloc_pages_exact(htm_bounce_size,
+				      GFP_KERNEL | __GFP_NOWARN);
+	if (!dump->buf)
+		return -ENOMEM;
+	dump->size = htm_bounce_size;
+	dump->xfer = htm_bounce_size;
+	dump->len = 0;
+	return 0;
+}
+
+static void htm_dump_free(struct htm_dump *dump)
+{
+	if (dump->buf)
+		free_pages_exact(dump->buf, dump->size);
+	dump->buf = NULL;
+	dump->len = 0;
+}
+
+static int htm_chan_call(struct htm_chan *chan, unsigned int op,
+			 unsigned long p1, unsigned long p2, unsigned long p3,
+			 long *hrc)
+{
+	unsigned long flags = 0;
+
+	lockdep_assert_held(&chan->lock);
+	if (chan->flags & HTMTRACE_CFG_NOWRAP)
+		flags |= HTM_FLAGS_NOWRAP;
+	return htm_hv_call(chan->hv, &chan->stats, &chan->target, flags, op,
+			   p1, p2, p3, hrc);
+}
+
+/*
+ * STATUS of the configured target into chan->info. In the model the
+ * simulator documents, byte 2 of the header is the hypervisor's state of the
+ * target: HTM_HV_STATE_STOPPED once a no-wrap trace filled its buffer.
+ */
+#define HTM_STATUS_STATE	0x02
+#define HTM_HV_STATE_STOPPED	3
+
+static int htm_chan_query_status(struct htm_chan *chan)
+{
+	u8 *hdr = chan->info;
+	int ret;
+
+	ret = htm_chan_call(chan, HTM_OP_STATUS, virt_to_phys(chan->info),
+			    PAGE_SIZE, 0, NULL);
+	if (ret)
+		return ret;
+	if (hdr[HTM_STATUS_LOG2_SIZE] >= 64)
+		return -EIO;
+	chan->hw_size = 1ULL << hdr[HTM_STATUS_LOG2_SIZE];
+	return 0;
+}
+
+/* Fetch the chunk holding @pos. Return: 0, -ENODATA past the end, errno. */
+static int htm_dump_fetch(struct htm_chan *chan, u64 pos)
+{
+	struct htm_dump *dump = &chan->dump;
+	size_t len;
+	u64 start;
+	long rc;
+	int ret;
+
+	if (!chan->hw_size) {
+		ret = htm_chan_query_status(chan);
+		if (ret)
+			return ret;
+	}
+
+	for (;;) {
+		htm_dump_plan(pos, dump->xfer, chan->hw_size, &start, &len);
+		dump->len = 0;
+		ret = htm_chan_call(chan, HTM_OP_DUMP_DATA,
+				    virt_to_phys(dump->buf), len, start, &rc);
+		/* H_P5: the length is more than the hypervisor moves at once. */
+		if (rc == H_P5 && dump->xfer > PAGE_SIZE) {
+			dump->xfer = max_t(size_t, PAGE_SIZE,
+					   round_down(dump->xfer / 2, PAGE_SIZE));
+			continue;
+		}
+		break;
+	}
+	if (ret)
+		return ret;
+	dump->start = start;
+	dump->len = len;
+	return 0;
+}
+
+/* The hypervisor stopped, or was asked to stop, the trace. */
+static void htm_chan_stopped(struct htm_chan *chan)
+{
+	chan->state = HTMTRACE_STATE_STOPPED;
+	htm_dump_forget(chan);
+	wake_up_interruptible_all(&chan->wait);
+}
+
+static int htm_chan_stop_locked(struct htm_chan *chan)
+{
+	u8 *hdr = chan->info;
+	long rc;
+	int ret;
+
+	ret = htm_chan_call(chan, HTM_OP_STOP, 0, 0, 0, &rc);
+	/* A no-wrap trace may have stopped itself since we last looked. */
+	if (rc == H_STATE && !htm_chan_query_status(chan) &&
+	    hdr[HTM_STATUS_STATE] == HTM_HV_STATE_STOPPED)
+		ret = 0;
+	if (!ret)
+		htm_chan_stopped(chan);
+	return ret;
+}
+
+static void htm_chan_poll(struct work_struct *work)
+{
+	struct htm_chan *chan = container_of(to_delayed_work(work),
+					     struct htm_chan, poll_work);
+	u8 *hdr = chan->info;
+
+	mutex_lock(&chan->lock);
+	if (chan->state == HTMTRACE_STATE_TRACING) {
+		if (!htm_chan_query_status(chan) &&
+		    hdr[HTM_STATUS_STATE] == HTM_HV_STATE_STOPPED)
+			htm_chan_stopped(chan);
+		else
+			schedule_delayed_work(&chan->poll_work,
+					      msecs_to_jiffies(htm_poll_ms));
+	}
+	mutex_unlock(&chan->lock);
+}
+
+/* channel life */
+
+/**
+ * htm_chan_create() - allocate an idle channel
+ * @index: channel number
+ * @hv: backend the channel talks to
+ *
+ * Return: the channel or NULL.
+ */
+struct htm_chan *htm_chan_create(unsigned int index,
+				 const struct htmtrace_hv_ops *hv)
+{
+	struct htm_chan *chan;
+
+	chan = kzalloc(sizeof(*chan), GFP_KERNEL);
+	if (!chan)
+		return NULL;
+	chan->info = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!chan->info) {
+		kfree(chan);
+		return NULL;
+	}
+	chan->index = index;
+	chan->hv = hv;
+	mutex_init(&chan->lock);
+	init_waitqueue_head(&chan->wait);
+	INIT_DELAYED_WORK(&chan->poll_work, htm_chan_poll);
+	return chan;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_chan_create);
+
+/**
+ * htm_chan_destroy() - free an idle channel
+ * @chan: channel, or NULL
+ *
+ * The caller deconfigured the channel and no file uses it any more.
+ */
+void htm_chan_destroy(struct htm_chan *chan)
+{
+	if (!chan)
+		return;
+	WARN_ON(chan->state != HTMTRACE_STATE_IDLE);
+	cancel_delayed_work_sync(&chan->poll_work);
+	htm_dump_free(&chan->dump);
+	kfree(chan->info);
+	mutex_destroy(&chan->lock);
+	kfree(chan);
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_chan_destroy);
+
+/**
+ * htm_chan_setup() - size a target's HTM buffer (H_HTM_OP_SETUP)
+ * @chan: channel issuing the request
+ * @t: target
+ * @log2_size: log2 of the buffer size
+ *
+ * Return: 0, -EINVAL for a size out of 1..63, or the hypervisor's errno.
+ */
+int htm_chan_setup(struct htm_chan *chan, const struct htm_target *t,
+		   u32 log2_size)
+{
+	int ret;
+
+	if (!log2_size || log2_size > 63)
+		return -EINVAL;
+	mutex_lock(&chan->lock);
+	ret = htm_hv_call(chan->hv, &chan->stats, t, 0, HTM_OP_SETUP,
+			  log2_size, 0, 0, NULL);
+	mutex_unlock(&chan->lock);
+	return ret;
+}
+
+/**
+ * htm_chan_configure() - claim a target and configure it
+ * @chan: an idle channel
+ * @t: target, checked by htm_config_check()
+ * @flags: HTMTRACE_CFG_*
+ *
+ * On failure the channel stays idle and holds nothing.
+ *
+ * Return: 0; -EBADFD if the channel is not idle; -EBUSY if the target is
+ * held elsewhere; -ENOMEM; or the hypervisor's errno.
+ */
+int htm_chan_configure(struct htm_chan *chan, const struct htm_target *t,
+		       u32 flags)
+{
+	int ret;
+
+	mutex_lock(&chan->lock);
+	if (chan->state != HTMTRACE_STATE_IDLE) {
+		ret = -EBADFD;
+		goto out;
+	}
+	ret = htm_target_claim(t, chan);
+	if (ret)
+		goto out;
+	ret = htm_dump_alloc(&chan->dump);
+	if (ret)
+		goto release;
+
+	chan->target = *t;
+	chan->flags = flags;
+	/* -1, -1: keep the hypervisor's default HTM mode register. */
+	ret = htm_chan_call(chan, HTM_OP_CONFIGURE, -1UL, -1UL, 0, NULL);
+	if (ret)
+		goto free;
+	chan->state = HTMTRACE_STATE_CONFIGURED;
+	htm_dump_forget(chan);
+	goto out;
+
+free:
+	htm_dump_free(&chan->dump);
+	chan->flags = 0;
+	memset(&chan->target, 0, sizeof(chan->target));
+release:
+	htm_target_release(t, chan);
+out:
+	mutex_unlock(&chan->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_chan_configure);
+
+/**
+ * htm_chan_start() - start tracing, from scratch
+ * @chan: a configured or stopped channel
+ *
+ * Return: 0, -EBADFD in another state, or the hypervisor's errno.
+ */
+int htm_chan_start(struct htm_chan *chan)
+{
+	int ret;
+
+	mutex_lock(&chan->lock);
+	if (chan->state != HTMTRACE_STATE_CONFIGURED &&
+	    chan->state != HTMTRACE_STATE_STOPPED) {
+		ret = -EBADFD;
+		goto out;
+	}
+	ret = htm_chan_call(chan, HTM_OP_START, 0, 0, 0, NULL);
+	if (ret)
+		goto out;
+	chan->state = HTMTRACE_STATE_TRACING;
+	htm_dump_forget(chan);
+	if (chan->flags & HTMTRACE_CFG_NOWRAP)
+		schedule_delayed_work(&chan->poll_work,
+				      msecs_to_jiffies(htm_poll_ms));
+out:
+	mutex_unlock(&chan->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_chan_start);
+
+/**
+ * htm_chan_stop() - stop tracing
+ * @chan: channel
+ *
+ * Stopping a stopped channel succeeds: the hypervisor, a reader or another
+ * file may have stopped it first.
+ *
+ * Return: 0, -EBADFD if the channel was never started, or the hypervisor's
+ * errno.
+ */
+int htm_chan_stop(struct htm_chan *chan)
+{
+	int ret = 0;
+
+	mutex_lock(&chan->lock);
+	if (chan->state == HTMTRACE_STATE_TRACING)
+		ret = htm_chan_stop_locked(chan);
+	else if (chan->state != HTMTRACE_STATE_STOPPED)
+		ret = -EBADFD;
+	mutex_unlock(&chan->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_chan_stop);
+
+/**
+ * htm_chan_deconfigure() - stop if needed, deconfigure, release the target
+ * @chan: channel
+ *
+ * Return: 0, -EBADFD if idle, or the hypervisor's errno (the channel then
+ * keeps its state and target).
+ */
+int htm_chan_deconfigure(struct htm_chan *chan)
+{
+	int ret;
+
+	mutex_lock(&chan->lock);
+	if (chan->state == HTMTRACE_STATE_IDLE) {
+		ret = -EBADFD;
+		goto out;
+	}
+	if (chan->state == HTMTRACE_STATE_TRACING) {
+		ret = htm_chan_stop_locked(chan);
+		if (ret)
+			goto out;
+	}
+	ret = htm_chan_call(chan, HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
+	if (ret)
+		goto out;
+
+	htm_target_release(&chan->target, chan);
+	htm_dump_free(&chan->dump);
+	htm_dump_forget(chan);
+	chan->state = HTMTRACE_STATE_IDLE;
+	chan->flags = 0;
+	memset(&chan->target, 0, sizeof(chan->target));
+	wake_up_interruptible_all(&chan->wait);
+out:
+	mutex_unlock(&chan->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_chan_deconfigure);
+
+/**
+ * htm_chan_status() - the channel's state for HTMTRACE_IOC_STATUS
+ * @chan: channel
+ * @st: result, fully written
+ *
+ * Return: 0 or the errno of the STATUS hcall (configured channels only).
+ */
+int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st)
+{
+	int ret = 0;
+
+	memset(st, 0, sizeof(*st));
+	mutex_lock(&chan->lock);
+	st->state = chan->state;
+	st->flags = chan->flags;
+	if (chan->state != HTMTRACE_STATE_IDLE) {
+		st->target.type = chan->target.type;
+		st->target.node = chan->target.node;
+		st->target.chip = chan->target.chip;
+		st->target.core = chan->target.core;
+		ret = htm_chan_query_status(chan);
+		st->buffer_size = chan->hw_size;
+	}
+	mutex_unlock(&chan->lock);
+	return ret;
+}
+
+/* Bytes one information block takes, from its header. */
+static size_t htm_info_block_len(unsigned int op, const u8 *hdr)
+{
+	u64 n = be64_to_cpup((const __be64 *)(hdr + HTM_BLOCK_NR_ENTRIES));
+	size_t entry = op == HTM_OP_DUMP_SYSMEM_CONF ? HTM_SYSMEM_ENTRY_SIZE :
+						       HTM_SYSPROC_ENTRY_SIZE;
+
+	if (n > (PAGE_SIZE - HTM_BLOCK_HDR_SIZE) / entry)
+		return 0;
+	return HTM_BLOCK_HDR_SIZE + n * entry;
+}
+
+/* Upper bound on an iterated answer, against a hypervisor that never ends. */
+#define HTM_INFO_MAX	(4UL << 20)
+
+/**
+ * htm_chan_info() - fetch the capabilities or a configuration dump
+ * @chan: channel whose buffer and counters are used
+ * @op: HTM_OP_CAPABILITIES, HTM_OP_DUMP_SYSMEM_CONF or
+ *	HTM_OP_DUMP_SYSPROC_CONF
+ * @t: target the query is about
+ * @data: receives a kvmalloc()ed copy of the blocks, back to back
+ * @len: receives the length of @data
+ *
+ * The configuration dumps are asked for block after block, following the
+ * iterator at +0x08 of each block until it reads 0 or -1.
+ *
+ * Return: 0, -ENOMEM, -EIO if the hypervisor's blocks do not add up, or the
+ * hypervisor's errno.
+ */
+int htm_chan_info(struct htm_chan *chan, unsigned int op,
+		  const struct htm_target *t, void **data, size_t *len)
+{
+	u8 *hdr = chan->info;
+	void *out = NULL, *grown;
+	size_t total = 0, blen;
+	u64 next = 0;
+	int ret;
+
+	mutex_lock(&chan->lock);
+	do {
+		ret = htm_hv_call(chan->hv, &chan->stats, t, 0, op,
+				  virt_to_phys(chan->info), PAGE_SIZE, next,
+				  NULL);
+		if (ret)
+			break;
+		if (op == HTM_OP_CAPABILITIES) {
+			blen = HTM_CAPS_SIZE;
+			next = 0;
+		} else {
+			blen = htm_info_block_len(op, hdr);
+			next = be64_to_cpup((__be64 *)(hdr + HTM_BLOCK_NEXT));
+		}
+		if (!blen || total + blen > HTM_INFO_MAX) {
+			ret = -EIO;
+			break;
+		}
+		grown = kvrealloc(out, total + blen, GFP_KERNEL);
+		if (!grown) {
+			ret = -ENOMEM;
+			break;
+		}
+		out = grown;
+		memcpy(out + total, hdr, blen);
+		total += blen;
+	} while (next && next != U64_MAX);
+	mutex_unlock(&chan->lock);
+
+	if (ret) {
+		kvfree(out);
+		return ret;
+	}
+	*data = out;
+	*len = total;
+	return 0;
+}
+
+/* Copy from the cached chunk. Caller holds the lock; pos is in the chunk. */
+static ssize_t htm_dump_copy(struct htm_chan *chan, char __user *ubuf,
+			     size_t count, loff_t *pos)
+{
+	struct htm_dump *dump = &chan->dump;
+	size_t skip = *pos - dump->start;
+	size_t n = min(count, dump->len - skip);
+	size_t left;
+
+	left = copy_to_user(ubuf, dump->buf + skip, n);
+	if (left == n)
+		return -EFAULT;
+	n -= left;
+	*pos += n;
+	chan->bytes_dumped += n;
+	return n;
+}
+
+static bool htm_dump_holds(const struct htm_dump *dump, u64 pos)
+{
+	return dump->len && pos >= dump->start && pos - dump->start < dump->len;
+}
+
+/**
+ * htm_chan_read() - read the trace at *@pos
+ * @chan: channel
+ * @ubuf: user buffer
+ * @count: its size
+ * @pos: file position, the offset in the HTM buffer; advanced by the bytes
+ *	copied
+ * @nonblock: O_NONBLOCK
+ *
+ * A tracing channel is stopped first, unless it was configured to wait: then
+ * the read waits for the trace to stop.
+ *
+ * Return: bytes copied, 0 past the end of the trace, -ENODATA if there is no
+ * trace (idle or never started), -EAGAIN, -ERESTARTSYS, -EFAULT, or the
+ * hypervisor's errno.
+ */
+ssize_t htm_chan_read(struct htm_chan *chan, char __user *ubuf, size_t count,
+		      loff_t *pos, bool nonblock)
+{
+	ssize_t ret;
+
+	if (*pos < 0)
+		return -EINVAL;
+	if (mutex_lock_interruptible(&chan->lock))
+		return -ERESTARTSYS;
+
+	while (chan->state == HTMTRACE_STATE_TRACING) {
+		if (!(chan->flags & HTMTRACE_CFG_WAIT)) {
+			ret = htm_chan_stop_locked(chan);
+			if (ret)
+				goto out;
+			break;
+		}
+		if (nonblock) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		mutex_unlock(&chan->lock);
+		if (wait_event_interruptible(chan->wait, READ_ONCE(chan->state) !=
+					     HTMTRACE_STATE_TRACING))
+			return -ERESTARTSYS;
+		if (mutex_lock_interruptible(&chan->lock))
+			return -ERESTARTSYS;
+	}
+
+	if (chan->state != HTMTRACE_STATE_STOPPED) {
+		ret = -ENODATA;
+		goto out;
+	}
+	if (!count) {
+		ret = 0;
+		goto out;
+	}
+	if (!htm_dump_holds(&chan->dump, *pos)) {
+		ret = htm_dump_fetch(chan, *pos);
+		if (ret) {
+			if (ret == -ENODATA)
+				ret = 0;
+			goto out;
+		}
+	}
+	ret = htm_dump_copy(chan, ubuf, count, pos);
+out:
+	mutex_unlock(&chan->lock);
+	return ret;
+}
+
+/**
+ * htm_chan_size() - size of the trace, for SEEK_END
+ * @chan: channel
+ *
+ * Return: the HTM buffer size, or -ENODATA if there is no trace.
+ */
+loff_t htm_chan_size(struct htm_chan *chan)
+{
+	loff_t ret;
+
+	mutex_lock(&chan->lock);
+	if (chan->state == HTMTRACE_STATE_IDLE ||
+	    chan->state == HTMTRACE_STATE_CONFIGURED) {
+		ret = -ENODATA;
+	} else {
+		ret = chan->hw_size ? 0 : htm_chan_query_status(chan);
+		if (!ret)
+			ret = chan->hw_size;
+	}
+	mutex_unlock(&chan->lock);
+	return ret;
+}
+
+/* Would read() return without waiting? (poll; no lock needed) */
+bool htm_chan_readable(struct htm_chan *chan)
+{
+	return READ_ONCE(chan->state) != HTMTRACE_STATE_TRACING ||
+	       !(READ_ONCE(chan->flags) & HTMTRACE_CFG_WAIT);
+}

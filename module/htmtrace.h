@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * htmtrace: declarations shared by the driver's files.
+ */
+#ifndef _HTMTRACE_H
+#define _HTMTRACE_H
+
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/htmtrace.h>
+
+#include "htmtrace_hv.h"
+
+struct dentry;
+struct miscdevice;
+
+/* module parameters (main.c) */
+extern unsigned int htm_nr_channels;
+extern unsigned int htm_bounce_size;
+extern unsigned int htm_poll_ms;
+
+/* hv.c: the hypervisor boundary */
+
+/* Hypervisor status codes counted one by one in debugfs; the rest are "other". */
+#define HTM_HV_NR_RC	20
+
+/**
+ * struct htm_hv_stats - what one channel asked of the hypervisor
+ * @hcalls: H_HTM calls issued, retries included
+ * @busy_retries: calls repeated after H_BUSY
+ * @long_busy_sleeps: sleeps after H_LONG_BUSY_*
+ * @errors: final failures by status code, see htm_hv_rc_slot()
+ *
+ * Updated under the owning channel's lock.
+ */
+struct htm_hv_stats {
+	u64 hcalls;
+	u64 busy_retries;
+	u64 long_busy_sleeps;
+	u64 errors[HTM_HV_NR_RC];
+};
+
+/**
+ * struct htm_hv_policy - how long to insist on a busy hypervisor
+ * @busy_retries: H_BUSY answers retried before giving up with -EBUSY
+ * @long_busy_max_ms: total H_LONG_BUSY_* sleep allowed for one request
+ */
+struct htm_hv_policy {
+	unsigned int busy_retries;
+	unsigned int long_busy_max_ms;
+};
+
+/* Internal form of a target; the H_HTM words are built from it. */
+struct htm_target {
+	u8 type;
+	u16 node;
+	u16 chip;
+	u16 core;
+};
+
+extern const struct htm_hv_policy htm_hv_default_policy;
+
+int htm_hv_errno(long rc);
+const char *htm_hv_rc_name(long rc);
+int htm_hv_rc_slot(long rc);
+long htm_hv_rc_of_slot(int slot);
+int htm_hv_call_policy(const struct htmtrace_hv_ops *ops,
+		       const struct htm_hv_policy *policy,
+		       struct htm_hv_stats *stats, const struct htm_target *t,
+		       unsigned long flags, unsigned int op, unsigned long p1,
+		       unsigned long p2, unsigned long p3, long *hrc);
+int htm_hv_call(const struct htmtrace_hv_ops *ops, struct htm_hv_stats *stats,
+		const struct htm_target *t, unsigned long flags,
+		unsigned int op, unsigned long p1, unsigned long p2,
+		unsigned long p3, long *hrc);
+int htm_hv_session_get(void);
+void htm_hv_session_put(void);
+const char *htm_hv_backend_name(void);
+int htm_hv_init(void);
+void htm_hv_exit(void);
+
+/* htm_chan.c: HTM channels, target registry and dump engine */
+
+/**
+ * struct htm_dump - the bounce buffer and the chunk it holds
+ * @buf: physically contiguous buffer handed to the hypervisor
+ * @size: allocated size of @buf
+ * @xfer: bytes asked per DUMP_DATA; shrinks if the hypervisor refuses @size
+ * @start: HTM buffer offset of the cached chunk
+ * @len: bytes of the cached chunk; 0 when nothing is cached
+ */
+struct htm_dump {
+	void *buf;
+	size_t size;
+	size_t xfer;
+	u64 start;
+	size_t len;
+};
+
+/**
+ * struct htm_chan - one HTM channel (/dev/htmN)
+ * @index: N
+ * @hv: the backend the channel was created for
+ * @lock: serialises every field below and every hcall made for the channel;
+ *	taken in process context only, never while holding another htmtrace
+ *	lock except htm_targets_lock (taken inside it)
+ * @state: HTMTRACE_STATE_*
+ * @flags: HTMTRACE_CFG_* of the configuration
+ * @target: the configured target
+ * @hw_size: HTM buffer size reported by STATUS since the last stop, 0 unknown
+ * @dump: dump engine state
+ * @info: PAGE_SIZE buffer for STATUS and the information blocks
+ * @stats: hypervisor call counters
+ * @bytes_dumped: trace bytes copied to readers
+ * @wait: woken when the channel leaves the tracing state
+ * @poll_work: watches a no-wrap trace for the hypervisor stopping it
+ * @debugfs: the channel's debugfs directory
+ */
+struct htm_chan {
+	unsigned int index;
+	const struct htmtrace_hv_ops *hv;
+	struct mutex lock;
+	u32 state;
+	u32 flags;
+	struct htm_target target;
+	u64 hw_size;
+	struct htm_dump dump;
+	void *info;
+	struct htm_hv_stats stats;
+	u64 bytes_dumped;
+	wait_queue_head_t wait;
+	struct delayed_work poll_work;
+	struct dentry *debugfs;
+};
+
+int htm_target_from_user(const struct htmtrace_target *ut, bool any_type,
+			 struct htm_target *t);
+int htm_config_check(const struct htmtrace_config *cfg, struct htm_target *t);
+int htm_target_claim(const struct htm_target *t, const void *owner);
+void htm_target_release(const struct htm_target *t, const void *owner);
+void htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start,
+		   size_t *len);
+
+struct htm_chan *htm_chan_create(unsigned int index,
+				 const struct htmtrace_hv_ops *hv);
+void htm_chan_destroy(struct htm_chan *chan);
+int htm_chan_setup(struct htm_chan *chan, const struct htm_target *t,
+		   u32 log2_size);
+int htm_chan_configure(struct htm_chan *chan, const struct htm_target *t,
+		       u32 flags);
+int htm_chan_start(struct htm_chan *chan);
+int htm_chan_stop(struct htm_chan *chan);
+int htm_chan_deconfigure(struct htm_chan *chan);
+int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st);
+int htm_chan_info(struct htm_chan *chan, unsigned int op,
+		  const struct htm_target *t, void **data, size_t *len);
+ssize_t htm_chan_read(struct htm_chan *chan, char __user *ubuf, size_t count,
+		      loff_t *pos, bool nonblock);
+loff_t htm_chan_size(struct htm_chan *chan);
+bool htm_chan_readable(struct htm_chan *chan);
+
+/* htm_cdev.c: /dev/htmN */
+int htm_cdev_add_all(const struct htmtrace_hv_ops *hv);
+void htm_cdev_remove_all(void);
+
+/* debugfs.c */
+void htm_debugfs_init(void);
+void htm_debugfs_exit(void);
+void htm_debugfs_add_chan(struct htm_chan *chan);
+void htm_debugfs_remove_chan(struct htm_chan *chan);
+
+#endif /* _HTMTRACE_H */

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace: the hypervisor boundary.
+ *
+ * No other file of the driver calls the hypervisor. Every H_HTM request goes
+ * through htm_hv_call(), which applies the one retry policy (H_BUSY retried a
+ * bounded number of times, H_LONG_BUSY_* slept for the hinted time,
+ * interruptibly, within a total bound) and counts what happened; every
+ * hypervisor status becomes an errno in htm_hv_errno().
+ *
+ * The backend is a table of operations: the pseries hcalls by default, or a
+ * simulator registered with htmtrace_hv_register() while no session is
+ * active. A session is an open /dev/htmN or a configured channel; each pins
+ * the backend's module.
+ */
+#define pr_fmt(fmt) "htmtrace: " fmt
+
+#include <linux/delay.h>
+#include <linux/io.h>
+#include <linux/errno.h>
+#include <linux/export.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <kunit/visibility.h>
+
+#include <asm/hvcall.h>
+#include <asm/lppaca.h>
+#include <asm/paca.h>
+#include <asm/plpar_wrappers.h>
+#include <asm/smp.h>
+
+#include "htmtrace.h"
+
+/* pseries backend */
+
+static long htm_pseries_htm(unsigned long flags, unsigned long target,
+			    unsigned long op, unsigned long p1,
+			    unsigned long p2, unsigned long p3)
+{
+	return plpar_hcall_norets(H_HTM, flags, target, op, p1, p2, p3);
+}
+
+static long htm_pseries_register_dtl(int cpu, phys_addr_t buf)
+{
+	return register_dtl(get_hard_smp_processor_id(cpu), buf);
+}
+
+static long htm_pseries_unregister_dtl(int cpu)
+{
+	return unregister_dtl(get_hard_smp_processor_id(cpu));
+}
+
+static u64 htm_pseries_dtl_index(int cpu)
+{
+	return be64_to_cpu(READ_ONCE(lppaca_of(cpu).dtl_idx));
+}
+
+static void htm_pseries_dtl_set_mask(int cpu, u8 mask)
+{
+	WRITE_ONCE(lppaca_of(cpu).dtl_enable_mask, mask);
+}
+
+static const struct htmtrace_hv_ops htm_hv_pseries = {
+	.name = "pseries",
+	.owner = THIS_MODULE,
+	.htm = htm_pseries_htm,
+	.register_dtl = htm_pseries_register_dtl,
+	.unregister_dtl = htm_pseries_unregister_dtl,
+	.dtl_index = htm_pseries_dtl_index,
+	.dtl_set_mask = htm_pseries_dtl_set_mask,
+};
+
+/* status codes and errno */
+
+static const struct {
+	long rc;
+	const char *name;
+} htm_hv_rcs[HTM_HV_NR_RC - 1] = {
+	{ H_SUCCESS, "H_SUCCESS" },
+	{ H_BUSY, "H_BUSY" },
+	{ H_CLOSED, "H_CLOSED" },
+	{ H_NOT_AVAILABLE, "H_NOT_AVAILABLE" },
+	{ H_CONSTRAINED, "H_CONSTRAINED" },
+	{ H_PARTIAL, "H_PARTIAL" },
+	{ H_LONG_BUSY_ORDER_1_MSEC, "H_LONG_BUSY" },
+	{ H_HARDWARE, "H_HARDWARE" },
+	{ H_FUNCTION, "H_FUNCTION" },
+	{ H_PRIVILEGE, "H_PRIVILEGE" },
+	{ H_PARAMETER, "H_PARAMETER" },
+	{ H_AUTHORITY, "H_AUTHORITY" },
+	{ H_RESOURCE, "H_RESOURCE" },
+	{ H_P2, "H_P2" },
+	{ H_P3, "H_P3" },
+	{ H_P4, "H_P4" },
+	{ H_P5, "H_P5" },
+	{ H_P6, "H_P6" },
+	{ H_STATE, "H_STATE" },
+};
+
+/**
+ * htm_hv_rc_slot() - index of a status code in the debugfs error counters
+ * @rc: hypervisor status
+ *
+ * All H_LONG_BUSY_* codes share one slot.
+ *
+ * Return: 0..HTM_HV_NR_RC - 2 for a known code, HTM_HV_NR_RC - 1 for others.
+ */
+int htm_hv_rc_slot(long rc)
+{
+	unsigned int i;
+
+	if (H_IS_LONG_BUSY(rc))
+		rc = H_LONG_BUSY_ORDER_1_MSEC;
+	for (i = 0; i < ARRAY_SIZE(htm_hv_rcs); i++)
+		if (htm_hv_rcs[i].rc == rc)
+			return i;
+	return HTM_HV_NR_RC - 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_hv_rc_slot);
+
+/* The status code a counter slot stands for; 0 for the "other" slot. */
+long htm_hv_rc_of_slot(int slot)
+{
+	return slot >= 0 && slot < (int)ARRAY_SIZE(htm_hv_rcs) ? htm_hv_rcs[slot].rc : 0;
+}
+
+const char *htm_hv_rc_name(long rc)
+{
+	int slot = htm_hv_rc_slot(rc);
+
+	return slot < (int)ARRAY_SIZE(htm_hv_rcs) ? htm_hv_rcs[slot].name :
+						     "other";
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_hv_rc_name);
+
+/**
+ * htm_hv_errno() - the errno a hypervisor status stands for
+ * @rc: hypervisor status
+ *
+ * Return: 0 for H_SUCCESS and H_PARTIAL (the caller knows how much it asked
+ * for); -ENODATA for H_NOT_AVAILABLE (past the end of the data); -EBUSY for
+ * H_BUSY and H_LONG_BUSY_* (returned once the retry policy gave up);
+ * -EINVAL for a rejected parameter; -EPERM when the partition may not use
+ * HTM; -EOPNOTSUPP when the hypervisor lacks H_HTM; -ENOSPC when it lacks
+ * the resources; -ENXIO for H_CLOSED; -EIO for H_STATE, H_HARDWARE,
+ * H_CONSTRAINED and any status not listed.
+ */
+int htm_hv_errno(long rc)
+{
+	if (H_IS_LONG_BUSY(rc))
+		return -EBUSY;
+
+	switch (rc) {
+	case H_SUCCESS:
+	case H_PARTIAL:
+		return 0;
+	case H_NOT_AVAILABLE:
+		return -ENODATA;
+	case H_BUSY:
+		return -EBUSY;
+	case H_PARAMETER:
+	case H_P2:
+	case H_P3:
+	case H_P4:
+	case H_P5:
+	case H_P6:
+		return -EINVAL;
+	case H_AUTHORITY:
+	case H_PRIVILEGE:
+		return -EPERM;
+	case H_FUNCTION:
+		return -EOPNOTSUPP;
+	case H_RESOURCE:
+		return -ENOSPC;
+	case H_CLOSED:
+		return -ENXIO;
+	case H_STATE:
+	case H_HARDWARE:
+	case H_CONSTRAINED:
+	default:
+		return -EIO;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_hv_errno);
+
+/* the retry policy */
+
+const struct htm_hv_policy htm_hv_default_policy = {
+	.busy_retries = 100,
+	.long_busy_max_ms = 10 * MSEC_PER_SEC,
+};
+EXPORT_SYMBOL_IF_KUNIT(htm_hv_default_policy);
+
+/**
+ * htm_hv_call_policy() - issue one H_HTM request under a retry policy
+ * @ops: backend
+ * @policy: how long to insist when the hypervisor is busy
+ * @stats: counters to update
+ * @t: target; the words are built with the hardware-target flag
+ * @flags: extra flag bits (HTM_FLAGS_NOWRAP)
+ * @op: HTM_OP_*
+ * @p1: first operation parameter
+ * @p2: second operation parameter
+ * @p3: third operation parameter
+ * @hrc: if not NULL, receives the last hypervisor status
+ *
+ * Sleeps; call from process context.
+ *
+ * Return: htm_hv_errno() of the final status, or -ERESTARTSYS if a signal
+ * arrived while waiting out a long-busy answer (nothing was done, so the
+ * request may be repeated).
+ */
+int htm_hv_call_policy(const struct htmtrace_hv_ops *ops,
+		       const struct htm_hv_policy *policy,
+		       struct htm_hv_stats *stats, const struct htm_target *t,
+		       unsigned long flags, unsigned int op, unsigned long p1,
+		       unsigned long p2, unsigned long p3, long *hrc)
+{
+	unsigned long target = HTM_TARGET_NODE(t->node) |
+			       HTM_TARGET_CHIP(t->chip) |
+			       HTM_TARGET_CORE(t->core);
+	unsigned long opword = HTM_OP(op) | HTM_TYPE(t->type);
+	unsigned int busy = 0, slept_ms = 0;
+	long rc;
+
+	flags |= HTM_FLAGS_HARDWARE_TARGET;
+	for (;;) {
+		stats->hcalls++;
+		rc = ops->htm(flags, target, opword, p1, p2, p3);
+		if (rc == H_BUSY && busy < policy->busy_retries) {
+			busy++;
+			stats->busy_retries++;
+			cond_resched();
+			continue;
+		}
+		if (H_IS_LONG_BUSY(rc)) {
+			unsigned int ms = get_longbusy_msecs(rc);
+
+			if (slept_ms + ms > policy->long_busy_max_ms)
+				break;
+			stats->long_busy_sleeps++;
+			slept_ms += ms;
+			if (msleep_interruptible(ms) || signal_pending(current)) {
+				if (hrc)
+					*hrc = rc;
+				return -ERESTARTSYS;
+			}
+			continue;
+		}
+		break;
+	}
+
+	if (hrc)
+		*hrc = rc;
+	if (rc != H_SUCCESS && rc != H_PARTIAL)
+		stats->errors[htm_hv_rc_slot(rc)]++;
+	return htm_hv_errno(rc);
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_hv_call_policy);
+
+/**
+ * htm_hv_call() - issue one H_HTM request under the default retry policy
+ * @ops: backend
+ * @stats: counters to update
+ * @t: target
+ * @flags: extra flag bits
+ * @op: HTM_OP_*
+ * @p1: first operation parameter
+ * @p2: second operation parameter
+ * @p3: third operation parameter
+ * @hrc: if not NULL, receives the last hypervisor status
+ *
+ * Return: see htm_hv_call_policy().
+ */
+int htm_hv_call(const struct htmtrace_hv_ops *ops, struct htm_hv_stats *stats,
+		const struct htm_target *t, unsigned long flags,
+		unsigned int op, unsigned long p1, unsigned long p2,
+		unsigned long p3, long *hrc)
+{
+	return htm_hv_call_policy(ops, &htm_hv_default_policy, stats, t, flags,
+				  op, p1, p2, p3, hrc);
+}
+
+/* backend registration and sessions */
+
+/* Serialises backend changes, including adding and removing the devices. */
+static DEFINE_MUTEX(htm_hv_mutex);
+
+/*
+ * htm_hv_lock guards the three fields below. It is a spinlock so that
+ * opening a device (under misc_mtx) never waits for htm_hv_mutex, which is
+ * held around misc_register() and misc_deregister().
+ */
+static DEFINE_SPINLOCK(htm_hv_lock);
+static const struct htmtrace_hv_ops *htm_hv_ops = &htm_hv_pseries;
+static unsigned int htm_hv_sessions;
+static bool htm_hv_switching;
+
+/**
+ * htm_hv_session_get() - begin a session with the current backend
+ *
+ * Pins the backend's module so that it cannot go away while the session
+ * lasts.
+ *
+ * Return: 0, or -ENODEV while the backend is being replaced or unloaded.
+ */
+int htm_hv_session_get(void)
+{
+	int ret = 0;
+
+	spin_lock(&htm_hv_lock);
+	if (htm_hv_switching || !try_module_get(htm_hv_ops->owner))
+		ret = -ENODEV;
+	else
+		htm_hv_sessions++;
+	spin_unlock(&htm_hv_lock);
+	return ret;
+}
+
+void htm_hv_session_put(void)
+{
+	struct module *owner;
+
+	spin_lock(&htm_hv_lock);
+	WARN_ON(!htm_hv_sessions);
+	htm_hv_sessions--;
+	owner = htm_hv_ops->owner;
+	spin_unlock(&htm_hv_lock);
+	module_put(owner);
+}
+
+const char *htm_hv_backend_name(void)
+{
+	return READ_ONCE(htm_hv_ops)->name;
+}
+
+/*
+ * Ask the backend for its HTM capabilities, to learn whether it implements
+ * H_HTM at all. Caller holds htm_hv_mutex.
+ */
+static int htm_hv_probe(const struct htmtrace_hv_ops *ops)
+{
+	struct htm_target t = {};
+	struct htm_hv_stats stats = {};
+	void *caps;
+	long rc;
+	int ret;
+
+	if (!ops->htm)
+		return -EOPNOTSUPP;
+	caps = kzalloc(HTM_CAPS_SIZE, GFP_KERNEL);
+	if (!caps)
+		return -ENOMEM;
+	ret = htm_hv_call(ops, &stats, &t, 0, HTM_OP_CAPABILITIES,
+			  virt_to_phys(caps), HTM_CAPS_SIZE, 0, &rc);
+	kfree(caps);
+	if (ret)
+		pr_info("%s: H_HTM not usable (%s, %ld): no /dev/htm devices\n",
+			ops->name, htm_hv_rc_name(rc), rc);
+	return ret;
+}
+
+/*
+ * Make @ops the backend and create its devices if it has HTM.
+ * Return: 0, -ENODEV when the backend has no usable H_HTM, or an error.
+ */
+static int htm_hv_switch(const struct htmtrace_hv_ops *ops)
+{
+	int ret;
+
+	lockdep_assert_held(&htm_hv_mutex);
+	WRITE_ONCE(htm_hv_ops, ops);
+	ret = htm_hv_probe(ops);
+	if (ret)
+		return ret == -ENOMEM ? ret : -ENODEV;
+	ret = htm_cdev_add_all(ops);
+	if (ret)
+		pr_err("%s: cannot create the devices: %d\n", ops->name, ret);
+	return ret;
+}
+
+/* Stop new sessions; fail if one is active. Caller holds htm_hv_mutex. */
+static int htm_hv_begin_switch(void)
+{
+	int ret = 0;
+
+	spin_lock(&htm_hv_lock);
+	if (htm_hv_sessions)
+		ret = -EBUSY;
+	else
+		htm_hv_switching = true;
+	spin_unlock(&htm_hv_lock);
+	return ret;
+}
+
+static void htm_hv_end_switch(void)
+{
+	spin_lock(&htm_hv_lock);
+	htm_hv_switching = false;
+	spin_unlock(&htm_hv_lock);
+}
+
+/**
+ * htmtrace_hv_register() - replace the pseries backend
+ * @ops: the new backend, e.g. the simulator's; must outlive its registration
+ *
+ * Return: 0; -EBUSY if another backend is registered or a session is
+ * active; -EINVAL without an @ops->htm; or the error of probing @ops.
+ */
+int htmtrace_hv_register(const struct htmtrace_hv_ops *ops)
+{
+	int ret;
+
+	if (!ops->htm || !ops->name)
+		return -EINVAL;
+
+	mutex_lock(&htm_hv_mutex);
+	if (htm_hv_ops != &htm_hv_pseries) {
+		ret = -EBUSY;
+		goto out;
+	}
+	ret = htm_hv_begin_switch();
+	if (ret)
+		goto out;
+
+	htm_cdev_remove_all();
+	ret = htm_hv_switch(ops);
+	if (ret) {
+		htm_cdev_remove_all();
+		htm_hv_switch(&htm_hv_pseries);
+	} else {
+		pr_info("hypervisor backend: %s\n", ops->name);
+	}
+	htm_hv_end_switch();
+out:
+	mutex_unlock(&htm_hv_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(htmtrace_hv_register);
+
+/**
+ * htmtrace_hv_unregister() - give the hypervisor back to pseries
+ * @ops: the backend passed to htmtrace_hv_register()
+ *
+ * Called from the backend module's exit: every session pins that module, so
+ * none can be active here.
+ */
+void htmtrace_hv_unregister(const struct htmtrace_hv_ops *ops)
+{
+	mutex_lock(&htm_hv_mutex);
+	if (WARN_ON(htm_hv_ops != ops) || WARN_ON(htm_hv_begin_switch())) {
+		mutex_unlock(&htm_hv_mutex);
+		return;
+	}
+	htm_cdev_remove_all();
+	htm_hv_switch(&htm_hv_pseries);
+	pr_info("hypervisor backend: %s\n", htm_hv_pseries.name);
+	htm_hv_end_switch();
+	mutex_unlock(&htm_hv_mutex);
+}
+EXPORT_SYMBOL_GPL(htmtrace_hv_unregister);
+
+int htm_hv_init(void)
+{
+	int ret;
+
+	mutex_lock(&htm_hv_mutex);
+	ret = htm_hv_switch(&htm_hv_pseries);
+	mutex_unlock(&htm_hv_mutex);
+	/* A hypervisor without H_HTM is not an error: a backend may come. */
+	return ret == -ENODEV ? 0 : ret;
+}
+
+void htm_hv_exit(void)
+{
+	mutex_lock(&htm_hv_mutex);
+	htm_cdev_remove_all();
+	mutex_unlock(&htm_hv_mutex);
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace: POWER Hardware Trace Macro and dispatch trace log, as character
+ * devices and perf PMUs, on pseries LPARs.
+ *
+ * Copyright (C) 2026 The htmtrace authors
+ */
+#define pr_fmt(fmt) "htmtrace: " fmt
+
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "htmtrace.h"
+
+/* An unsigned module parameter with a range, refused with a message. */
+struct htm_uint_param {
+	unsigned int *val;
+	unsigned int min;
+	unsigned int max;
+};
+
+static int htm_param_set(const char *s, const struct kernel_param *kp)
+{
+	const struct htm_uint_param *p = kp->arg;
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint(s, 0, &v);
+	if (ret)
+		return ret;
+	if (v < p->min || v > p->max) {
+		pr_err("%s=%u out of range %u..%u\n", kp->name, v, p->min,
+		       p->max);
+		return -EINVAL;
+	}
+	*p->val = v;
+	return 0;
+}
+
+static int htm_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct htm_uint_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", *p->val);
+}
+
+static const struct kernel_param_ops htm_uint_param_ops = {
+	.set = htm_param_set,
+	.get = htm_param_get,
+};
+
+unsigned int htm_nr_channels = 4;
+static struct htm_uint_param channels_param = {
+	&htm_nr_channels, 1, 64
+};
+module_param_cb(channels, &htm_uint_param_ops, &channels_param, 0444);
+MODULE_PARM_DESC(channels, "number of /dev/htmN channels (1..64, default 4)");
+
+static unsigned int bounce_kb = 1024;
+static struct htm_uint_param bounce_kb_param = { &bounce_kb, 64, 65536 };
+module_param_cb(bounce_kb, &htm_uint_param_ops, &bounce_kb_param, 0444);
+MODULE_PARM_DESC(bounce_kb,
+		 "dump bounce buffer per configured channel, KiB (64..65536, default 1024)");
+
+unsigned int htm_poll_ms = 20;
+static struct htm_uint_param poll_ms_param = { &htm_poll_ms, 1, 10000 };
+module_param_cb(poll_ms, &htm_uint_param_ops, &poll_ms_param, 0644);
+MODULE_PARM_DESC(poll_ms,
+		 "period of the check for a no-wrap trace that stopped itself, ms (1..10000, default 20)");
+
+unsigned int htm_bounce_size;
+
+static int __init htmtrace_init(void)
+{
+	int ret;
+
+	htm_bounce_size = round_up(bounce_kb * 1024, PAGE_SIZE);
+	htm_debugfs_init();
+	ret = htm_hv_init();
+	if (ret)
+		htm_debugfs_exit();
+	return ret;
+}
+
+static void __exit htmtrace_exit(void)
+{
+	htm_hv_exit();
+	htm_debugfs_exit();
+}
+
+module_init(htmtrace_init);
+module_exit(htmtrace_exit);
+
+MODULE_DESCRIPTION("POWER Hardware Trace Macro and dispatch trace log devices");
+MODULE_LICENSE("GPL");
