@@ -724,6 +724,7 @@ out:
 	mutex_unlock(&chan->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_chan_read);
 
 /**
  * htm_chan_size() - size of the trace, for SEEK_END
@@ -754,3 +755,4 @@ bool htm_chan_readable(struct htm_chan *chan)
 	return READ_ONCE(chan->state) != HTMTRACE_STATE_TRACING ||
 	       !(READ_ONCE(chan->flags) & HTMTRACE_CFG_WAIT);
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_chan_readable);

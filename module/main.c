@@ -11,6 +11,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <kunit/visibility.h>
 
 #include "htmtrace.h"
 
@@ -71,6 +72,7 @@ MODULE_PARM_DESC(poll_ms,
 		 "period of the check for a no-wrap trace that stopped itself, ms (1..10000, default 20)");
 
 unsigned int htm_bounce_size;
+EXPORT_SYMBOL_IF_KUNIT(htm_bounce_size);
 
 static int __init htmtrace_init(void)
 {

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: htmtrace channels (state machine, target registry, dump engine,
+ * argument checks) against a small fake hypervisor.
+ */
+#include <kunit/test.h>
+#include <linux/io.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/uaccess.h>
+
+#include <asm/hvcall.h>
+
+#include "htmtrace.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+/*
+ * The fake: one HTM unit whatever the target, with the hypervisor's state
+ * machine; the trace byte at offset o is fake_byte(o). Tests run one at a
+ * time in their own kthread, and none uses no-wrap (whose status poll would
+ * call the fake from a workqueue), so plain statics do.
+ */
+enum { FK_IDLE, FK_CONFIGURED, FK_TRACING, FK_STOPPED };
+
+static struct {
+	int state;
+	unsigned int log2;
+	size_t max_xfer;
+	unsigned int calls[16];
+	unsigned int fail_op;
+	unsigned int fail_after;
+	long fail_rc;
+} fk;
+
+static u8 fake_byte(u64 o)
+{
+	return (o * 7 + (o >> 12)) & 0xff;
+}
+
+static long fake_dump(unsigned long p1, unsigned long p2, unsigned long p3)
+{
+	u8 *dst = phys_to_virt(p1);
+	u64 size = 1ULL << fk.log2;
+	size_t i;
+
+	if (fk.state != FK_STOPPED)
+		return H_STATE;
+	if (p3 >= size)
+		return H_NOT_AVAILABLE;
+	if (fk.max_xfer && p2 > fk.max_xfer)
+		return H_P5;
+	for (i = 0; i < p2 && p3 + i < size; i++)
+		dst[i] = fake_byte(p3 + i);
+	return i < p2 ? H_PARTIAL : H_SUCCESS;
+}
+
+static long fake_htm(unsigned long flags, unsigned long target,
+		     unsigned long opword, unsigned long p1, unsigned long p2,
+		     unsigned long p3)
+{
+	unsigned int op = HTM_OP_OF(opword);
+	u8 *hdr;
+
+	fk.calls[op & 15]++;
+	if (op == fk.fail_op && fk.calls[op & 15] > fk.fail_after)
+		return fk.fail_rc;
+
+	switch (op) {
+	case HTM_OP_CONFIGURE:
+		if (fk.state != FK_IDLE)
+			return H_STATE;
+		fk.state = FK_CONFIGURED;
+		return H_SUCCESS;
+	case HTM_OP_START:
+		if (fk.state != FK_CONFIGURED && fk.state != FK_STOPPED)
+			return H_STATE;
+		fk.state = FK_TRACING;
+		return H_SUCCESS;
+	case HTM_OP_STOP:
+		if (fk.state != FK_TRACING)
+			return H_STATE;
+		fk.state = FK_STOPPED;
+		return H_SUCCESS;
+	case HTM_OP_DECONFIGURE:
+		if (fk.state != FK_CONFIGURED && fk.state != FK_STOPPED)
+			return H_STATE;
+		fk.state = FK_IDLE;
+		return H_SUCCESS;
+	case HTM_OP_STATUS:
+		hdr = phys_to_virt(p1);
+		memset(hdr, 0, HTM_BLOCK_HDR_SIZE);
+		hdr[HTM_STATUS_LOG2_SIZE] = fk.log2;
+		hdr[2] = fk.state;
+		return H_SUCCESS;
+	case HTM_OP_DUMP_DATA:
+		return fake_dump(p1, p2, p3);
+	default:
+		return H_PARAMETER;
+	}
+}
+
+static const struct htmtrace_hv_ops fake_ops = {
+	.name = "kunit",
+	.htm = fake_htm,
+};
+
+static const struct htm_target t1 = { .type = 2, .node = 0x7ff1, .core = 1 };
+static const struct htm_target t2 = { .type = 2, .node = 0x7ff1, .core = 2 };
+
+static void chan_release(void *chan)
+{
+	htm_chan_deconfigure(chan);
+	htm_chan_destroy(chan);
+}
+
+static struct htm_chan *new_chan(struct kunit *test)
+{
+	struct htm_chan *chan = htm_chan_create(0, &fake_ops);
+
+	KUNIT_ASSERT_NOT_NULL(test, chan);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, chan_release,
+							 chan), 0);
+	return chan;
+}
+
+static int chan_test_init(struct kunit *test)
+{
+	memset(&fk, 0, sizeof(fk));
+	fk.log2 = 22;	/* 4 MiB: four chunks of the default bounce buffer */
+	return 0;
+}
+
+static void chan_state_machine(struct kunit *test)
+{
+	struct htm_chan *chan = new_chan(test);
+
+	KUNIT_EXPECT_EQ(test, htm_chan_start(chan), -EBADFD);
+	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), -EBADFD);
+	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), -EBADFD);
+
+	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_CONFIGURED);
+	KUNIT_EXPECT_EQ(test, htm_chan_configure(chan, &t2, 0), -EBADFD);
+	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), -EBADFD);
+
+	KUNIT_EXPECT_EQ(test, htm_chan_start(chan), 0);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
+	KUNIT_EXPECT_EQ(test, htm_chan_start(chan), -EBADFD);
+	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), 0);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
+	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), 0);	/* idempotent */
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STOP], 1);
+
+	KUNIT_EXPECT_EQ(test, htm_chan_start(chan), 0);	/* restart */
+	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), 0);	/* stops first */
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, fk.state, FK_IDLE);
+	KUNIT_EXPECT_NULL(test, chan->dump.buf);
+	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), -EBADFD);
+}
+
+static void chan_target_held_once(struct kunit *test)
+{
+	struct htm_chan *a = new_chan(test), *b = new_chan(test);
+
+	KUNIT_ASSERT_EQ(test, htm_chan_configure(a, &t1, 0), 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_configure(b, &t1, 0), -EBUSY);
+	KUNIT_EXPECT_EQ(test, b->state, HTMTRACE_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_CONFIGURE], 1);
+	/* the registry is by target: a perf event owner is refused too */
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&t1, test), -EBUSY);
+
+	KUNIT_ASSERT_EQ(test, htm_chan_deconfigure(a), 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_configure(b, &t1, 0), 0);
+}
+
+/* A failed CONFIGURE leaves the channel idle and the target free. */
+static void chan_configure_error_unwinds(struct kunit *test)
+{
+	struct htm_chan *chan = new_chan(test);
+
+	fk.fail_op = HTM_OP_CONFIGURE;
+	fk.fail_rc = H_HARDWARE;
+	KUNIT_EXPECT_EQ(test, htm_chan_configure(chan, &t1, 0), -EIO);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_IDLE);
+	KUNIT_EXPECT_NULL(test, chan->dump.buf);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&t1, test), 0);
+	htm_target_release(&t1, test);
+
+	fk.fail_rc = H_RESOURCE;
+	KUNIT_EXPECT_EQ(test, htm_chan_configure(chan, &t1, 0), -ENOSPC);
+	fk.fail_op = 0;
+	KUNIT_EXPECT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+}
+
+/* A failed DECONFIGURE keeps the channel configured and its target held. */
+static void chan_deconfigure_error_keeps(struct kunit *test)
+{
+	struct htm_chan *chan = new_chan(test);
+
+	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+	fk.fail_op = HTM_OP_DECONFIGURE;
+	fk.fail_rc = H_STATE;
+	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), -EIO);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_CONFIGURED);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&t1, test), -EBUSY);
+	fk.fail_op = 0;
+}
+
+static char __user *user_buf(struct kunit *test, size_t len)
+{
+	unsigned long addr = kunit_vm_mmap(test, NULL, 0, len,
+					   PROT_READ | PROT_WRITE,
+					   MAP_ANONYMOUS | MAP_PRIVATE, 0);
+
+	KUNIT_ASSERT_NE_MSG(test, addr, 0, "no user memory");
+	return (char __user *)addr;
+}
+
+/* Read [pos, pos + len) with reads of @step; check bytes and positions. */
+static void read_and_check(struct kunit *test, struct htm_chan *chan,
+			   loff_t pos, size_t len, size_t step)
+{
+	char __user *ubuf = user_buf(test, step);
+	u8 *kbuf = kunit_kmalloc(test, step, GFP_KERNEL);
+	size_t done = 0, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, kbuf);
+	while (done < len) {
+		loff_t before = pos;
+		ssize_t n = htm_chan_read(chan, ubuf, min(step, len - done),
+					  &pos, false);
+
+		KUNIT_ASSERT_GT(test, n, 0);
+		KUNIT_ASSERT_EQ(test, pos, before + n);
+		KUNIT_ASSERT_EQ(test, copy_from_user(kbuf, ubuf, n), 0);
+		for (i = 0; i < n; i++)
+			KUNIT_ASSERT_EQ_MSG(test, kbuf[i], fake_byte(before + i),
+					    "offset %lld", before + i);
+		done += n;
+	}
+}
+
+static struct htm_chan *stopped_chan(struct kunit *test, u32 flags)
+{
+	struct htm_chan *chan = new_chan(test);
+
+	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, flags), 0);
+	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+	KUNIT_ASSERT_EQ(test, htm_chan_stop(chan), 0);
+	return chan;
+}
+
+static void chan_read_unaligned(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+	u64 size = 1ULL << fk.log2;
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	loff_t pos;
+
+	read_and_check(test, chan, 0, 3000, 1000);
+	read_and_check(test, chan, 1, 5000, 7);
+	/* across the boundary of two chunks, in one call and in several */
+	read_and_check(test, chan, htm_bounce_size - 100, 300, 300);
+	read_and_check(test, chan, htm_bounce_size - 1000, 4000, 333);
+	read_and_check(test, chan, size - 129, 129, 4096);
+
+	pos = size;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 10, &pos, false), 0);
+	KUNIT_EXPECT_EQ(test, pos, size);
+	pos = size + 12345;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 10, &pos, false), 0);
+	pos = -1;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 10, &pos, false),
+			-EINVAL);
+}
+
+/* A sequential read costs one DUMP_DATA per chunk, one more for the end. */
+static void chan_read_one_hcall_per_chunk(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+	u64 size = 1ULL << fk.log2;
+	char __user *ubuf = user_buf(test, 65536);
+	loff_t pos = 0;
+	ssize_t n;
+
+	do {
+		n = htm_chan_read(chan, ubuf, 65536, &pos, false);
+	} while (n > 0);
+	KUNIT_EXPECT_EQ(test, n, 0);
+	KUNIT_EXPECT_EQ(test, pos, size);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA],
+			size / htm_bounce_size + 1);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STATUS], 1);
+	KUNIT_EXPECT_EQ(test, chan->bytes_dumped, size);
+}
+
+/* The hypervisor refuses long transfers: the engine halves its chunk. */
+static void chan_read_shrinks_transfer(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+
+	fk.max_xfer = htm_bounce_size / 4;
+	read_and_check(test, chan, 0, 1ULL << fk.log2, 65536);
+	KUNIT_EXPECT_EQ(test, chan->dump.xfer, htm_bounce_size / 4);
+	/* refused once at the full size and once at half of it */
+	KUNIT_EXPECT_EQ(test, chan->stats.errors[htm_hv_rc_slot(H_P5)], 2);
+}
+
+/* A failure mid-dump is an error, never EOF, and the position stays. */
+static void chan_read_error_midway(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	loff_t pos = 0;
+
+	fk.fail_op = HTM_OP_DUMP_DATA;
+	fk.fail_after = 1;
+	fk.fail_rc = H_HARDWARE;
+	read_and_check(test, chan, 0, htm_bounce_size, PAGE_SIZE);
+	pos = htm_bounce_size;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, false),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, pos, htm_bounce_size);
+	fk.fail_rc = H_P2;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, false),
+			-EINVAL);
+	fk.fail_op = 0;
+	read_and_check(test, chan, pos, PAGE_SIZE, PAGE_SIZE);
+}
+
+static void chan_read_states(struct kunit *test)
+{
+	struct htm_chan *chan = new_chan(test);
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	loff_t pos = 0;
+
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false),
+			-ENODATA);
+	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1,
+						 HTMTRACE_CFG_WAIT), 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false),
+			-ENODATA);
+	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+	/* configured to wait: a non-blocking read does not stop the trace */
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, true),
+			-EAGAIN);
+	KUNIT_EXPECT_FALSE(test, htm_chan_readable(chan));
+	KUNIT_EXPECT_EQ(test, fk.state, FK_TRACING);
+	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), 0);
+	KUNIT_EXPECT_TRUE(test, htm_chan_readable(chan));
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, true), 1);
+	KUNIT_EXPECT_EQ(test, pos, 1);
+}
+
+/* Without the wait flag, reading a tracing channel stops it. */
+static void chan_read_stops_trace(struct kunit *test)
+{
+	struct htm_chan *chan = new_chan(test);
+
+	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+	KUNIT_EXPECT_TRUE(test, htm_chan_readable(chan));
+	read_and_check(test, chan, 0, 256, 256);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STOP], 1);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
+}
+
+/* STOP after the hypervisor stopped a no-wrap trace by itself succeeds. */
+static void chan_stop_after_self_stop(struct kunit *test)
+{
+	struct htm_chan *chan = new_chan(test);
+
+	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+	fk.state = FK_STOPPED;
+	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), 0);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
+}
+
+struct plan_case {
+	u64 pos;
+	size_t xfer;
+	u64 hw_size;
+	u64 start;
+	size_t len;
+};
+
+static const struct plan_case plan_cases[] = {
+	{ 0, 1 << 20, 4 << 20, 0, 1 << 20 },
+	{ 1, 1 << 20, 4 << 20, 0, 1 << 20 },
+	{ (1 << 20) - 1, 1 << 20, 4 << 20, 0, 1 << 20 },
+	{ 1 << 20, 1 << 20, 4 << 20, 1 << 20, 1 << 20 },
+	{ (3 << 20) + 5, 1 << 20, (3 << 20) + 65536, 3 << 20, 65536 },
+	{ 70000, 65536, 1 << 20, 65536, 65536 },
+	{ 4 << 20, 1 << 20, 4 << 20, 4 << 20, 1 << 20 },	/* past the end */
+	{ 12345, 1 << 20, 0, 0, 1 << 20 },			/* size unknown */
+	{ 0, 1 << 20, 4096, 0, 4096 },				/* small buffer */
+};
+
+static void plan_case_desc(const struct plan_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "pos %llu xfer %zu size %llu",
+		 c->pos, c->xfer, c->hw_size);
+}
+KUNIT_ARRAY_PARAM(plan, plan_cases, plan_case_desc);
+
+static void dump_plan(struct kunit *test)
+{
+	const struct plan_case *c = test->param_value;
+	size_t len;
+	u64 start;
+
+	htm_dump_plan(c->pos, c->xfer, c->hw_size, &start, &len);
+	KUNIT_EXPECT_EQ(test, start, c->start);
+	KUNIT_EXPECT_EQ(test, len, c->len);
+}
+
+static void config_checks(struct kunit *test)
+{
+	struct htmtrace_config cfg = {
+		.target = { .type = HTMTRACE_TYPE_CORE, .node = 1, .chip = 2,
+			    .core = 3 },
+		.flags = HTMTRACE_CFG_NOWRAP | HTMTRACE_CFG_WAIT,
+	};
+	struct htm_target t;
+
+	KUNIT_ASSERT_EQ(test, htm_config_check(&cfg, &t), 0);
+	KUNIT_EXPECT_EQ(test, t.type, 2);
+	KUNIT_EXPECT_EQ(test, t.node, 1);
+	KUNIT_EXPECT_EQ(test, t.chip, 2);
+	KUNIT_EXPECT_EQ(test, t.core, 3);
+
+	cfg.reserved[2] = 1;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&cfg, &t), -EINVAL);
+	cfg.reserved[2] = 0;
+	cfg.flags = 1U << 7;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&cfg, &t), -EINVAL);
+	cfg.flags = 0;
+	cfg.target.type = 0;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&cfg, &t), -EINVAL);
+	cfg.target.type = 4;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&cfg, &t), -EINVAL);
+	cfg.target.type = HTMTRACE_TYPE_NEST;
+	cfg.target.node = HTMTRACE_INDEX_MAX + 1;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&cfg, &t), -EINVAL);
+	cfg.target.node = HTMTRACE_INDEX_MAX;
+	cfg.target.core = 0x10000;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&cfg, &t), -EINVAL);
+	cfg.target.core = HTMTRACE_INDEX_MAX;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&cfg, &t), 0);
+
+	/* information queries take any 8-bit type, 0 included */
+	cfg.target.type = 0;
+	KUNIT_EXPECT_EQ(test, htm_target_from_user(&cfg.target, true, &t), 0);
+	cfg.target.type = 0x100;
+	KUNIT_EXPECT_EQ(test, htm_target_from_user(&cfg.target, true, &t),
+			-EINVAL);
+}
+
+static struct kunit_case htmtrace_chan_cases[] = {
+	KUNIT_CASE(chan_state_machine),
+	KUNIT_CASE(chan_target_held_once),
+	KUNIT_CASE(chan_configure_error_unwinds),
+	KUNIT_CASE(chan_deconfigure_error_keeps),
+	KUNIT_CASE(chan_read_unaligned),
+	KUNIT_CASE(chan_read_one_hcall_per_chunk),
+	KUNIT_CASE(chan_read_shrinks_transfer),
+	KUNIT_CASE(chan_read_error_midway),
+	KUNIT_CASE(chan_read_states),
+	KUNIT_CASE(chan_read_stops_trace),
+	KUNIT_CASE(chan_stop_after_self_stop),
+	KUNIT_CASE_PARAM(dump_plan, plan_gen_params),
+	KUNIT_CASE(config_checks),
+	{}
+};
+
+static struct kunit_suite htmtrace_chan_suite = {
+	.name = "htmtrace_chan",
+	.init = chan_test_init,
+	.test_cases = htmtrace_chan_cases,
+};
+kunit_test_suite(htmtrace_chan_suite);

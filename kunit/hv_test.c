@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the hypervisor boundary of htmtrace (status map, retry policy).
+ */
+#include <kunit/test.h>
+#include <linux/sched/signal.h>
+#include <linux/signal.h>
+
+#include <asm/hvcall.h>
+
+#include "htmtrace.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+struct rc_case {
+	long rc;
+	int err;
+};
+
+static const struct rc_case rc_cases[] = {
+	{ H_SUCCESS, 0 },
+	{ H_PARTIAL, 0 },
+	{ H_NOT_AVAILABLE, -ENODATA },
+	{ H_BUSY, -EBUSY },
+	{ H_LONG_BUSY_ORDER_1_MSEC, -EBUSY },
+	{ H_LONG_BUSY_ORDER_100_SEC, -EBUSY },
+	{ H_PARAMETER, -EINVAL },
+	{ H_P2, -EINVAL },
+	{ H_P3, -EINVAL },
+	{ H_P4, -EINVAL },
+	{ H_P5, -EINVAL },
+	{ H_P6, -EINVAL },
+	{ H_AUTHORITY, -EPERM },
+	{ H_PRIVILEGE, -EPERM },
+	{ H_FUNCTION, -EOPNOTSUPP },
+	{ H_RESOURCE, -ENOSPC },
+	{ H_CLOSED, -ENXIO },
+	{ H_STATE, -EIO },
+	{ H_HARDWARE, -EIO },
+	{ H_CONSTRAINED, -EIO },
+	{ -12345, -EIO },
+	{ 777, -EIO },
+};
+
+static void rc_case_desc(const struct rc_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "rc %ld", c->rc);
+}
+KUNIT_ARRAY_PARAM(rc, rc_cases, rc_case_desc);
+
+static void hv_errno_map(struct kunit *test)
+{
+	const struct rc_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, htm_hv_errno(c->rc), c->err);
+}
+
+static void hv_rc_names(struct kunit *test)
+{
+	KUNIT_EXPECT_STREQ(test, htm_hv_rc_name(H_STATE), "H_STATE");
+	KUNIT_EXPECT_STREQ(test, htm_hv_rc_name(H_LONG_BUSY_ORDER_10_MSEC),
+			   "H_LONG_BUSY");
+	KUNIT_EXPECT_STREQ(test, htm_hv_rc_name(-12345), "other");
+	KUNIT_EXPECT_EQ(test, htm_hv_rc_slot(-12345), HTM_HV_NR_RC - 1);
+	KUNIT_EXPECT_NE(test, htm_hv_rc_slot(H_P5), htm_hv_rc_slot(H_P6));
+}
+
+/*
+ * A scripted backend: answers the statuses of fake_script in turn, then
+ * fake_final. The tests run in one kthread at a time, so plain statics do.
+ */
+#define FAKE_MAX 8
+static long fake_script[FAKE_MAX];
+static unsigned int fake_len, fake_pos;
+static long fake_final;
+static unsigned int fake_calls;
+static unsigned long fake_last[6];
+
+static long fake_htm(unsigned long flags, unsigned long target,
+		     unsigned long op, unsigned long p1, unsigned long p2,
+		     unsigned long p3)
+{
+	fake_calls++;
+	fake_last[0] = flags;
+	fake_last[1] = target;
+	fake_last[2] = op;
+	fake_last[3] = p1;
+	fake_last[4] = p2;
+	fake_last[5] = p3;
+	if (fake_pos < fake_len)
+		return fake_script[fake_pos++];
+	return fake_final;
+}
+
+static const struct htmtrace_hv_ops fake_ops = {
+	.name = "kunit",
+	.htm = fake_htm,
+};
+
+static void fake_reset(long final)
+{
+	fake_len = 0;
+	fake_pos = 0;
+	fake_calls = 0;
+	fake_final = final;
+}
+
+static const struct htm_target core_target = {
+	.type = 2, .node = 1, .chip = 3, .core = 7,
+};
+
+static int fake_call(const struct htm_hv_policy *pol,
+		     struct htm_hv_stats *st, long *hrc)
+{
+	return htm_hv_call_policy(&fake_ops, pol, st, &core_target,
+				  HTM_FLAGS_NOWRAP, HTM_OP_DUMP_DATA,
+				  0x1000, 0x2000, 0x3000, hrc);
+}
+
+static void hv_call_encoding(struct kunit *test)
+{
+	struct htm_hv_stats st = {};
+	long hrc;
+
+	fake_reset(H_SUCCESS);
+	KUNIT_EXPECT_EQ(test, fake_call(&htm_hv_default_policy, &st, &hrc), 0);
+	KUNIT_EXPECT_EQ(test, hrc, H_SUCCESS);
+	KUNIT_EXPECT_EQ(test, fake_calls, 1);
+	KUNIT_EXPECT_EQ(test, fake_last[0],
+			HTM_FLAGS_HARDWARE_TARGET | HTM_FLAGS_NOWRAP);
+	KUNIT_EXPECT_EQ(test, fake_last[1], 0x0001000300070000UL);
+	KUNIT_EXPECT_EQ(test, fake_last[2], 0x0009000200000000UL);
+	KUNIT_EXPECT_EQ(test, fake_last[3], 0x1000UL);
+	KUNIT_EXPECT_EQ(test, fake_last[4], 0x2000UL);
+	KUNIT_EXPECT_EQ(test, fake_last[5], 0x3000UL);
+	KUNIT_EXPECT_EQ(test, st.hcalls, 1);
+}
+
+/* H_BUSY a few times, then success: retried, counted, no error. */
+static void hv_busy_retried(struct kunit *test)
+{
+	struct htm_hv_stats st = {};
+	long hrc;
+
+	fake_reset(H_SUCCESS);
+	fake_script[0] = H_BUSY;
+	fake_script[1] = H_BUSY;
+	fake_script[2] = H_BUSY;
+	fake_len = 3;
+	KUNIT_EXPECT_EQ(test, fake_call(&htm_hv_default_policy, &st, &hrc), 0);
+	KUNIT_EXPECT_EQ(test, fake_calls, 4);
+	KUNIT_EXPECT_EQ(test, st.busy_retries, 3);
+	KUNIT_EXPECT_EQ(test, st.hcalls, 4);
+	KUNIT_EXPECT_EQ(test, st.errors[htm_hv_rc_slot(H_BUSY)], 0);
+}
+
+/* An H_BUSY storm ends after the policy's retries with -EBUSY. */
+static void hv_busy_storm_bounded(struct kunit *test)
+{
+	const struct htm_hv_policy pol = { .busy_retries = 5 };
+	struct htm_hv_stats st = {};
+	long hrc;
+
+	fake_reset(H_BUSY);
+	KUNIT_EXPECT_EQ(test, fake_call(&pol, &st, &hrc), -EBUSY);
+	KUNIT_EXPECT_EQ(test, hrc, H_BUSY);
+	KUNIT_EXPECT_EQ(test, fake_calls, 6);
+	KUNIT_EXPECT_EQ(test, st.busy_retries, 5);
+	KUNIT_EXPECT_EQ(test, st.errors[htm_hv_rc_slot(H_BUSY)], 1);
+
+	fake_reset(H_BUSY);
+	KUNIT_EXPECT_EQ(test, fake_call(&htm_hv_default_policy, &st, &hrc),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, fake_calls,
+			htm_hv_default_policy.busy_retries + 1);
+}
+
+/* Long busy: sleeps for the hint, then the call is repeated. */
+static void hv_long_busy_sleeps(struct kunit *test)
+{
+	const struct htm_hv_policy pol = { .long_busy_max_ms = 100 };
+	struct htm_hv_stats st = {};
+	unsigned long t0 = jiffies;
+	long hrc;
+
+	fake_reset(H_SUCCESS);
+	fake_script[0] = H_LONG_BUSY_ORDER_10_MSEC;
+	fake_script[1] = H_LONG_BUSY_ORDER_10_MSEC;
+	fake_len = 2;
+	KUNIT_EXPECT_EQ(test, fake_call(&pol, &st, &hrc), 0);
+	KUNIT_EXPECT_EQ(test, fake_calls, 3);
+	KUNIT_EXPECT_EQ(test, st.long_busy_sleeps, 2);
+	/* msleep never returns early: at least the two 10 ms hints passed */
+	KUNIT_EXPECT_GE(test, jiffies_to_msecs(jiffies - t0), 20);
+}
+
+/* A hint that does not fit in the bound ends the request at once. */
+static void hv_long_busy_bounded(struct kunit *test)
+{
+	const struct htm_hv_policy pol = { .long_busy_max_ms = 25 };
+	struct htm_hv_stats st = {};
+	long hrc;
+
+	fake_reset(H_LONG_BUSY_ORDER_10_MSEC);
+	KUNIT_EXPECT_EQ(test, fake_call(&pol, &st, &hrc), -EBUSY);
+	KUNIT_EXPECT_EQ(test, hrc, H_LONG_BUSY_ORDER_10_MSEC);
+	KUNIT_EXPECT_EQ(test, st.long_busy_sleeps, 2);
+	KUNIT_EXPECT_EQ(test, fake_calls, 3);
+
+	fake_reset(H_LONG_BUSY_ORDER_100_SEC);
+	st.long_busy_sleeps = 0;
+	KUNIT_EXPECT_EQ(test, fake_call(&htm_hv_default_policy, &st, &hrc),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, st.long_busy_sleeps, 0);
+	KUNIT_EXPECT_EQ(test, fake_calls, 1);
+}
+
+/* A pending signal ends a long-busy wait with -ERESTARTSYS. */
+static void hv_long_busy_signal(struct kunit *test)
+{
+	const struct htm_hv_policy pol = { .long_busy_max_ms = 10000 };
+	struct htm_hv_stats st = {};
+	unsigned long t0;
+	long hrc;
+	int ret;
+
+	fake_reset(H_LONG_BUSY_ORDER_1_SEC);
+	allow_signal(SIGUSR1);
+	send_sig(SIGUSR1, current, 0);
+	t0 = jiffies;
+	ret = fake_call(&pol, &st, &hrc);
+	flush_signals(current);
+	disallow_signal(SIGUSR1);
+
+	KUNIT_EXPECT_EQ(test, ret, -ERESTARTSYS);
+	KUNIT_EXPECT_EQ(test, fake_calls, 1);
+	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - t0), 500);
+}
+
+/* Errors are counted by status, successes are not. */
+static void hv_errors_counted(struct kunit *test)
+{
+	struct htm_hv_stats st = {};
+	long hrc;
+
+	fake_reset(H_HARDWARE);
+	KUNIT_EXPECT_EQ(test, fake_call(&htm_hv_default_policy, &st, &hrc),
+			-EIO);
+	fake_reset(H_PARTIAL);
+	KUNIT_EXPECT_EQ(test, fake_call(&htm_hv_default_policy, &st, &hrc), 0);
+	fake_reset(H_NOT_AVAILABLE);
+	KUNIT_EXPECT_EQ(test, fake_call(&htm_hv_default_policy, &st, &hrc),
+			-ENODATA);
+	KUNIT_EXPECT_EQ(test, st.errors[htm_hv_rc_slot(H_HARDWARE)], 1);
+	KUNIT_EXPECT_EQ(test, st.errors[htm_hv_rc_slot(H_PARTIAL)], 0);
+	KUNIT_EXPECT_EQ(test, st.errors[htm_hv_rc_slot(H_NOT_AVAILABLE)], 1);
+	KUNIT_EXPECT_EQ(test, st.hcalls, 3);
+}
+
+static struct kunit_case htmtrace_hv_cases[] = {
+	KUNIT_CASE_PARAM(hv_errno_map, rc_gen_params),
+	KUNIT_CASE(hv_rc_names),
+	KUNIT_CASE(hv_call_encoding),
+	KUNIT_CASE(hv_busy_retried),
+	KUNIT_CASE(hv_busy_storm_bounded),
+	KUNIT_CASE(hv_long_busy_sleeps),
+	KUNIT_CASE(hv_long_busy_bounded),
+	KUNIT_CASE(hv_long_busy_signal),
+	KUNIT_CASE(hv_errors_counted),
+	{}
+};
+
+static struct kunit_suite htmtrace_hv_suite = {
+	.name = "htmtrace_hv",
+	.test_cases = htmtrace_hv_cases,
+};
+kunit_test_suite(htmtrace_hv_suite);
+
+MODULE_DESCRIPTION("KUnit tests for htmtrace");
+MODULE_LICENSE("GPL");
