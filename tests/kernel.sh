@@ -24,6 +24,11 @@ esac
 
 "$here/deps.sh" >&2
 
+# One kernel build at a time: a second caller waits, then finds it built.
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9
+
 tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n 1)
 [ -n "$tarball" ] || { echo "kernel.sh: linux-source-6.12 is not installed" >&2; exit 1; }
 pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
