@@ -118,9 +118,11 @@ static struct htm_chan *new_chan(struct kunit *test)
 {
 	struct htm_chan *chan = htm_chan_create(0, &fake_ops);
 
+	int ret;
+
 	KUNIT_ASSERT_NOT_NULL(test, chan);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, chan_release,
-							 chan), 0);
+	ret = kunit_add_action_or_reset(test, chan_release, chan);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	return chan;
 }
 
@@ -404,6 +406,7 @@ static void plan_case_desc(const struct plan_case *c, char *desc)
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "pos %llu xfer %zu size %llu",
 		 c->pos, c->xfer, c->hw_size);
 }
+
 KUNIT_ARRAY_PARAM(plan, plan_cases, plan_case_desc);
 
 static void dump_plan(struct kunit *test)
@@ -481,4 +484,5 @@ static struct kunit_suite htmtrace_chan_suite = {
 	.init = chan_test_init,
 	.test_cases = htmtrace_chan_cases,
 };
+
 kunit_test_suite(htmtrace_chan_suite);

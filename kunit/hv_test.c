@@ -46,6 +46,7 @@ static void rc_case_desc(const struct rc_case *c, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "rc %ld", c->rc);
 }
+
 KUNIT_ARRAY_PARAM(rc, rc_cases, rc_case_desc);
 
 static void hv_errno_map(struct kunit *test)
@@ -274,6 +275,7 @@ static struct kunit_suite htmtrace_hv_suite = {
 	.name = "htmtrace_hv",
 	.test_cases = htmtrace_hv_cases,
 };
+
 kunit_test_suite(htmtrace_hv_suite);
 
 MODULE_DESCRIPTION("KUnit tests for htmtrace");

@@ -121,7 +121,7 @@ struct htm_dump {
 struct htm_chan {
 	unsigned int index;
 	const struct htmtrace_hv_ops *hv;
-	struct mutex lock;
+	struct mutex lock;		/* see above */
 	u32 state;
 	u32 flags;
 	struct htm_target target;

@@ -10,6 +10,7 @@
 #ifndef _HTMTRACE_HV_H
 #define _HTMTRACE_HV_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 struct module;
@@ -19,10 +20,10 @@ struct module;
 #define H_HTM				0x458
 #endif
 
-#define HTM_FLAGS_HARDWARE_TARGET	(1UL << 63)
-#define HTM_FLAGS_LOGICAL_TARGET	(1UL << 62)
-#define HTM_FLAGS_PROCID_TARGET		(1UL << 61)
-#define HTM_FLAGS_NOWRAP		(1UL << 60)
+#define HTM_FLAGS_HARDWARE_TARGET	BIT(63)
+#define HTM_FLAGS_LOGICAL_TARGET	BIT(62)
+#define HTM_FLAGS_PROCID_TARGET		BIT(61)
+#define HTM_FLAGS_NOWRAP		BIT(60)
 
 #define HTM_OP_SHIFT			(63 - 15)
 #define HTM_OP(x)			((unsigned long)(x) << HTM_OP_SHIFT)

@@ -57,9 +57,9 @@ struct htmtrace_target {
 };
 
 /* Stop tracing when the buffer is full instead of wrapping. */
-#define HTMTRACE_CFG_NOWRAP	(1U << 0)
+#define HTMTRACE_CFG_NOWRAP	0x1
 /* read() and poll() wait for the trace to stop instead of stopping it. */
-#define HTMTRACE_CFG_WAIT	(1U << 1)
+#define HTMTRACE_CFG_WAIT	0x2
 #define HTMTRACE_CFG_FLAGS	(HTMTRACE_CFG_NOWRAP | HTMTRACE_CFG_WAIT)
 
 /**
@@ -125,8 +125,8 @@ struct htmtrace_status {
  * header whose big-endian u64 at offset 0x10 counts the entries that follow).
  * HTMTRACE_IOC_CAPS stores the 128-byte capabilities block.
  *
- * When @size is too small, the leading whole blocks that fit are stored,
- * @length tells the size needed and the command fails with -ENOSPC.
+ * When @size is too small, nothing is stored, @length tells the size needed
+ * and the command fails with -ENOSPC; @length must be zero on input.
  */
 struct htmtrace_hvbuf {
 	struct htmtrace_target target;
