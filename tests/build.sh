@@ -30,3 +30,8 @@ cp "$out"/kmod/*.ko "$out/"
 
 make -s -C "$top/userspace" O="$out" CC=${cross}gcc \
 	PKG_CONFIG_LIBDIR=/usr/lib/powerpc64le-linux-gnu/pkgconfig
+
+# Test helpers that run in the guest.
+mkdir -p "$out/guest-bin"
+${cross}gcc -O2 -Wall -Wextra -Werror -I"$top/uapi" \
+	-o "$out/guest-bin/htmtest" "$top/tests/guest/htmtest.c"

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtest: system calls on /dev/htmN that a shell cannot make, for the bats
+ * suites in the guest. Each command prints "ok" or the errno's name (EBUSY,
+ * ENOTTY, ...) and exits 0 on success, 1 on failure, 2 on bad usage.
+ *
+ *   htmtest configure DEV TYPE NODE CHIP CORE [FLAGS [RESERVED]]
+ *   htmtest start|stop|deconfigure DEV
+ *   htmtest setup DEV TYPE NODE CHIP CORE LOG2
+ *   htmtest status DEV		prints "state S flags F size N"
+ *   htmtest info DEV caps|sysmem|sysproc SIZE	prints "length L"
+ *   htmtest ioctl-unknown DEV	an ioctl number the driver does not know
+ *   htmtest ioctl-badptr DEV	CONFIGURE from an unmapped address
+ *   htmtest read DEV COUNT [nonblock]	one read(); prints the byte count
+ *   htmtest poll DEV MS		prints "ready" or "timeout"
+ *   htmtest pread DEV REF N SEED	N preads at random offsets, compared
+ *				with the file REF
+ *   htmtest seek-end DEV		prints lseek(fd, 0, SEEK_END)
+ *   htmtest runas UID CMD...	run CMD as UID (and GID UID), no capabilities
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/htmtrace.h>
+
+static int fail(void)
+{
+	printf("%s\n", strerrorname_np(errno));
+	return 1;
+}
+
+static int done(int ret)
+{
+	if (ret < 0)
+		return fail();
+	printf("ok\n");
+	return 0;
+}
+
+static int open_dev(const char *path, int flags)
+{
+	int fd = open(path, flags);
+
+	if (fd < 0) {
+		printf("%s\n", strerrorname_np(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static unsigned long num(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || *end) {
+		fprintf(stderr, "htmtest: bad number '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static void target(struct htmtrace_target *t, char **argv)
+{
+	t->type = num(argv[0]);
+	t->node = num(argv[1]);
+	t->chip = num(argv[2]);
+	t->core = num(argv[3]);
+}
+
+static int cmd_pread(int fd, const char *ref, unsigned long n,
+		     unsigned long seed)
+{
+	struct stat st;
+	char *want, *got;
+	unsigned long i;
+	int rfd;
+
+	rfd = open(ref, O_RDONLY);
+	if (rfd < 0 || fstat(rfd, &st) < 0 || st.st_size == 0)
+		return fail();
+	want = malloc(st.st_size);
+	got = malloc(st.st_size);
+	if (!want || !got || read(rfd, want, st.st_size) != st.st_size)
+		return fail();
+	close(rfd);
+
+	srandom(seed);
+	for (i = 0; i < n; i++) {
+		off_t off = random() % st.st_size;
+		size_t len = 1 + random() % 70000;
+		ssize_t r = pread(fd, got, len, off);
+		size_t expect = len;
+
+		if ((off_t)len > st.st_size - off)
+			expect = st.st_size - off;
+		if (r < 0)
+			return fail();
+		/* a read may end at a chunk boundary: never past, never wrong */
+		if ((size_t)r > expect || r == 0 ||
+		    memcmp(got, want + off, r)) {
+			printf("mismatch at offset %lld len %zu got %zd\n",
+			       (long long)off, len, r);
+			return 1;
+		}
+	}
+	/* past the end: 0, not an error */
+	if (pread(fd, got, 10, st.st_size) != 0) {
+		printf("no EOF at %lld\n", (long long)st.st_size);
+		return 1;
+	}
+	free(want);
+	free(got);
+	printf("ok\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+	int fd;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: see the comment at the top of htmtest.c\n");
+		return 2;
+	}
+	if (!strcmp(cmd, "runas")) {
+		uid_t id = num(argv[2]);
+
+		if (argc < 4 || setgroups(0, NULL) || setresgid(id, id, id) ||
+		    setresuid(id, id, id))
+			return fail();
+		execvp(argv[3], argv + 3);
+		return fail();
+	}
+
+	fd = open_dev(argv[2], !strcmp(cmd, "read") && argc > 4 ?
+			       O_RDONLY | O_NONBLOCK : O_RDONLY);
+
+	if (!strcmp(cmd, "configure") && argc >= 7) {
+		struct htmtrace_config cfg = {};
+
+		target(&cfg.target, argv + 3);
+		if (argc > 7)
+			cfg.flags = num(argv[7]);
+		if (argc > 8)
+			cfg.reserved[0] = num(argv[8]);
+		return done(ioctl(fd, HTMTRACE_IOC_CONFIGURE, &cfg));
+	}
+	if (!strcmp(cmd, "start"))
+		return done(ioctl(fd, HTMTRACE_IOC_START));
+	if (!strcmp(cmd, "stop"))
+		return done(ioctl(fd, HTMTRACE_IOC_STOP));
+	if (!strcmp(cmd, "deconfigure"))
+		return done(ioctl(fd, HTMTRACE_IOC_DECONFIGURE));
+	if (!strcmp(cmd, "setup") && argc == 8) {
+		struct htmtrace_setup s = {};
+
+		target(&s.target, argv + 3);
+		s.log2_size = num(argv[7]);
+		return done(ioctl(fd, HTMTRACE_IOC_SETUP, &s));
+	}
+	if (!strcmp(cmd, "status")) {
+		struct htmtrace_status st;
+
+		if (ioctl(fd, HTMTRACE_IOC_STATUS, &st))
+			return fail();
+		printf("state %u flags %u size %llu\n", st.state, st.flags,
+		       (unsigned long long)st.buffer_size);
+		return 0;
+	}
+	if (!strcmp(cmd, "info") && argc == 5) {
+		struct htmtrace_hvbuf hb = {};
+		unsigned long req;
+		void *buf;
+		int ret;
+
+		if (!strcmp(argv[3], "caps"))
+			req = HTMTRACE_IOC_CAPS;
+		else if (!strcmp(argv[3], "sysmem"))
+			req = HTMTRACE_IOC_SYSMEM;
+		else
+			req = HTMTRACE_IOC_SYSPROC;
+		hb.size = num(argv[4]);
+		buf = malloc(hb.size + 1);
+		hb.addr = (uintptr_t)buf;
+		ret = ioctl(fd, req, &hb);
+		printf("length %u\n", hb.length);
+		free(buf);
+		return done(ret);
+	}
+	if (!strcmp(cmd, "ioctl-unknown"))
+		return done(ioctl(fd, _IO(HTMTRACE_IOC_MAGIC, 0x7f)));
+	if (!strcmp(cmd, "ioctl-badptr"))
+		return done(ioctl(fd, HTMTRACE_IOC_CONFIGURE, (void *)8));
+	if (!strcmp(cmd, "read") && argc >= 4) {
+		size_t count = num(argv[3]);
+		char *buf = malloc(count + 1);
+		ssize_t r = read(fd, buf, count);
+
+		free(buf);
+		if (r < 0)
+			return fail();
+		printf("%zd\n", r);
+		return 0;
+	}
+	if (!strcmp(cmd, "poll") && argc == 4) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = poll(&p, 1, num(argv[3]));
+
+		if (r < 0)
+			return fail();
+		printf("%s\n", r ? "ready" : "timeout");
+		return 0;
+	}
+	if (!strcmp(cmd, "pread") && argc == 6)
+		return cmd_pread(fd, argv[3], num(argv[4]), num(argv[5]));
+	if (!strcmp(cmd, "seek-end")) {
+		off_t off = lseek(fd, 0, SEEK_END);
+
+		if (off < 0)
+			return fail();
+		printf("%lld\n", (long long)off);
+		return 0;
+	}
+	fprintf(stderr, "htmtest: unknown command or arguments: %s\n", cmd);
+	return 2;
+}
