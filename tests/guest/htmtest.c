@@ -16,6 +16,9 @@
  *   htmtest pread DEV REF N SEED	N preads at random offsets, compared
  *				with the file REF
  *   htmtest seek-end DEV		prints lseek(fd, 0, SEEK_END)
+ *   htmtest copy DEV OUT BS	read() BS at a time into OUT until 0 or an
+ *				error; prints "bytes N" and then "eof" or the
+ *				errno's name
  *   htmtest runas UID CMD...	run CMD as UID (and GID UID), no capabilities
  */
 #define _GNU_SOURCE
@@ -127,6 +130,29 @@ static int cmd_pread(int fd, const char *ref, unsigned long n,
 	return 0;
 }
 
+static int cmd_copy(int fd, const char *path, size_t bs)
+{
+	char *buf = malloc(bs);
+	unsigned long long total = 0;
+	int out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ssize_t r;
+
+	if (!buf || out < 0)
+		return fail();
+	while ((r = read(fd, buf, bs)) > 0) {
+		if (write(out, buf, r) != r)
+			return fail();
+		total += r;
+	}
+	printf("bytes %llu\n", total);
+	free(buf);
+	close(out);
+	if (r < 0)
+		return fail();
+	printf("eof\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -227,6 +253,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "pread") && argc == 6)
 		return cmd_pread(fd, argv[3], num(argv[4]), num(argv[5]));
+	if (!strcmp(cmd, "copy") && argc == 5)
+		return cmd_copy(fd, argv[3], num(argv[4]));
 	if (!strcmp(cmd, "seek-end")) {
 		off_t off = lseek(fd, 0, SEEK_END);
 

@@ -1,0 +1,310 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# /dev/htmN against the simulated H_HTM: what a user of cat, dd, pread, poll
+# and the ioctls sees. Every test starts with htmtrace and the simulator
+# loaded: 4 MiB trace buffers (four 1 MiB dump chunks), records written only
+# when a test asks for them (rate=0, then "advance").
+
+load helpers
+
+HVSIM=/sys/kernel/debug/htmtrace_hvsim
+MIB=1048576
+SIZE=$((4 * MIB))
+
+setup() {
+	guest_mark
+	requires module htmtrace_hvsim
+	requires tool
+	guest_load htmtrace
+	guest_load htmtrace_hvsim rate=0 log2_size=22
+}
+
+teardown() {
+	guest 'for d in /dev/htm[0-9]*; do htmtest deconfigure $d; done' >/dev/null
+	guest_unload_all
+}
+
+sim() {
+	guest "echo $2 > $HVSIM/$1"
+}
+
+# trace DEV TYPE NODE CHIP CORE RECORDS [FLAGS]: a stopped trace of RECORDS
+trace() {
+	guest htmtest configure "$1" "$2" "$3" "$4" "$5" "${7:-0}"
+	guest htmtest start "$1"
+	sim advance "$6"
+	guest htmtest stop "$1"
+}
+
+counter() {
+	guest "sed -n 's/^$2: //p' /sys/kernel/debug/htmtrace/$1/counters"
+}
+
+@test "cat /dev/htm0 > htm.bin gives exactly the simulator's bytes" {
+	trace /dev/htm0 2 0 1 3 1000
+	guest 'cat /dev/htm0 > /tmp/htm.bin'
+	[ "$(guest stat -c %s /tmp/htm.bin)" -eq $SIZE ]
+	run guest htmtrace verify -t core -n 0 -p 1 -c 3 /tmp/htm.bin
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q 1000 <<<"$output"
+	# one DUMP_DATA per MiB, one STATUS and one H_NOT_AVAILABLE at the end
+	[ "$(counter htm0 bytes_dumped)" -eq $SIZE ]
+	run guest "grep 'errors H_NOT_AVAILABLE: 1' /sys/kernel/debug/htmtrace/htm0/counters"
+	[ "$status" -eq 0 ]
+	assert_no_splat
+}
+
+@test "a wrapped trace and a full no-wrap trace verify" {
+	trace /dev/htm0 2 0 0 0 40000
+	guest 'cat /dev/htm0 > /tmp/wrap.bin'
+	run guest htmtrace verify /tmp/wrap.bin
+	echo "$output"
+	[ "$status" -eq 0 ]
+
+	# no-wrap: the simulator stops the trace itself when the buffer is full
+	guest htmtest configure /dev/htm1 2 0 0 1 1
+	guest htmtest start /dev/htm1
+	sim advance 40000
+	guest 'cat /dev/htm1 > /tmp/full.bin'
+	run guest htmtrace verify /tmp/full.bin
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q 32768 <<<"$output"
+}
+
+@test "dd with bs=1, 1000, 4096, 65536 and 1M gives identical files" {
+	guest htmtest setup /dev/htm0 2 0 0 2 16
+	trace /dev/htm0 2 0 0 2 300
+	guest 'cat /dev/htm0 > /tmp/ref.bin'
+	[ "$(guest stat -c %s /tmp/ref.bin)" -eq 65536 ]
+	for bs in 1 1000 4096 65536 1M; do
+		guest "dd if=/dev/htm0 of=/tmp/dd.bin bs=$bs 2>/dev/null"
+		run guest cmp /tmp/ref.bin /tmp/dd.bin
+		echo "bs=$bs: $output"
+		[ "$status" -eq 0 ]
+	done
+	# and past a chunk boundary, resuming with skip=
+	trace /dev/htm1 2 0 0 3 20000
+	guest 'cat /dev/htm1 > /tmp/ref1.bin'
+	guest 'dd if=/dev/htm1 of=/tmp/tail.bin bs=1000 skip=1000 2>/dev/null'
+	guest 'dd if=/tmp/ref1.bin of=/tmp/reftail.bin bs=1000 skip=1000 2>/dev/null'
+	guest cmp /tmp/reftail.bin /tmp/tail.bin
+}
+
+@test "pread at random offsets returns the bytes at those offsets" {
+	trace /dev/htm0 2 1 1 0 20000
+	guest 'cat /dev/htm0 > /tmp/ref.bin'
+	run guest htmtest pread /dev/htm0 /tmp/ref.bin 300 42
+	echo "$output"
+	[ "$output" = ok ]
+	[ "$(guest htmtest seek-end /dev/htm0)" -eq $SIZE ]
+}
+
+@test "two channels trace two targets at once" {
+	guest htmtest configure /dev/htm0 2 0 0 1
+	guest htmtest configure /dev/htm1 1 1 1 0
+	guest htmtest start /dev/htm0
+	guest htmtest start /dev/htm1
+	sim advance 5000
+	guest 'cat /dev/htm0 > /tmp/a.bin; cat /dev/htm1 > /tmp/b.bin'
+	guest htmtrace verify -t core -n 0 -p 0 -c 1 /tmp/a.bin
+	guest htmtrace verify -t nest -n 1 -p 1 -c 0 /tmp/b.bin
+	run guest htmtrace verify -t core -n 0 -p 0 -c 1 /tmp/b.bin
+	[ "$status" -ne 0 ]
+}
+
+@test "the same target on a second channel is refused with EBUSY" {
+	guest htmtest configure /dev/htm0 2 0 1 2
+	run guest htmtest configure /dev/htm1 2 0 1 2
+	[ "$status" -eq 1 ]
+	[ "$output" = EBUSY ]
+	run guest htmtest status /dev/htm1
+	[ "$output" = "state 0 flags 0 size 0" ]
+	guest htmtest deconfigure /dev/htm0
+	guest htmtest configure /dev/htm1 2 0 1 2
+}
+
+# inject RC: DUMP_DATA fails with RC after the first 1 MiB chunk; the reader
+# gets ERRNO, exactly the bytes before it, and no garbage.
+inject_mid_dump() {
+	trace /dev/htm0 2 0 0 0 20000
+	guest 'cat /dev/htm0 > /tmp/ref.bin'
+	guest htmtest stop /dev/htm0
+	guest htmtest start /dev/htm0
+	sim advance 20000
+	guest htmtest stop /dev/htm0
+	sim fail_op 9
+	sim fail_after 1
+	sim fail_rc "$1"
+	run guest htmtest copy /dev/htm0 /tmp/part.bin 65536
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "bytes $MIB" ]
+	[ "${lines[1]}" = "$2" ]
+	guest cmp -n $MIB /tmp/ref.bin /tmp/part.bin
+	sim reset 1
+}
+
+@test "H_HARDWARE mid-dump: EIO, the bytes before it, no garbage" {
+	inject_mid_dump -1 EIO
+}
+
+@test "H_STATE mid-dump: EIO" {
+	inject_mid_dump -75 EIO
+}
+
+@test "H_PARAMETER mid-dump: EINVAL" {
+	inject_mid_dump -4 EINVAL
+}
+
+@test "H_AUTHORITY mid-dump: EPERM" {
+	inject_mid_dump -10 EPERM
+}
+
+@test "H_RESOURCE mid-dump: ENOSPC" {
+	inject_mid_dump -16 ENOSPC
+}
+
+@test "H_FUNCTION mid-dump: EOPNOTSUPP" {
+	inject_mid_dump -2 EOPNOTSUPP
+}
+
+@test "H_BUSY and H_LONG_BUSY are waited out and counted" {
+	trace /dev/htm0 2 0 0 0 3000
+	guest 'cat /dev/htm0 > /tmp/ref.bin'
+	guest htmtest deconfigure /dev/htm0
+	trace /dev/htm0 2 0 0 0 3000
+	sim busy_every 2
+	guest 'cat /dev/htm0 > /tmp/busy.bin'
+	guest cmp /tmp/ref.bin /tmp/busy.bin
+	[ "$(counter htm0 busy_retries)" -gt 0 ]
+	sim reset 1
+	guest htmtest stop /dev/htm0
+	sim long_busy 9900
+	sim long_busy_count 3
+	guest 'dd if=/dev/htm0 of=/tmp/lb.bin bs=1M 2>/dev/null'
+	guest cmp /tmp/ref.bin /tmp/lb.bin
+	[ "$(counter htm0 long_busy_sleeps)" -eq 3 ]
+}
+
+@test "a hypervisor that moves less than the bounce buffer: the dump adapts" {
+	sim max_xfer 262144
+	trace /dev/htm0 2 0 0 0 20000
+	guest 'cat /dev/htm0 > /tmp/x.bin'
+	guest htmtrace verify /tmp/x.bin
+	run guest "grep transfer_bytes /sys/kernel/debug/htmtrace/htm0/config"
+	[ "$output" = "transfer_bytes: 262144" ]
+}
+
+@test "wrong state, bad argument, unknown ioctl: exact errno" {
+	run guest htmtest read /dev/htm0 100
+	[ "$output" = ENODATA ]
+	run guest htmtest start /dev/htm0
+	[ "$output" = EBADFD ]
+	run guest htmtest stop /dev/htm0
+	[ "$output" = EBADFD ]
+	run guest htmtest ioctl-unknown /dev/htm0
+	[ "$output" = ENOTTY ]
+	run guest htmtest ioctl-badptr /dev/htm0
+	[ "$output" = EFAULT ]
+	run guest htmtest configure /dev/htm0 2 0 0 0 0 1
+	[ "$output" = EINVAL ]
+	run guest htmtest configure /dev/htm0 2 0 0 0 4
+	[ "$output" = EINVAL ]
+	run guest htmtest configure /dev/htm0 7 0 0 0
+	[ "$output" = EINVAL ]
+	# a target the hypervisor does not have
+	run guest htmtest configure /dev/htm0 2 9 0 0
+	[ "$output" = EINVAL ]
+	run guest htmtest status /dev/htm0
+	[ "$output" = "state 0 flags 0 size 0" ]
+	guest htmtest configure /dev/htm0 2 0 0 0
+	run guest htmtest read /dev/htm0 100
+	[ "$output" = ENODATA ]
+	run guest htmtest configure /dev/htm0 2 0 0 1
+	[ "$output" = EBADFD ]
+	assert_no_splat
+}
+
+@test "non-root: the device is refused, and configuring needs CAP_PERFMON" {
+	run guest htmtest runas 1000 htmtest status /dev/htm0
+	[ "$output" = EACCES ]
+	guest chmod 0666 /dev/htm0
+	run guest htmtest runas 1000 htmtest configure /dev/htm0 2 0 0 0
+	[ "$output" = EPERM ]
+	run guest htmtest runas 1000 htmtest setup /dev/htm0 2 0 0 0 16
+	[ "$output" = EPERM ]
+	run guest htmtest runas 1000 htmtest status /dev/htm0
+	[ "$output" = "state 0 flags 0 size 0" ]
+	guest chmod 0600 /dev/htm0
+}
+
+@test "wait-for-stop: read and poll wait until the buffer fills" {
+	# flags 3: no-wrap and wait
+	guest htmtest configure /dev/htm0 2 0 0 0 3
+	guest htmtest start /dev/htm0
+	run guest htmtest read /dev/htm0 4096 nonblock
+	[ "$output" = EAGAIN ]
+	run guest htmtest poll /dev/htm0 300
+	[ "$output" = timeout ]
+	guest '(htmtest read /dev/htm0 4096 > /tmp/r.out; echo done >> /tmp/r.out) > /dev/null 2>&1 &'
+	sleep 1
+	run guest cat /tmp/r.out
+	[ -z "$output" ]
+	sim advance 40000
+	run guest 'for i in $(seq 50); do grep -q done /tmp/r.out && break; sleep 0.1; done; cat /tmp/r.out'
+	echo "$output"
+	[ "${lines[0]}" = 4096 ]
+	run guest htmtest poll /dev/htm0 0
+	[ "$output" = ready ]
+	run guest htmtest status /dev/htm0
+	[ "$output" = "state 3 flags 3 size $SIZE" ]
+}
+
+@test "wait-for-stop: a stop from another file wakes the reader" {
+	guest htmtest configure /dev/htm0 2 0 0 0 2
+	guest htmtest start /dev/htm0
+	sim advance 10
+	guest '(htmtest read /dev/htm0 128 > /tmp/r.out; echo done >> /tmp/r.out) > /dev/null 2>&1 &'
+	sleep 1
+	run guest cat /tmp/r.out
+	[ -z "$output" ]
+	guest htmtest stop /dev/htm0
+	run guest 'for i in $(seq 50); do grep -q done /tmp/r.out && break; sleep 0.1; done; cat /tmp/r.out'
+	[ "${lines[0]}" = 128 ]
+}
+
+@test "information blocks: caps, sysmem and sysproc, iterated, ENOSPC when short" {
+	run guest htmtest info /dev/htm0 caps 128
+	[ "${lines[0]}" = "length 128" ]
+	[ "${lines[1]}" = ok ]
+	run guest htmtest info /dev/htm0 sysmem 65536
+	echo "$output"
+	[ "${lines[1]}" = ok ]
+	len=${lines[0]#length }
+	[ "$len" -gt 32 ]
+	run guest htmtest info /dev/htm0 sysmem $((len - 1))
+	[ "${lines[0]}" = "length $len" ]
+	[ "${lines[1]}" = ENOSPC ]
+	run guest htmtest info /dev/htm0 sysproc 65536
+	[ "${lines[1]}" = ok ]
+	# the same bytes through debugfs
+	run guest "wc -c < /sys/kernel/debug/htmtrace/htm0/sysmem"
+	[ "$output" -eq "$len" ]
+	# more than one block: the iterator was followed
+	[ "$(guest "cat $HVSIM/op_calls" | awk '/SYSMEM|0x0a|sysmem/ { print $NF }' | head -n 1)" -gt 1 ]
+}
+
+@test "rmmod is refused while a device is open or a channel configured" {
+	guest 'sleep 2 < /dev/htm2 > /dev/null 2>&1 & sleep 0.5'
+	run guest rmmod htmtrace_hvsim
+	[ "$status" -ne 0 ]
+	sleep 2
+	guest htmtest configure /dev/htm2 2 1 0 0
+	run guest rmmod htmtrace_hvsim
+	[ "$status" -ne 0 ]
+	guest htmtest deconfigure /dev/htm2
+	guest rmmod htmtrace_hvsim
+	guest rmmod htmtrace
+}
