@@ -273,9 +273,31 @@ static void chan_read_unaligned(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pos, size);
 	pos = size + 12345;
 	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 10, &pos, false), 0);
+	KUNIT_EXPECT_EQ(test, pos, size + 12345);
 	pos = -1;
 	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 10, &pos, false),
 			-EINVAL);
+}
+
+/* A trace smaller than the bounce buffer: one chunk, then EOF. */
+static void chan_read_small_buffer(struct kunit *test)
+{
+	struct htm_chan *chan;
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	loff_t pos;
+
+	fk.log2 = 12;
+	chan = stopped_chan(test, 0);
+	read_and_check(test, chan, 0, 4096, 1000);
+	pos = 4096;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, false),
+			0);
+	KUNIT_EXPECT_EQ(test, pos, 4096);
+	pos = 4000;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, false),
+			96);
+	/* the EOF probe may have written the bounce buffer: fetched again */
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 3);
 }
 
 /* A sequential read costs one DUMP_DATA per chunk, one more for the end. */
@@ -399,6 +421,8 @@ static const struct plan_case plan_cases[] = {
 	{ 4 << 20, 1 << 20, 4 << 20, 4 << 20, 1 << 20 },	/* past the end */
 	{ 12345, 1 << 20, 0, 0, 1 << 20 },			/* size unknown */
 	{ 0, 1 << 20, 4096, 0, 4096 },				/* small buffer */
+	{ 4096, 1 << 20, 4096, 4096, 1 << 20 },			/* its end */
+	{ 70000, 1 << 20, 65536, 65536, 1 << 20 },
 };
 
 static void plan_case_desc(const struct plan_case *c, char *desc)
@@ -468,6 +492,7 @@ static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_configure_error_unwinds),
 	KUNIT_CASE(chan_deconfigure_error_keeps),
 	KUNIT_CASE(chan_read_unaligned),
+	KUNIT_CASE(chan_read_small_buffer),
 	KUNIT_CASE(chan_read_one_hcall_per_chunk),
 	KUNIT_CASE(chan_read_shrinks_transfer),
 	KUNIT_CASE(chan_read_error_midway),

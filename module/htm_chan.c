@@ -165,15 +165,22 @@ EXPORT_SYMBOL_IF_KUNIT(htm_config_check);
  * @pos: byte offset the reader asks for
  * @xfer: bytes per DUMP_DATA (a multiple of PAGE_SIZE)
  * @hw_size: size of the HTM buffer, 0 if unknown
- * @start: receives the chunk's offset: @pos rounded down to @xfer
+ * @start: receives the chunk's offset: @pos rounded down to @xfer, but not
+ *	below @hw_size when @pos is past it
  * @len: receives the chunk's length: @xfer, clipped at @hw_size unless the
  *	chunk starts past it (the hypervisor then says H_NOT_AVAILABLE)
+ *
+ * The chunk always holds @pos.
  */
 void htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start, size_t *len)
 {
 	*start = pos - pos % xfer;
 	*len = xfer;
-	if (hw_size && *start < hw_size)
+	if (!hw_size)
+		return;
+	if (pos >= hw_size)
+		*start = max(*start, hw_size);
+	else
 		*len = min_t(u64, xfer, hw_size - *start);
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_dump_plan);
