@@ -1,0 +1,60 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The test harness itself: the guest boots, and commands round-trip exactly
+# (output bytes, stderr, exit status, timeouts). Needs no module.
+
+load helpers
+
+@test "guest: the kernel and the file systems are up" {
+	run guest 'uname -m; grep -c " debugfs " /proc/mounts; grep -c " /tmp tmpfs" /proc/mounts'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = ppc64le ]
+	[ "${lines[1]}" = 1 ]
+	[ "${lines[2]}" = 1 ]
+}
+
+@test "guest: stdout, stderr and the exit status come back apart" {
+	run --separate-stderr guest 'echo out; echo err >&2; exit 7'
+	[ "$status" -eq 7 ]
+	[ "$output" = out ]
+	[ "$stderr" = err ]
+}
+
+@test "guest: quotes and shell metacharacters survive" {
+	run guest "printf '%s|' \"it's\" 'a \"b\"' '\$HOME' '\\\\' '*'"
+	[ "$status" -eq 0 ]
+	[ "$output" = "it's|a \"b\"|\$HOME|\\\\|*|" ]
+}
+
+@test "guest: binary output comes back byte for byte" {
+	local host
+	host=$(printf '\000\001\r\n\377end' | od -An -tx1)
+	run guest "printf '\\000\\001\\r\\n\\377end' | od -An -tx1"
+	[ "$output" = "$host" ]
+	# and a larger binary stream, through stdout itself
+	run guest 'head -c 65536 /dev/urandom > /tmp/r; md5sum < /tmp/r'
+	sum=${output%% *}
+	[ "$(guest cat /tmp/r | md5sum | cut -d' ' -f1)" = "$sum" ]
+}
+
+@test "guest: a missing trailing newline is kept" {
+	[ "$(guest printf abc | od -An -c | tr -d ' ')" = abc ]
+}
+
+@test "guest: a command that times out is killed and the guest goes on" {
+	GUEST_TIMEOUT=2 run --separate-stderr guest 'echo before; sleep 30; echo after'
+	[ "$status" -eq 124 ]
+	[ "$output" = before ]
+	[[ $stderr == *timeout* ]]
+	run guest echo alive
+	[ "$output" = alive ]
+}
+
+@test "guest: guest_dmesg shows this test's kernel messages only" {
+	guest 'echo htmtrace-harness-probe > /dev/kmsg'
+	run guest_dmesg
+	[ "$status" -eq 0 ]
+	[[ $output == *htmtrace-harness-probe* ]]
+	[[ $output != *"htmtrace-test: test"* ]]
+	assert_no_splat
+}

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0
+# bats helpers for the suites that run in the QEMU pseries guest.
+#
+# A guest suite starts with `load helpers`. The file then boots one guest of
+# its own (setup_file, nothing loaded) and shuts it down in teardown_file,
+# which unloads our modules and fails the file if the post-mortem check
+# (tests/guest.py stop) finds a kernel splat or a kmemleak leak in htmtrace.
+# A file that needs its own setup_file/teardown_file/setup must call
+# guest_boot / guest_shutdown / guest_mark from it.
+#
+#   guest CMD...            run CMD in the guest (the words are joined with
+#                           spaces and run by sh -c, so quote for the guest):
+#                           stdout, stderr and exit status are CMD's, so
+#                           `run guest ...` and `run --separate-stderr guest ...`
+#                           work. GUEST_TIMEOUT=SECS (default 120) bounds it;
+#                           a timeout gives status 124.
+#   guest_load MOD [ARG=VAL...]  insmod /lib/modules/htmtrace/MOD.ko ARG=VAL...
+#   guest_unload MOD        rmmod MOD
+#   guest_unload_all        rmmod whichever of our modules are loaded
+#   guest_loaded MOD        true if MOD is loaded
+#   guest_dmesg             the kernel log since this test began
+#   assert_no_splat         fail if guest_dmesg holds a BUG/WARNING/Oops/...
+#   requires WHAT [ARG]     skip the test unless: module NAME (built),
+#                           tool (built), guest-path PATH, host-cmd CMD
+#
+# HTMTRACE_VARIANT (release|debug, default release) picks the kernel and
+# build/VARIANT/; logs go to build/VARIANT/logs/<file>.*.log.
+
+bats_require_minimum_version 1.5.0
+
+HTM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+HTM_VARIANT=${HTMTRACE_VARIANT:-release}
+HTM_BUILD=${HTMTRACE_BUILD_DIR:-$HTM_TOP/build/$HTM_VARIANT}
+HTM_GUEST=$(basename "$BATS_TEST_FILENAME" .bats)
+HTM_MODDIR=/lib/modules/htmtrace
+# Debian's interpreter: a python3 shim (pyenv, ...) can cost 0.2 s per call.
+HTM_PYTHON=python3
+[ -x /usr/bin/python3 ] && HTM_PYTHON=/usr/bin/python3
+
+guest_py() {
+	"$HTM_PYTHON" "$HTM_TOP/tests/guest.py" "$1" -V "$HTM_VARIANT" -n "$HTM_GUEST" "${@:2}"
+}
+
+guest_boot() {
+	guest_py start "$@"
+}
+
+guest_shutdown() {
+	local rc=0
+	guest_unload_all || { echo "teardown: could not unload our modules" >&2; rc=1; }
+	guest_py stop || rc=1
+	return $rc
+}
+
+setup_file() {
+	guest_boot
+}
+
+teardown_file() {
+	guest_shutdown
+}
+
+setup() {
+	guest_mark
+}
+
+guest() {
+	guest_py run -t "${GUEST_TIMEOUT:-120}" -- "$*"
+}
+
+# Write the test's number and name to the kernel log: guest_dmesg starts
+# there, and the console log shows which test a splat belongs to.
+guest_mark() {
+	local name=${BATS_TEST_DESCRIPTION//[^A-Za-z0-9 _.,:=()\/+-]/_}
+	guest "echo 'htmtrace-test: test $BATS_TEST_NUMBER: $name' > /dev/kmsg"
+}
+
+guest_dmesg() {
+	guest "dmesg | awk 'index(\$0, \"htmtrace-test: test $BATS_TEST_NUMBER:\") { n = NR } \
+		{ line[NR] = \$0 } END { for (i = n + 1; i <= NR; i++) print line[i] }'"
+}
+
+assert_no_splat() {
+	guest_dmesg | "$HTM_PYTHON" "$HTM_TOP/tests/guest.py" check -
+}
+
+guest_load() {
+	guest insmod "$HTM_MODDIR/$1.ko" "${@:2}"
+}
+
+guest_unload() {
+	guest rmmod "$1"
+}
+
+guest_loaded() {
+	guest "[ -d /sys/module/$1 ]"
+}
+
+guest_unload_all() {
+	guest 'for m in htmtrace_kunit htmtrace_hvsim htmtrace; do
+		if [ -d /sys/module/$m ]; then rmmod $m || exit 1; fi
+	done'
+}
+
+requires() {
+	case $1 in
+	module) [ -e "$HTM_BUILD/$2.ko" ] || skip "$2.ko is not built" ;;
+	tool) [ -e "$HTM_BUILD/htmtrace" ] || skip "the htmtrace tool is not built" ;;
+	guest-path) guest "[ -e '$2' ]" || skip "the guest has no $2" ;;
+	host-cmd) command -v "$2" >/dev/null || skip "the host has no $2" ;;
+	*) echo "requires: unknown requirement '$1'" >&2; return 1 ;;
+	esac
+}

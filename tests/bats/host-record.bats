@@ -1,0 +1,335 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host tests of htmtrace's device paths (record, dump, status, caps, setup,
+# sysmem, sysproc and the channel commands) against a fake /dev/htmN:
+# userspace/tests/fakehtm.c, preloaded with LD_PRELOAD, answers the ioctls
+# of uapi/linux/htmtrace.h, serves simulator records through short read()s,
+# logs every operation and fails the one it is told to. The assertions are
+# on the order of operations (deconfigure on every error path), on what the
+# tool writes and on its messages. The driver itself is tested in the guest.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	export TOP
+	make -s -C "$TOP/userspace" O="$TOP/build/host" all fakehtm >&2
+	export HTMTRACE="$TOP/build/host/htmtrace"
+	export FAKEHTM="$TOP/build/host/fakehtm.so"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	export DEV=$BATS_TEST_TMPDIR/htm0
+	export FAKE_HTM_DEV=$DEV
+	export FAKE_HTM_LOG=$BATS_TEST_TMPDIR/log
+	export FAKE_HTM_STATE=$BATS_TEST_TMPDIR/state
+}
+
+# htmtrace against the fake channel.
+fhtm() {
+	LD_PRELOAD=$FAKEHTM "$HTMTRACE" "$@"
+}
+
+# htmtrace without the fake.
+htm() {
+	"$HTMTRACE" "$@"
+}
+
+# The operations the fake saw, on one line.
+ops() {
+	grep -v '^OPEN$' "$FAKE_HTM_LOG" | paste -s -d ' '
+}
+
+# Preset the channel: state flags type node chip core.
+channel() {
+	echo "$*" >"$FAKE_HTM_STATE"
+}
+
+# What the fake's trace holds after its default 40 records in 32 slots.
+expected_trace() {
+	htm simgen -t "$1" -n "$2" -p "$3" -c "$4" --log2 12 --written 40 -o "$5"
+}
+
+TRACE=htm.bin.n0.p2.c5.t2
+XLATE=translation.n0.p2.c5.t2
+
+@test "record: configure, start, stop, read, memory configuration, deconfigure" {
+	run -0 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	[ "$stderr" = "" ]
+	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[0]}" = "traced core node 0 chip 2 core 5 on $DEV" ]
+	[ "${lines[1]}" = "traced for 0 s" ]
+	[ "${lines[2]}" = "wrote 4096 bytes of trace to $TRACE" ]
+	[ "${lines[3]}" = "wrote 128 bytes of memory configuration (1 blocks, 3 entries) to $XLATE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STATUS state=2 STOP READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
+	# The channel is idle again.
+	[ "$(cat "$FAKE_HTM_STATE")" = "0 0 0 0 0 0" ]
+	# The trace is the fake's buffer, byte for byte.
+	run -0 htm verify -t core -n 0 -p 2 -c 5 "$TRACE"
+	[ "${lines[3]}" = "written:       40" ]
+	expected_trace core 0 2 5 want.bin
+	cmp want.bin "$TRACE"
+	# The translation file is the blocks as the driver stored them.
+	run -0 htm sysmem -i "$XLATE"
+	[ "${lines[0]}" = "$XLATE: 1 blocks, 3 entries, 128 bytes" ]
+	[ "${lines[1]}" = "block 0: offset 0, 3 entries, next 0x0000000000000000" ]
+}
+
+@test "record: -o puts both files in a directory" {
+	mkdir out
+	run -0 fhtm record -d "$DEV" -t nest -n 1 -p 0 -c 0 -o out --duration 0
+	[ "${lines[2]}" = "wrote 4096 bytes of trace to out/htm.bin.n1.p0.c0.t1" ]
+	[ -f out/htm.bin.n1.p0.c0.t1 ]
+	[ -f out/translation.n1.p0.c0.t1 ]
+	[ "$(ls out | wc -l)" -eq 2 ]
+}
+
+@test "record: short reads of any size give the same trace" {
+	expected_trace core 0 2 5 want.bin
+	for spec in 1000:1M 128:4096 333:1000 4096:7 100000:100 64:1; do
+		export FAKE_HTM_CHUNK=${spec%%:*}
+		rm -f "$FAKE_HTM_LOG" "$TRACE"
+		run -0 fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0 --bs "${spec#*:}"
+		cmp want.bin "$TRACE"
+		grep -qx "READ EOF at 4096" "$FAKE_HTM_LOG"
+	done
+}
+
+@test "record: a read interrupted by a signal (EINTR) is retried" {
+	export FAKE_HTM_EINTR=1
+	run -0 fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	grep -qx "READ EINTR" "$FAKE_HTM_LOG"
+	expected_trace core 0 2 5 want.bin
+	cmp want.bin "$TRACE"
+}
+
+@test "record --nowrap: the flag is passed; a trace that stopped itself is not stopped again" {
+	export FAKE_HTM_SELFSTOP=1
+	run -0 fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --nowrap --duration 0
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=3 READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
+}
+
+@test "record -- COMMAND: the workload runs between start and stop" {
+	run -0 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- \
+		sh -c 'echo WORKLOAD >>"$FAKE_HTM_LOG"; exit 3'
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START WORKLOAD STATUS state=2 STOP READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
+	[ "${lines[1]}" = "workload exited with status 3" ]
+	[ -f "$TRACE" ]
+}
+
+@test "record -- COMMAND: the command's arguments are its own" {
+	run -0 fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 \
+		sh -c 'printf "%s|" "$@" >args' sh -t x --duration 1 -- y
+	[ "$(cat args)" = "-t|x|--duration|1|--|y|" ]
+}
+
+@test "record -- COMMAND: a workload killed by a signal is reported" {
+	run -0 fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- sh -c 'kill -KILL $$'
+	[ "${lines[1]}" = "workload killed by signal 9" ]
+}
+
+@test "record: a command that cannot run: exit 1, stopped, deconfigured, no files" {
+	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- no-such-command-htm
+	[ "${stderr_lines[0]}" = "htmtrace record: run 'no-such-command-htm': No such file or directory" ]
+	[ "${stderr_lines[1]}" = "htmtrace record: removed the partial $TRACE and $XLATE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STOP DECONFIGURE" ]
+	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
+}
+
+@test "record: a failed start: deconfigured, never stopped, no files" {
+	export FAKE_HTM_FAIL=start:5
+	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- touch ran
+	[ "${stderr_lines[0]}" = "htmtrace record: start $DEV: Input/output error" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START FAIL 5 DECONFIGURE" ]
+	[ ! -e ran ]
+	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
+}
+
+@test "record: a busy target: exit 1 with a hint, nothing to deconfigure" {
+	export FAKE_HTM_FAIL=configure:16
+	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace record: configure $DEV: Device or resource busy" ]
+	[ "${stderr_lines[1]}" = "htmtrace record: the target is held by another channel or perf event, or the hypervisor stayed busy" ]
+	[ "$(ops)" = "CONFIGURE FAIL 16" ]
+	[ ! -e "$TRACE" ]
+}
+
+@test "record: a channel configured by someone else is left as it was" {
+	channel 1 0 2 0 9 9
+	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace record: configure $DEV: File descriptor in bad state" ]
+	[ "${stderr_lines[1]}" = "htmtrace record: the channel is not in a state where this applies (htmtrace status)" ]
+	[ "$(ops)" = "CONFIGURE FAIL 77" ]
+	[ "$(cat "$FAKE_HTM_STATE")" = "1 0 2 0 9 9" ]
+}
+
+@test "record: missing permission gets a capability hint" {
+	export FAKE_HTM_FAIL=configure:1
+	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace record: configure $DEV: Operation not permitted" ]
+	[ "${stderr_lines[1]}" = "htmtrace record: this needs CAP_PERFMON or CAP_SYS_ADMIN" ]
+}
+
+@test "record: a failed stop: exit 1, deconfigured, no files" {
+	export FAKE_HTM_FAIL=stop:5
+	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace record: stop $DEV: Input/output error" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STATUS state=2 STOP FAIL 5 DECONFIGURE" ]
+	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
+}
+
+@test "record: a read error mid-dump: exit 1 at its offset, deconfigured, no files" {
+	export FAKE_HTM_FAIL=read:5:2048
+	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace record: read $DEV at offset 3000: Input/output error" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STATUS state=2 STOP READ FAIL 5 DECONFIGURE" ]
+	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
+}
+
+@test "record: memory configuration larger than the first buffer is fetched whole" {
+	export FAKE_HTM_BLOCKS=3 FAKE_HTM_ENTRIES=2043
+	run -0 fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	[ "${lines[3]}" = "wrote 196224 bytes of memory configuration (3 blocks, 6129 entries) to $XLATE" ]
+	grep -qx "SYSMEM size=65536 ENOSPC length=196224" "$FAKE_HTM_LOG"
+	grep -qx "SYSMEM size=196224 length=196224" "$FAKE_HTM_LOG"
+	[ "$(stat -c %s "$XLATE")" -eq 196224 ]
+	run -0 htm sysmem -i "$XLATE"
+	[ "${lines[0]}" = "$XLATE: 3 blocks, 6129 entries, 196224 bytes" ]
+	[ "${lines[1]}" = "block 0: offset 0, 2043 entries, next 0x00000000000007fb" ]
+	[ "${lines[3]}" = "block 2: offset 130816, 2043 entries, next 0x0000000000000000" ]
+}
+
+@test "record: a failed memory configuration: exit 1, deconfigured, no files" {
+	export FAKE_HTM_FAIL=sysmem:5
+	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace record: memory configuration $DEV: Input/output error" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STATUS state=2 STOP READ EOF at 4096 SYSMEM FAIL 5 DECONFIGURE" ]
+	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
+}
+
+@test "record: a failed deconfigure is an error, but the complete files stay" {
+	export FAKE_HTM_FAIL=deconfigure:5
+	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace record: deconfigure $DEV: Input/output error" ]
+	[ "${lines[2]}" = "wrote 4096 bytes of trace to $TRACE" ]
+	run -0 htm verify "$TRACE"
+	[ "$(stat -c %s "$XLATE")" -eq 128 ]
+}
+
+@test "record without a workload traces until SIGINT" {
+	LD_PRELOAD=$FAKEHTM "$HTMTRACE" record -d "$DEV" -t core -n 0 -p 2 -c 5 \
+		>out.txt 2>err.txt &
+	local pid=$! i
+	for ((i = 0; i < 200; i++)); do
+		grep -qx START "$FAKE_HTM_LOG" 2>/dev/null && break
+		sleep 0.05
+	done
+	kill -INT "$pid"
+	run -0 wait "$pid"
+	[ "$(cat err.txt)" = "htmtrace record: tracing; press Ctrl-C to stop" ]
+	[ "$(sed -n 2p out.txt)" = "traced until a signal" ]
+	[ "$(sed -n 3p out.txt)" = "wrote 4096 bytes of trace to $TRACE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STATUS state=2 STOP READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
+}
+
+@test "record --duration traces at least that long" {
+	local t0 t1
+	t0=$(date +%s%N)
+	run -0 fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0.3
+	t1=$(date +%s%N)
+	[ $(((t1 - t0) / 1000000)) -ge 300 ]
+	[ "${lines[1]}" = "traced for 0.3 s" ]
+}
+
+@test "configure, start, status, stop, dump, deconfigure as separate commands" {
+	run -0 --separate-stderr fhtm configure -d "$DEV" -t nest -n 1 -p 2 -c 3 --nowrap --wait
+	[ "$output" = "" ] && [ "$stderr" = "" ]
+	run -0 fhtm status -d "$DEV"
+	[ "${#lines[@]}" -eq 5 ]
+	[ "${lines[0]}" = "device:      $DEV" ]
+	[ "${lines[1]}" = "state:       configured" ]
+	[ "${lines[2]}" = "target:      nest node 1 chip 2 core 3" ]
+	[ "${lines[3]}" = "flags:       nowrap,wait" ]
+	[ "${lines[4]}" = "buffer size: 4096 bytes (2^12)" ]
+	run -0 fhtm start -d "$DEV"
+	run -0 fhtm status -d "$DEV"
+	[ "${lines[1]}" = "state:       tracing" ]
+	run -0 fhtm stop -d "$DEV"
+	run -0 fhtm status -d "$DEV"
+	[ "${lines[1]}" = "state:       stopped" ]
+	run -0 --separate-stderr fhtm dump -d "$DEV" -o t.bin
+	[ "$output" = "wrote 4096 bytes from $DEV to t.bin" ]
+	run -0 htm verify -t nest -n 1 -p 2 -c 3 t.bin
+	run -0 fhtm deconfigure -d "$DEV"
+	run -0 fhtm status -d "$DEV"
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[1]}" = "state:       idle" ]
+	[ "$(ops)" = "CONFIGURE type=1 node=1 chip=2 core=3 flags=0x3 STATUS state=1 START STATUS state=2 STOP STATUS state=3 READ EOF at 4096 DECONFIGURE STATUS state=0" ]
+}
+
+@test "dump: to standard output, with any read size" {
+	channel 3 0 2 0 2 5
+	expected_trace core 0 2 5 want.bin
+	for bs in 1M 100 1; do
+		fhtm dump -d "$DEV" --bs "$bs" >out.bin
+		cmp want.bin out.bin
+	done
+	fhtm dump -d "$DEV" -o - >out.bin
+	cmp want.bin out.bin
+}
+
+@test "dump of an idle channel: exit 1 with ENODATA, no output file" {
+	run -1 --separate-stderr fhtm dump -d "$DEV" -o x.bin
+	[ "${stderr_lines[0]}" = "htmtrace dump: read $DEV at offset 0: No data available" ]
+	[ "${stderr_lines[1]}" = "htmtrace dump: removed the partial x.bin" ]
+	[ ! -e x.bin ]
+}
+
+@test "start on an unconfigured channel: EBADFD with a hint" {
+	run -1 --separate-stderr fhtm start -d "$DEV"
+	[ "${stderr_lines[0]}" = "htmtrace start: start $DEV: File descriptor in bad state" ]
+	[ "${stderr_lines[1]}" = "htmtrace start: the channel is not in a state where this applies (htmtrace status)" ]
+}
+
+@test "caps: hex dump of the 128-byte block" {
+	run -0 fhtm caps -d "$DEV"
+	[ "${#lines[@]}" -eq 9 ]
+	[ "${lines[0]}" = "HTM capabilities from $DEV (128 bytes):" ]
+	[ "${lines[1]}" = "00000000  00 01 02 03 04 05 06 07  08 09 0a 0b 0c 0d 0e 0f  |................|" ]
+	[ "${lines[5]}" = "00000040  40 41 42 43 44 45 46 47  48 49 4a 4b 4c 4d 4e 4f  |@ABCDEFGHIJKLMNO|" ]
+	[ "${lines[8]}" = "00000070  70 71 72 73 74 75 76 77  78 79 7a 7b 7c 7d 7e 7f  |pqrstuvwxyz{|}~.|" ]
+}
+
+@test "setup: the target and size reach the driver" {
+	run -0 fhtm setup -d "$DEV" -t core -n 0 -p 1 -c 2 -s 20
+	[ "$output" = "HTM buffer of core node 0 chip 1 core 2 set to 2^20 bytes; on PowerVM it may take effect only after a CEC reboot" ]
+	[ "$(ops)" = "SETUP type=2 node=0 chip=1 core=2 log2=20" ]
+}
+
+@test "sysmem and sysproc from the device: summary, raw file, growth" {
+	run -0 fhtm sysmem -d "$DEV"
+	[ "${lines[0]}" = "$DEV: 1 blocks, 3 entries, 128 bytes" ]
+	run -0 fhtm sysproc -d "$DEV"
+	[ "${lines[0]}" = "$DEV: 1 blocks, 3 entries, 80 bytes" ]
+	run -0 fhtm sysmem -d "$DEV" -o m.bin
+	[ "$output" = "wrote 128 bytes (1 blocks, 3 entries) to m.bin" ]
+	[ "$(stat -c %s m.bin)" -eq 128 ]
+	export FAKE_HTM_BLOCKS=5 FAKE_HTM_ENTRIES=1000
+	run -0 fhtm sysproc -d "$DEV" -o p.bin
+	[ "$output" = "wrote 80160 bytes (5 blocks, 5000 entries) to p.bin" ]
+	run -0 htm sysproc -i p.bin
+	[ "${lines[5]}" = "block 4: offset 64128, 1000 entries, next 0x0000000000000000" ]
+	export FAKE_HTM_FAIL=sysproc:5
+	run -1 --separate-stderr fhtm sysproc -d "$DEV" -o q.bin
+	[ "${stderr_lines[0]}" = "htmtrace sysproc: processor configuration $DEV: Input/output error" ]
+	[ ! -e q.bin ]
+}
+
+@test "setup: EPERM names the capability setup needs" {
+	export FAKE_HTM_FAIL=setup:1
+	run -1 --separate-stderr fhtm setup -d "$DEV" -t core -n 0 -p 1 -c 2 -s 20
+	[ "${stderr_lines[0]}" = "htmtrace setup: setup $DEV: Operation not permitted" ]
+	[ "${stderr_lines[1]}" = "htmtrace setup: this needs CAP_SYS_ADMIN" ]
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Loading and unloading htmtrace.ko and the simulator in QEMU pseries: the
+# devices come and go with the backend, unload is refused while the simulator
+# holds the driver, and bad module parameters are refused with a clear message.
+
+load helpers
+
+teardown() {
+	guest_unload_all
+}
+
+backend() {
+	guest cat /sys/kernel/debug/htmtrace/backend
+}
+
+# The /dev/htmN nodes, one per line, in numeric order.
+htm_devices() {
+	guest 'ls /dev | grep "^htm[0-9][0-9]*$" | sed s/htm// | sort -n | sed s/^/htm/'
+}
+
+@test "htmtrace.ko loads and unloads cleanly three times in a row" {
+	for _ in 1 2 3; do
+		guest_load htmtrace
+		guest_loaded htmtrace
+		guest_unload htmtrace
+		run guest_loaded htmtrace
+		[ "$status" -ne 0 ]
+	done
+	assert_no_splat
+}
+
+@test "without the simulator: one H_HTM line says no /dev/htm devices were made" {
+	guest_load htmtrace
+	run guest_dmesg
+	echo "$output"
+	[ "$(grep -c H_HTM <<<"$output")" -eq 1 ]
+	grep H_HTM <<<"$output" | grep -q /dev/htm
+	run guest test -e /dev/htm0
+	[ "$status" -ne 0 ]
+	[ -z "$(htm_devices)" ]
+	[ "$(backend)" = pseries ]
+}
+
+@test "loading the simulator makes /dev/htm0../dev/htm3, mode 0600, backend hvsim" {
+	guest_load htmtrace
+	guest_load htmtrace_hvsim
+	[ "$(htm_devices | tr '\n' ' ')" = "htm0 htm1 htm2 htm3 " ]
+	run guest 'stat -c "%A %u %g" /dev/htm0 /dev/htm1 /dev/htm2 /dev/htm3'
+	[ "${#lines[@]}" -eq 4 ]
+	for line in "${lines[@]}"; do
+		[ "$line" = "crw------- 0 0" ]
+	done
+	[ "$(backend)" = hvsim ]
+	assert_no_splat
+}
+
+@test "unloading the simulator removes the devices and restores the pseries backend" {
+	guest_load htmtrace
+	guest_load htmtrace_hvsim
+	guest_unload htmtrace_hvsim
+	[ -z "$(htm_devices)" ]
+	[ "$(backend)" = pseries ]
+	guest_unload htmtrace
+	assert_no_splat
+}
+
+@test "htmtrace.ko cannot be unloaded while the simulator is loaded" {
+	guest_load htmtrace
+	guest_load htmtrace_hvsim
+	run guest rmmod htmtrace
+	[ "$status" -ne 0 ]
+	guest_loaded htmtrace
+	guest_loaded htmtrace_hvsim
+	[ "$(htm_devices | wc -l)" -eq 4 ]
+}
+
+@test "channels=N gives /dev/htm0../dev/htm(N-1)" {
+	guest_load htmtrace channels=2
+	guest_load htmtrace_hvsim
+	[ "$(htm_devices | tr '\n' ' ')" = "htm0 htm1 " ]
+	guest_unload_all
+	guest_load htmtrace channels=64
+	guest_load htmtrace_hvsim
+	[ "$(htm_devices | wc -l)" -eq 64 ]
+	[ "$(htm_devices | tail -n 1)" = htm63 ]
+}
+
+# insmod htmtrace.ko ARG must fail and say which parameter is out of range.
+refused() {
+	local param=${1%%=*}
+	guest_mark
+	run --separate-stderr guest_load htmtrace "$1"
+	[ "$status" -ne 0 ]
+	run guest_loaded htmtrace
+	[ "$status" -ne 0 ]
+	run guest_dmesg
+	echo "$output"
+	grep "$param" <<<"$output" | grep -q "out of range"
+}
+
+@test "channels=0 is refused: out of range" {
+	refused channels=0
+}
+
+@test "channels=65 is refused: out of range" {
+	refused channels=65
+}
+
+@test "bounce_kb=0 is refused: out of range" {
+	refused bounce_kb=0
+}
+
+@test "bounce_kb=63 and bounce_kb=65537 are refused: out of range" {
+	refused bounce_kb=63
+	refused bounce_kb=65537
+}
+
+@test "the parameter limits themselves are accepted" {
+	for arg in channels=1 channels=64 bounce_kb=64 bounce_kb=65536; do
+		guest_load htmtrace "$arg"
+		guest_unload htmtrace
+	done
+	assert_no_splat
+}

@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Run the htmtrace QEMU pseries test guest and talk to it.
+
+  guest.py start [-V VARIANT] [-n NAME] [--share DIR]   boot, wait until ready
+  guest.py run   [-V VARIANT] [-n NAME] [-t SECS] TEXT...
+                 run TEXT with sh -c in the guest: its stdout, stderr and exit
+                 status become ours (124: timed out, 125: harness failure)
+  guest.py stop  [-V VARIANT] [-n NAME]                 kmemleak scan, dmesg,
+                 poweroff, then the post-mortem check: exit 1 on a splat or leak
+  guest.py check CONSOLE.log [KMEMLEAK.log]             post-mortem of old logs
+                 (CONSOLE.log "-": a kernel log on stdin)
+
+VARIANT (release|debug, default $HTMTRACE_VARIANT or release) picks the kernel
+and build/VARIANT/ (modules and tool, packed by tests/initramfs.sh). NAME
+(default "guest") tells guests apart: state in build/VARIANT/guests/NAME/,
+logs in build/VARIANT/logs/NAME.{console,qemu,dmesg,kmemleak}.log.
+
+The console (/dev/hvc0) goes to NAME.console.log. Commands travel on a second
+spapr-vty (/dev/hvc1), through a unix socket, served by tests/guest/init (the
+protocol is described there). QEMU runs under timeout(1), so a forgotten guest
+dies after $HTMTRACE_GUEST_LIFETIME seconds (default 3600) whatever happens.
+"""
+
+import argparse
+import base64
+import fcntl
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BOOT_TIMEOUT = int(os.environ.get('HTMTRACE_BOOT_TIMEOUT', '300'))
+LIFETIME = int(os.environ.get('HTMTRACE_GUEST_LIFETIME', '3600'))
+CMD_TIMEOUT = int(os.environ.get('GUEST_TIMEOUT', '120'))
+GRACE = 30          # seconds the host waits beyond the guest-side timeout
+READY = 'htmtrace-guest: ready'
+MACHINE = ('pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,'
+           'cap-ccf-assist=off')
+
+# Kernel log lines that fail a run. "INFO: " is lockdep's and the hung-task
+# detector's prefix; "Call Trace:" catches any other stack dump.
+SPLATS = [
+    r'\bBUG:', r'kernel BUG at', r'\bWARNING:', r'KASAN:', r'UBSAN:',
+    r'possible circular locking', r'inconsistent lock state',
+    r'possible recursive locking', r'\bINFO: ', r'\bOops\b', r'Kernel panic',
+    r'Unable to handle kernel', r'Call Trace:',
+]
+SPLAT_RE = re.compile('|'.join(SPLATS))
+MARK = 'htmtrace-test: '     # test names written to the log by the bats helpers
+
+
+def die(msg, code=125):
+    print(f'guest: {msg}', file=sys.stderr)
+    sys.exit(code)
+
+
+class Guest:
+    def __init__(self, variant, name):
+        self.variant, self.name = variant, name
+        self.bdir = os.environ.get('HTMTRACE_BUILD_DIR',
+                                   os.path.join(TOP, 'build', variant))
+        self.dir = os.path.join(TOP, 'build', variant, 'guests', name)
+        logs = os.path.join(TOP, 'build', variant, 'logs')
+        self.log = {k: os.path.join(logs, f'{name}.{k}.log')
+                    for k in ('console', 'qemu', 'dmesg', 'kmemleak')}
+        self.state_file = os.path.join(self.dir, 'state.json')
+        self.wedged_file = os.path.join(self.dir, 'wedged')
+
+    # --- state ------------------------------------------------------------
+    def state(self):
+        try:
+            with open(self.state_file) as f:
+                return json.load(f)
+        except FileNotFoundError:
+            return None
+
+    def alive(self):
+        st = self.state()
+        if not st:
+            return False
+        try:
+            with open(f'/proc/{st["pid"]}/cmdline', 'rb') as f:
+                return b'qemu-system' in f.read()
+        except OSError:
+            return False
+
+    def kernel(self):
+        if os.environ.get('HTMTRACE_KERNEL'):
+            return os.environ['HTMTRACE_KERNEL']
+        vmlinux = os.path.join(TOP, 'build', self.variant, 'kdir', 'vmlinux')
+        if os.path.exists(vmlinux):
+            return vmlinux
+        kdir = subprocess.run([os.path.join(TOP, 'tests', 'kernel.sh'), self.variant],
+                              check=True, stdout=subprocess.PIPE, text=True).stdout
+        return os.path.join(kdir.strip(), 'vmlinux')
+
+    # --- start ------------------------------------------------------------
+    def start(self, share=None):
+        if self.alive():
+            print(f'guest: {self.name} was still running; killing it', file=sys.stderr)
+            self.kill()
+        os.makedirs(self.dir, exist_ok=True)
+        os.makedirs(os.path.dirname(self.log['console']), exist_ok=True)
+        for f in [self.wedged_file] + list(self.log.values()):
+            if os.path.exists(f):
+                os.unlink(f)
+        initrd = os.path.join(self.dir, 'initramfs.cpio.gz')
+        try:
+            subprocess.run([os.path.join(TOP, 'tests', 'initramfs.sh'), self.variant,
+                            initrd], check=True)
+            vmlinux = self.kernel()
+        except subprocess.CalledProcessError as e:
+            die(f'boot failed: {" ".join(e.cmd)} exited with {e.returncode}', 1)
+        sockdir = tempfile.mkdtemp(prefix='htmg-')   # short: sun_path is 108 bytes
+        sock = os.path.join(sockdir, 'ctl')
+        qemu = ['qemu-system-ppc64', '-M', MACHINE, '-cpu', 'power9', '-m', '1G',
+                '-smp', '2', '-nodefaults', '-no-user-config', '-display', 'none',
+                '-no-reboot', '-kernel', vmlinux, '-initrd', initrd,
+                '-append', 'console=hvc0 panic=-1 kunit.enable=1',
+                '-chardev', f'file,id=con,path={self.log["console"]}',
+                '-device', 'spapr-vty,chardev=con',
+                '-chardev', f'socket,id=ctl,path={sock},server=on,wait=off',
+                '-device', 'spapr-vty,chardev=ctl']
+        if share:
+            qemu += ['-virtfs', f'local,path={os.path.abspath(share)},mount_tag=host,'
+                     'security_model=none,id=host']
+        t0 = time.time()
+        with open(self.log['qemu'], 'w') as qlog:
+            proc = subprocess.Popen(['timeout', '-k', '10', str(LIFETIME)] + qemu,
+                                    stdin=subprocess.DEVNULL, stdout=qlog,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+        with open(self.state_file, 'w') as f:
+            json.dump({'pid': proc.pid, 'sock': sock, 'started': t0}, f)
+
+        deadline = t0 + BOOT_TIMEOUT
+        while not self._console_has(READY):
+            if proc.poll() is not None or time.time() > deadline:
+                why = 'QEMU exited' if proc.poll() is not None else \
+                    f'not ready after {BOOT_TIMEOUT} s'
+                self.kill()
+                self._show_tail()
+                die(f'boot failed: {why}', 1)
+            time.sleep(0.1)
+        boot = time.time() - t0
+        t1 = time.time()
+        out, err, rc = self.run('echo pong', 60)
+        if (out, rc) != (b'pong\n', 0):
+            self.kill()
+            die(f'command channel broken: {out!r} {err!r} {rc}', 1)
+        print(f'guest: {self.name} ({self.variant}) ready in {boot:.1f} s, '
+              f'round trip {1000 * (time.time() - t1):.0f} ms, '
+              f'console {self.log["console"]}', file=sys.stderr)
+
+    def _console_has(self, text):
+        try:
+            with open(self.log['console'], errors='replace') as f:
+                return text in f.read()
+        except FileNotFoundError:
+            return False
+
+    def _show_tail(self, n=40):
+        for k in ('console', 'qemu'):
+            try:
+                with open(self.log[k], errors='replace') as f:
+                    lines = f.read().splitlines()[-n:]
+            except FileNotFoundError:
+                continue
+            print(f'--- last lines of {self.log[k]}', file=sys.stderr)
+            for line in lines:
+                print(line, file=sys.stderr)
+
+    # --- run --------------------------------------------------------------
+    def run(self, text, timeout=CMD_TIMEOUT):
+        """Run text in the guest; return (stdout bytes, stderr bytes, status)."""
+        if os.path.exists(self.wedged_file):
+            with open(self.wedged_file) as f:
+                return b'', f'guest: wedged earlier by: {f.read()}\n'.encode(), 125
+        st = self.state()
+        if not st or not self.alive():
+            return b'', f'guest: {self.name} is not running\n'.encode(), 125
+        rid = secrets.token_hex(6)
+        b64 = base64.b64encode(text.encode()).decode()
+        with open(os.path.join(self.dir, 'lock'), 'w') as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(st['sock'])
+            except OSError as e:
+                return b'', f'guest: cannot reach the guest: {e}\n'.encode(), 125
+            with s:
+                t0 = time.time()
+                s.sendall(f'REQ {rid} {timeout} {b64}\n'.encode())
+                reply = self._receive(s, rid, t0 + timeout + GRACE)
+        if reply is None:
+            with open(self.wedged_file, 'w') as f:
+                f.write(text)
+            return b'', (f'guest: no answer {timeout + GRACE} s after sending: {text}\n'
+                         'guest: the guest is wedged; later commands fail\n').encode(), 124
+        if reply == 'eof':
+            return b'', b'guest: QEMU closed the channel (guest died?)\n', 125
+        out, err, rc = reply
+        if rc == 137 and time.time() - t0 >= timeout:
+            err += f'guest: killed after the {timeout} s timeout\n'.encode()
+            rc = 124
+        return out, err, rc
+
+    @staticmethod
+    def _receive(s, rid, deadline):
+        """Read the reply to request rid; None on timeout, 'eof' if QEMU left."""
+        buf, section = b'', None
+        parts = {'OUT': [], 'ERR': []}
+        while True:
+            left = deadline - time.time()
+            if left <= 0:
+                return None
+            s.settimeout(left)
+            try:
+                data = s.recv(65536)
+            except socket.timeout:
+                return None
+            if not data:
+                return 'eof'
+            if section:             # output is flowing: be patient
+                deadline = max(deadline, time.time() + GRACE)
+            buf += data
+            *lines, buf = buf.split(b'\n')
+            for line in lines:
+                line = line.decode('ascii', 'replace').strip()
+                words = line.split()
+                if len(words) >= 2 and words[0].startswith('@@HTMG-'):
+                    if words[1] != rid:
+                        section = None      # a stale reply: skip it
+                    elif words[0] == '@@HTMG-END':
+                        return (base64.b64decode(''.join(parts['OUT'])),
+                                base64.b64decode(''.join(parts['ERR'])), int(words[2]))
+                    else:
+                        section = words[0][len('@@HTMG-'):]
+                elif section and line:
+                    parts[section].append(line)
+
+    # --- stop -------------------------------------------------------------
+    def stop(self):
+        """Collect kmemleak and dmesg, power off, return the post-mortem findings."""
+        findings = []
+        kmemleak = None
+        if not self.alive():
+            findings.append('the guest was not running at the end (crashed or killed)')
+        elif os.path.exists(self.wedged_file):
+            with open(self.wedged_file) as f:
+                findings.append(f'the guest was wedged by: {f.read()}')
+        else:
+            out, err, rc = self.run(
+                'f=/sys/kernel/debug/kmemleak; [ -e $f ] || exit 3; '
+                'echo scan > $f && sleep 6 && echo scan > $f && cat $f', 900)
+            if rc == 0:
+                kmemleak = self.log['kmemleak']
+                with open(kmemleak, 'wb') as f:
+                    f.write(out)
+            elif rc != 3:
+                findings.append(f'kmemleak scan failed ({rc}): {err.decode(errors="replace")}')
+            out, _, _ = self.run('dmesg', 60)
+            with open(self.log['dmesg'], 'wb') as f:
+                f.write(out)
+            self.poweroff()
+        self.kill()
+        findings += postmortem(self.log['console'], kmemleak)
+        return findings
+
+    def poweroff(self):
+        st = self.state()
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.connect(st['sock'])
+                b64 = base64.b64encode(b'poweroff -f').decode()
+                s.sendall(f'REQ off 10 {b64}\n'.encode())
+                deadline = time.time() + 60
+                while self.alive() and time.time() < deadline:
+                    time.sleep(0.1)
+        except OSError:
+            pass
+
+    def kill(self):
+        st = self.state()
+        if not st:
+            return
+        if self.alive():
+            try:
+                os.kill(st['pid'], signal.SIGTERM)  # timeout(1) passes it to QEMU
+                for _ in range(100):
+                    if not self.alive():
+                        break
+                    time.sleep(0.1)
+                else:
+                    os.killpg(st['pid'], signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(os.path.dirname(st['sock']), ignore_errors=True)
+        os.unlink(self.state_file)
+
+
+def postmortem(console, kmemleak=None):
+    """Splats in the console log; kmemleak objects allocated by our modules."""
+    findings = []
+    ignore = os.environ.get('HTMTRACE_POSTMORTEM_IGNORE')
+    try:
+        if console == '-':
+            lines = sys.stdin.read().splitlines()
+        else:
+            with open(console, errors='replace') as f:
+                lines = f.read().splitlines()
+    except FileNotFoundError:
+        return [f'no console log {console}']
+    for i, line in enumerate(lines):
+        if MARK in line or (ignore and re.search(ignore, line)):
+            continue
+        if SPLAT_RE.search(line):
+            findings.append(f'{os.path.basename(console)}:{i + 1}: {line.strip()}')
+    if kmemleak:
+        with open(kmemleak, errors='replace') as f:
+            objects = re.split(r'^unreferenced object ', f.read(), flags=re.M)[1:]
+        # A frame of an unloaded module prints as a bare address; the guest
+        # loads no module but ours.
+        ours = [o for o in objects
+                if 'htmtrace' in o or re.search(r'^\s+0x[0-9a-f]+$', o, re.M)]
+        for o in ours:
+            findings.append(f'kmemleak: unreferenced object {o.strip()}')
+        if objects:
+            print(f'guest: kmemleak: {len(ours)} leak(s) from htmtrace, '
+                  f'{len(objects) - len(ours)} unrelated object(s) ignored '
+                  f'({kmemleak})', file=sys.stderr)
+    return findings
+
+
+def report(findings, what):
+    if not findings:
+        print(f'guest: post-mortem of {what}: clean', file=sys.stderr)
+        return 0
+    print(f'guest: post-mortem: {len(findings)} problem(s):', file=sys.stderr)
+    for f in findings:
+        print(f'  {f}', file=sys.stderr)
+    return 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    for name in ('start', 'run', 'stop'):
+        p = sub.add_parser(name)
+        p.add_argument('-V', '--variant', default=os.environ.get('HTMTRACE_VARIANT', 'release'))
+        p.add_argument('-n', '--name', default='guest')
+        if name == 'start':
+            p.add_argument('--share', help='host folder mounted at /host in the guest')
+        if name == 'run':
+            p.add_argument('-t', '--timeout', type=int, default=CMD_TIMEOUT)
+            p.add_argument('text', nargs='+')
+    p = sub.add_parser('check')
+    p.add_argument('console')
+    p.add_argument('kmemleak', nargs='?')
+    a = ap.parse_args()
+
+    if a.cmd == 'check':
+        return report(postmortem(a.console, a.kmemleak), a.console)
+    g = Guest(a.variant, a.name)
+    if a.cmd == 'start':
+        g.start(a.share)
+        return 0
+    if a.cmd == 'run':
+        out, err, rc = g.run(' '.join(a.text), a.timeout)
+        sys.stdout.buffer.write(out)
+        sys.stderr.buffer.write(err)
+        return rc
+    return report(g.stop(), g.name)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

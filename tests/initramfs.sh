@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Pack the QEMU pseries guest's initramfs: busybox, /init (the command server,
+# tests/guest/init), the modules and the htmtrace tool of one build variant.
+#
+#   tests/initramfs.sh release|debug OUT.cpio.gz
+#
+# Layout in the guest:
+#   /init, /bin/busybox (+ /bin/sh; the other applet links are made at boot)
+#   /lib/modules/htmtrace/*.ko     from build/<variant>/
+#   /usr/bin/htmtrace              the guest tool, with its shared libraries
+#                                  (readelf NEEDED, recursively) and ld64.so.2
+#   /usr/bin/*                     build/<variant>/guest-bin/* and the executable
+#                                  files of tests/guest/
+# Missing modules or tool are not an error here (a bare guest still boots);
+# tests that need them fail or skip on their own. HTMTRACE_BUILD_DIR overrides
+# build/<variant>.
+set -euo pipefail
+
+variant=${1:?usage: $0 release|debug OUT.cpio.gz}
+out=${2:?usage: $0 release|debug OUT.cpio.gz}
+top=$(cd "$(dirname "$0")/.." && pwd)
+bdir=${HTMTRACE_BUILD_DIR:-$top/build/$variant}
+busybox=/bin/busybox
+readelf=powerpc64le-linux-gnu-readelf
+# Where the ppc64el shared libraries live (libc6:ppc64el, libkmod2:ppc64el, ...).
+libdirs=(/lib/powerpc64le-linux-gnu /usr/lib/powerpc64le-linux-gnu /lib64
+	 /usr/powerpc64le-linux-gnu/lib)
+
+is_elf() { [ "$(head -c 4 "$1" | tr -d '\177')" = ELF ]; }
+
+if ! is_elf "$busybox" || ! $readelf -h "$busybox" | grep -q 'Machine:.*PowerPC64' ||
+   $readelf -lW "$busybox" | grep -q 'program interpreter'; then
+	echo "initramfs: $busybox is not a static ppc64le busybox (busybox-static:ppc64el)" >&2
+	exit 1
+fi
+
+root=$(mktemp -d)
+# mktemp makes it 0700: the guest root must be traversable by everyone.
+chmod 0755 "$root"
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,root,etc,host} \
+	 "$root/lib/modules/htmtrace"
+cp "$busybox" "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+install -m 0755 "$top/tests/guest/init" "$root/init"
+
+# Copy one ppc64le ELF file and, recursively, the libraries it needs.
+copy_elf() {
+	local src=$1 dst=$2 interp lib dir found
+	install -D -m 0755 "$src" "$root$dst"
+	interp=$($readelf -lW "$src" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+	if [ -n "$interp" ] && [ ! -e "$root$interp" ]; then
+		install -D -m 0755 "$(readlink -f "$interp")" "$root$interp"
+	fi
+	for lib in $($readelf -dW "$src" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		[ -e "$root/lib/powerpc64le-linux-gnu/$lib" ] && continue
+		found=
+		for dir in "${libdirs[@]}"; do
+			[ -e "$dir/$lib" ] && { found=$dir/$lib; break; }
+		done
+		[ -n "$found" ] || { echo "initramfs: $src needs $lib, not found" >&2; exit 1; }
+		copy_elf "$(readlink -f "$found")" "/lib/powerpc64le-linux-gnu/$lib"
+	done
+}
+
+nmods=0
+for ko in "$bdir"/*.ko; do
+	[ -e "$ko" ] || continue
+	install -m 0644 "$ko" "$root/lib/modules/htmtrace/"
+	nmods=$((nmods + 1))
+done
+[ -e "$bdir/htmtrace" ] && copy_elf "$bdir/htmtrace" /usr/bin/htmtrace
+for f in "$bdir"/guest-bin/*; do
+	[ -f "$f" ] || continue
+	if is_elf "$f"; then
+		copy_elf "$f" "/usr/bin/${f##*/}"
+	else
+		install -m 0755 "$f" "$root/usr/bin/"
+	fi
+done
+# Executable helpers kept in tests/guest/ (sources there are built into guest-bin/).
+for f in "$top"/tests/guest/*; do
+	if [ "${f##*/}" != init ] && [ -f "$f" ] && [ -x "$f" ]; then
+		install -m 0755 "$f" "$root/usr/bin/"
+	fi
+done
+
+mkdir -p "$(dirname "$out")"
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -6 > "$out.tmp"
+mv "$out.tmp" "$out"
+echo "initramfs: $out ($nmods modules, tool: $([ -e "$bdir/htmtrace" ] && echo yes || echo no))" >&2

@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run the KUnit suites of htmtrace_kunit.ko in the QEMU pseries guest and judge
+# them with the kernel's own parser (tools/testing/kunit/kunit.py parse).
+#
+#   tests/kunit.sh release|debug
+#
+# Boots a guest, loads htmtrace.ko then htmtrace_kunit.ko (whose init runs the
+# suites), reads each suite's KTAP from /sys/kernel/debug/kunit/<suite>/results
+# (the kernel log if there is none), joins them into one KTAP document, parses
+# it, and writes build/<variant>/logs/kunit.{ktap,json,counts}. kunit.counts is
+# one line "passed N failed N skipped N" for tests/check.sh; a failed or crashed
+# case, a broken run, or a splat/leak in the guest post-mortem counts as failed.
+# Exit status 0 only if nothing failed.
+set -euo pipefail
+
+variant=${1:-debug}
+top=$(cd "$(dirname "$0")/.." && pwd)
+logs=$top/build/$variant/logs
+mkdir -p "$logs"
+ktap=$logs/kunit.ktap json=$logs/kunit.json counts=$logs/kunit.counts
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+rm -f "$ktap" "$json" "$counts"
+
+guest() { "$py" "$top/tests/guest.py" "$1" -V "$variant" -n kunit "${@:2}"; }
+fail() { echo "kunit: $*" >&2; broken=$((broken + 1)); }
+
+broken=0 passed=0 failed=0 skipped=0
+finish() {
+	local rc=$?
+	[ $rc -eq 0 ] || [ $((failed + broken)) -gt 0 ] || broken=1
+	echo "passed $passed failed $((failed + broken)) skipped $skipped" > "$counts"
+}
+trap finish EXIT
+
+kdir=$top/build/$variant/kdir
+[ -d "$kdir" ] || kdir=$("$top/tests/kernel.sh" "$variant")
+kunit_py=$(readlink -f "$kdir/source")/tools/testing/kunit/kunit.py
+[ -f "$kunit_py" ] || { fail "no $kunit_py"; exit 1; }
+
+guest start || { fail "the guest did not boot"; exit 1; }
+m=/lib/modules/htmtrace
+guest run -t 120 insmod $m/htmtrace.ko || fail "insmod htmtrace.ko failed"
+guest run -t 1800 insmod $m/htmtrace_kunit.ko || fail "insmod htmtrace_kunit.ko failed"
+
+suites=$(guest run ls /sys/kernel/debug/kunit 2>/dev/null || true)
+n=$(echo "$suites" | grep -c . || true)
+if [ "$n" -gt 0 ]; then
+	# Each results file is a KTAP document with one test, the suite: drop
+	# its two header lines and renumber it.
+	{
+		echo "KTAP version 1"
+		echo "1..$n"
+		i=0
+		for s in $suites; do
+			i=$((i + 1))
+			guest run cat "/sys/kernel/debug/kunit/$s/results" |
+				sed -e '1,2d' -e "\$s/^\(not ok\|ok\) 1 /\1 $i /"
+		done
+	} > "$ktap"
+else
+	fail "no suite in /sys/kernel/debug/kunit; parsing the kernel log instead"
+	guest run dmesg > "$ktap" || true
+fi
+guest run -t 120 'rmmod htmtrace_kunit && rmmod htmtrace' || fail "rmmod failed"
+guest stop || fail "guest post-mortem failed (see build/$variant/logs/kunit.console.log)"
+
+"$py" "$kunit_py" parse --json="$json" "$ktap" || true
+[ -s "$json" ] || { fail "kunit.py parse wrote no results"; exit 1; }
+read -r passed failed skipped < <("$py" - "$json" <<-'EOF'
+	import json, sys
+	count = {'PASS': 0, 'FAIL': 0, 'SKIP': 0}
+	def walk(group):
+	    for case in group['test_cases']:
+	        status = case['status']
+	        count['FAIL' if status not in count else status] += 1
+	    for sub in group['sub_groups']:
+	        walk(sub)
+	walk(json.load(open(sys.argv[1])))
+	print(count['PASS'], count['FAIL'], count['SKIP'])
+	EOF
+)
+[ $((passed + failed + skipped)) -gt 0 ] || fail "no test case ran"
+echo "kunit: $passed passed, $((failed + broken)) failed, $skipped skipped" >&2
+[ $((failed + broken)) -eq 0 ]

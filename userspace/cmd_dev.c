@@ -1,0 +1,744 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace: the commands that talk to a /dev/htmN channel, except record.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "htmtrace.h"
+
+/* Options with no short form. */
+enum {
+	OPT_BS = 256,
+	OPT_NOWRAP,
+	OPT_WAIT,
+	OPT_HEX,
+};
+
+/* First guess for the configuration dumps; grown on -ENOSPC. */
+#define HVBUF_SIZE	65536
+#define HVBUF_TRIES	8
+
+/* Open a channel; reports the error. Returns the fd or -errno. */
+int open_device(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC);
+	int err;
+
+	if (fd >= 0)
+		return fd;
+	err = errno;
+	pr_errno(err, "open %s", path);
+	if (err == ENOENT && !strncmp(path, DEVICE_PREFIX, strlen(DEVICE_PREFIX)))
+		pr_err("is the htmtrace module loaded? (htmtrace load)");
+	return -err;
+}
+
+/* Report a failed ioctl with a hint for the errors the ABI documents. */
+void ioctl_err(int err, const char *what, const char *dev)
+{
+	pr_errno(err, "%s %s", what, dev);
+	switch (err) {
+	case EPERM:
+		if (!strcmp(what, "setup"))
+			pr_err("this needs CAP_SYS_ADMIN");
+		else
+			pr_err("this needs CAP_PERFMON or CAP_SYS_ADMIN");
+		break;
+	case EBUSY:
+		pr_err("the target is held by another channel or perf event, or the hypervisor stayed busy");
+		break;
+	case EBADFD:
+		pr_err("the channel is not in a state where this applies (htmtrace status)");
+		break;
+	case ENOTTY:
+		pr_err("%s is not an htmtrace channel", dev);
+		break;
+	}
+}
+
+/**
+ * fetch_hvbuf() - run an iterated configuration dump
+ * @fd: the channel
+ * @cmd: HTMTRACE_IOC_SYSMEM or HTMTRACE_IOC_SYSPROC
+ * @t: the target the query is about
+ * @bufp: out: malloc()ed blocks; the caller frees
+ * @lenp: out: bytes in *@bufp
+ *
+ * Starts with a 64 KiB buffer and grows it to the length the driver asks
+ * for when it answers -ENOSPC.
+ *
+ * Return: 0 or -errno.
+ */
+int fetch_hvbuf(int fd, unsigned long cmd, const struct htmtrace_target *t,
+		unsigned char **bufp, size_t *lenp)
+{
+	struct htmtrace_hvbuf hb;
+	unsigned char *buf = NULL, *nbuf;
+	size_t size = HVBUF_SIZE;
+	int tries, err = -ENOSPC;
+
+	for (tries = 0; tries < HVBUF_TRIES; tries++) {
+		nbuf = realloc(buf, size);
+		if (!nbuf) {
+			err = -ENOMEM;
+			break;
+		}
+		buf = nbuf;
+		memset(&hb, 0, sizeof(hb));
+		hb.target = *t;
+		hb.addr = (uintptr_t)buf;
+		hb.size = size;
+		if (!ioctl(fd, cmd, &hb)) {
+			if (hb.length > size) {
+				err = -EPROTO;
+				break;
+			}
+			*bufp = buf;
+			*lenp = hb.length;
+			return 0;
+		}
+		err = -errno;
+		if (err != -ENOSPC)
+			break;
+		/* The driver must ask for more than it had. */
+		if (hb.length <= size) {
+			err = -EPROTO;
+			break;
+		}
+		size = hb.length;
+	}
+	free(buf);
+	return err;
+}
+
+/**
+ * copy_trace() - read a channel from its current position to the end
+ * @fd: the channel
+ * @dev: its name, for messages
+ * @out: where the trace goes
+ * @outname: its name, for messages
+ * @bs: read() size
+ * @total: out: bytes copied
+ *
+ * read() may return less than asked; the end is a read() of 0.
+ *
+ * Return: 0, or -errno after reporting the error.
+ */
+int copy_trace(int fd, const char *dev, int out, const char *outname,
+	       size_t bs, __u64 *total)
+{
+	unsigned char *buf;
+	int err = 0;
+
+	*total = 0;
+	buf = malloc(bs);
+	if (!buf) {
+		pr_errno(ENOMEM, "read buffer of %zu bytes", bs);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, bs);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			pr_errno(-err, "read %s at offset %llu", dev,
+				 (unsigned long long)*total);
+			break;
+		}
+		if (!n)
+			break;
+		err = write_all(out, buf, n);
+		if (err) {
+			pr_errno(-err, "write %s", outname);
+			break;
+		}
+		*total += n;
+	}
+	free(buf);
+	return err;
+}
+
+/* --bs SIZE. Returns EXIT_OK or, after a message, EXIT_USAGE. */
+int parse_bs(const char *arg, size_t *bs)
+{
+	__u64 v;
+
+	if (parse_size(arg, &v) || !v || v > MAX_BS)
+		return usage_err("bad read size '%s': expected 1 byte to 1G",
+				 arg);
+	*bs = v;
+	return EXIT_OK;
+}
+
+static const struct option device_options[] = {
+	{ "device", required_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * Options of the commands that take only -d. Returns EXIT_OK to go on,
+ * else the exit status; *done tells the command to stop (help printed).
+ */
+static int device_only_opts(int argc, char **argv, char *dev, size_t len,
+			    int *done)
+{
+	int opt;
+
+	*done = 0;
+	snprintf(dev, len, "%s", DEFAULT_DEVICE);
+	while ((opt = getopt_long(argc, argv, ":d:h", device_options,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			if (device_opt(dev, len, optarg))
+				return EXIT_USAGE;
+			break;
+		case 'h':
+			print_cmd_help(stdout, cmd_name);
+			*done = 1;
+			return EXIT_OK;
+		default:
+			return bad_option(argv, opt);
+		}
+	}
+	if (optind < argc)
+		return usage_err("unexpected argument '%s'", argv[optind]);
+	return EXIT_OK;
+}
+
+/* start, stop, deconfigure: one ioctl without argument. */
+static int simple_ioctl(int argc, char **argv, unsigned long cmd,
+			const char *what)
+{
+	char dev[PATH_MAX];
+	int fd, ret, done;
+
+	ret = device_only_opts(argc, argv, dev, sizeof(dev), &done);
+	if (ret || done)
+		return ret;
+	fd = open_device(dev, O_RDWR);
+	if (fd < 0)
+		return EXIT_FAIL;
+	ret = EXIT_OK;
+	if (ioctl(fd, cmd)) {
+		ioctl_err(errno, what, dev);
+		ret = EXIT_FAIL;
+	}
+	close(fd);
+	return ret;
+}
+
+int cmd_start(int argc, char **argv)
+{
+	return simple_ioctl(argc, argv, HTMTRACE_IOC_START, "start");
+}
+
+int cmd_stop(int argc, char **argv)
+{
+	return simple_ioctl(argc, argv, HTMTRACE_IOC_STOP, "stop");
+}
+
+int cmd_deconfigure(int argc, char **argv)
+{
+	return simple_ioctl(argc, argv, HTMTRACE_IOC_DECONFIGURE,
+			    "deconfigure");
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct htmtrace_status st;
+	char dev[PATH_MAX], text[128];
+	const char *state;
+	int fd, ret, done;
+
+	ret = device_only_opts(argc, argv, dev, sizeof(dev), &done);
+	if (ret || done)
+		return ret;
+	fd = open_device(dev, O_RDONLY);
+	if (fd < 0)
+		return EXIT_FAIL;
+	memset(&st, 0, sizeof(st));
+	if (ioctl(fd, HTMTRACE_IOC_STATUS, &st)) {
+		ioctl_err(errno, "status", dev);
+		close(fd);
+		return EXIT_FAIL;
+	}
+	close(fd);
+
+	printf("device:      %s\n", dev);
+	state = state_name(st.state);
+	if (state)
+		printf("state:       %s\n", state);
+	else
+		printf("state:       unknown (%u)\n", st.state);
+	if (st.state == HTMTRACE_STATE_IDLE)
+		return EXIT_OK;
+	format_target(text, sizeof(text), &st.target);
+	printf("target:      %s\n", text);
+	format_flags(text, sizeof(text), st.flags);
+	printf("flags:       %s\n", text);
+	printf("buffer size: %llu bytes", (unsigned long long)st.buffer_size);
+	if (st.buffer_size && !(st.buffer_size & (st.buffer_size - 1)))
+		printf(" (2^%d)", __builtin_ctzll(st.buffer_size));
+	putchar('\n');
+	return EXIT_OK;
+}
+
+static const struct option setup_options[] = {
+	{ "type", required_argument, NULL, 't' },
+	{ "node", required_argument, NULL, 'n' },
+	{ "chip", required_argument, NULL, 'p' },
+	{ "core", required_argument, NULL, 'c' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "log2", required_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option caps_options[] = {
+	{ "type", required_argument, NULL, 't' },
+	{ "node", required_argument, NULL, 'n' },
+	{ "chip", required_argument, NULL, 'p' },
+	{ "core", required_argument, NULL, 'c' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * Options of setup and caps: a target, -d and (setup) -s. Returns EXIT_OK
+ * to go on, else the exit status; *done tells the command to stop.
+ */
+static int target_dev_opts(int argc, char **argv, const char *optstring,
+			   const struct option *longopts,
+			   struct target_arg *ta, char *dev, size_t len,
+			   __u64 *log2, int *done)
+{
+	int opt;
+
+	*done = 0;
+	memset(ta, 0, sizeof(*ta));
+	snprintf(dev, len, "%s", DEFAULT_DEVICE);
+	while ((opt = getopt_long(argc, argv, optstring, longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 't':
+		case 'n':
+		case 'p':
+		case 'c':
+			if (target_opt(ta, opt, optarg))
+				return EXIT_USAGE;
+			break;
+		case 'd':
+			if (device_opt(dev, len, optarg))
+				return EXIT_USAGE;
+			break;
+		case 's':
+			if (parse_u64(optarg, log2) || *log2 < 1 || *log2 > 63)
+				return usage_err("bad buffer size '%s': expected a power of two 1..63",
+						 optarg);
+			break;
+		case 'h':
+			print_cmd_help(stdout, cmd_name);
+			*done = 1;
+			return EXIT_OK;
+		default:
+			return bad_option(argv, opt);
+		}
+	}
+	if (optind < argc)
+		return usage_err("unexpected argument '%s'", argv[optind]);
+	return EXIT_OK;
+}
+
+int cmd_setup(int argc, char **argv)
+{
+	struct htmtrace_setup setup;
+	struct target_arg ta;
+	char dev[PATH_MAX], text[128];
+	__u64 log2 = 0;
+	int fd, ret, done;
+
+	ret = target_dev_opts(argc, argv, ":t:n:p:c:d:s:h", setup_options,
+			      &ta, dev, sizeof(dev), &log2, &done);
+	if (ret || done)
+		return ret;
+	if (target_require(&ta, TARGET_ALL))
+		return EXIT_USAGE;
+	if (!log2)
+		return usage_err("missing buffer size: -s LOG2 is required");
+
+	fd = open_device(dev, O_RDWR);
+	if (fd < 0)
+		return EXIT_FAIL;
+	memset(&setup, 0, sizeof(setup));
+	setup.target = ta.t;
+	setup.log2_size = log2;
+	ret = EXIT_OK;
+	if (ioctl(fd, HTMTRACE_IOC_SETUP, &setup)) {
+		ioctl_err(errno, "setup", dev);
+		ret = EXIT_FAIL;
+	} else {
+		format_target(text, sizeof(text), &ta.t);
+		printf("HTM buffer of %s set to 2^%llu bytes; on PowerVM it may take effect only after a CEC reboot\n",
+		       text, (unsigned long long)log2);
+	}
+	close(fd);
+	return ret;
+}
+
+int cmd_caps(int argc, char **argv)
+{
+	unsigned char caps[HTMTRACE_CAPS_SIZE];
+	struct htmtrace_hvbuf hb;
+	struct target_arg ta;
+	char dev[PATH_MAX];
+	int fd, ret, done;
+
+	ret = target_dev_opts(argc, argv, ":t:n:p:c:d:h", caps_options,
+			      &ta, dev, sizeof(dev), NULL, &done);
+	if (ret || done)
+		return ret;
+
+	fd = open_device(dev, O_RDONLY);
+	if (fd < 0)
+		return EXIT_FAIL;
+	memset(caps, 0, sizeof(caps));
+	memset(&hb, 0, sizeof(hb));
+	hb.target = ta.t;
+	hb.addr = (uintptr_t)caps;
+	hb.size = sizeof(caps);
+	if (ioctl(fd, HTMTRACE_IOC_CAPS, &hb)) {
+		ioctl_err(errno, "capabilities", dev);
+		close(fd);
+		return EXIT_FAIL;
+	}
+	close(fd);
+	if (hb.length > sizeof(caps)) {
+		pr_err("capabilities: driver answered %u bytes for a %zu-byte block",
+		       hb.length, sizeof(caps));
+		return EXIT_FAIL;
+	}
+	printf("HTM capabilities from %s (%u bytes):\n", dev, hb.length);
+	hexdump(stdout, caps, hb.length);
+	return EXIT_OK;
+}
+
+static const struct option configure_options[] = {
+	{ "type", required_argument, NULL, 't' },
+	{ "node", required_argument, NULL, 'n' },
+	{ "chip", required_argument, NULL, 'p' },
+	{ "core", required_argument, NULL, 'c' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "nowrap", no_argument, NULL, OPT_NOWRAP },
+	{ "wait", no_argument, NULL, OPT_WAIT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cmd_configure(int argc, char **argv)
+{
+	struct htmtrace_config cfg;
+	struct target_arg ta;
+	char dev[PATH_MAX];
+	__u32 flags = 0;
+	int fd, opt, ret;
+
+	memset(&ta, 0, sizeof(ta));
+	snprintf(dev, sizeof(dev), "%s", DEFAULT_DEVICE);
+	while ((opt = getopt_long(argc, argv, ":t:n:p:c:d:h", configure_options,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 't':
+		case 'n':
+		case 'p':
+		case 'c':
+			if (target_opt(&ta, opt, optarg))
+				return EXIT_USAGE;
+			break;
+		case 'd':
+			if (device_opt(dev, sizeof(dev), optarg))
+				return EXIT_USAGE;
+			break;
+		case OPT_NOWRAP:
+			flags |= HTMTRACE_CFG_NOWRAP;
+			break;
+		case OPT_WAIT:
+			flags |= HTMTRACE_CFG_WAIT;
+			break;
+		case 'h':
+			print_cmd_help(stdout, cmd_name);
+			return EXIT_OK;
+		default:
+			return bad_option(argv, opt);
+		}
+	}
+	if (optind < argc)
+		return usage_err("unexpected argument '%s'", argv[optind]);
+	if (target_require(&ta, TARGET_ALL))
+		return EXIT_USAGE;
+
+	fd = open_device(dev, O_RDWR);
+	if (fd < 0)
+		return EXIT_FAIL;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.target = ta.t;
+	cfg.flags = flags;
+	ret = EXIT_OK;
+	if (ioctl(fd, HTMTRACE_IOC_CONFIGURE, &cfg)) {
+		ioctl_err(errno, "configure", dev);
+		ret = EXIT_FAIL;
+	}
+	close(fd);
+	return ret;
+}
+
+static const struct option dump_options[] = {
+	{ "device", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "bs", required_argument, NULL, OPT_BS },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cmd_dump(int argc, char **argv)
+{
+	char dev[PATH_MAX];
+	const char *output = NULL;
+	size_t bs = DEFAULT_BS;
+	__u64 total;
+	int fd, out, opt, ret, err;
+
+	snprintf(dev, sizeof(dev), "%s", DEFAULT_DEVICE);
+	while ((opt = getopt_long(argc, argv, ":d:o:h", dump_options,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			if (device_opt(dev, sizeof(dev), optarg))
+				return EXIT_USAGE;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_BS:
+			if (parse_bs(optarg, &bs))
+				return EXIT_USAGE;
+			break;
+		case 'h':
+			print_cmd_help(stdout, cmd_name);
+			return EXIT_OK;
+		default:
+			return bad_option(argv, opt);
+		}
+	}
+	if (optind < argc)
+		return usage_err("unexpected argument '%s'", argv[optind]);
+	if (output && !strcmp(output, "-"))
+		output = NULL;
+	if (!output && isatty(STDOUT_FILENO))
+		return usage_err("refusing to write a binary trace to a terminal; use -o FILE or a redirection");
+
+	fd = open_device(dev, O_RDONLY);
+	if (fd < 0)
+		return EXIT_FAIL;
+	if (output) {
+		out = create_file(output);
+		if (out < 0) {
+			pr_errno(-out, "create %s", output);
+			close(fd);
+			return EXIT_FAIL;
+		}
+	} else {
+		out = STDOUT_FILENO;
+	}
+
+	ret = EXIT_OK;
+	err = copy_trace(fd, dev, out, output ? output : "standard output",
+			 bs, &total);
+	if (err)
+		ret = EXIT_FAIL;
+	if (output) {
+		if (close(out) && !err) {
+			pr_errno(errno, "close %s", output);
+			ret = EXIT_FAIL;
+		}
+		if (ret) {
+			unlink(output);
+			pr_err("removed the partial %s", output);
+		} else {
+			printf("wrote %llu bytes from %s to %s\n",
+			       (unsigned long long)total, dev, output);
+		}
+	}
+	close(fd);
+	return ret;
+}
+
+/* Print the blocks' headers, and their bytes with @hex. */
+static void print_blocks(const unsigned char *buf, size_t len,
+			 size_t entry_size, int hex)
+{
+	struct hvblock blk;
+	size_t off = 0;
+	__u64 i = 0;
+
+	while (off < len && !hvblock_parse(buf, len, off, entry_size, &blk)) {
+		printf("block %llu: offset %zu, %llu entries, next 0x%016llx\n",
+		       (unsigned long long)i++, off,
+		       (unsigned long long)blk.nr_entries,
+		       (unsigned long long)blk.next);
+		if (hex)
+			hexdump(stdout, buf + off, blk.size);
+		off += blk.size;
+	}
+}
+
+static const struct option conf_options[] = {
+	{ "type", required_argument, NULL, 't' },
+	{ "node", required_argument, NULL, 'n' },
+	{ "chip", required_argument, NULL, 'p' },
+	{ "core", required_argument, NULL, 'c' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "hex", no_argument, NULL, OPT_HEX },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* sysmem and sysproc. */
+static int conf_dump(int argc, char **argv, unsigned long cmd,
+		     size_t entry_size, const char *what)
+{
+	const char *output = NULL, *input = NULL;
+	unsigned char *buf = NULL;
+	struct target_arg ta;
+	char dev[PATH_MAX];
+	int dev_given = 0, hex = 0;
+	__u64 nr_blocks, nr_entries;
+	size_t len, bad;
+	int fd, opt, err;
+
+	memset(&ta, 0, sizeof(ta));
+	snprintf(dev, sizeof(dev), "%s", DEFAULT_DEVICE);
+	while ((opt = getopt_long(argc, argv, ":t:n:p:c:d:o:i:h", conf_options,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 't':
+		case 'n':
+		case 'p':
+		case 'c':
+			if (target_opt(&ta, opt, optarg))
+				return EXIT_USAGE;
+			break;
+		case 'd':
+			if (device_opt(dev, sizeof(dev), optarg))
+				return EXIT_USAGE;
+			dev_given = 1;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'i':
+			input = optarg;
+			break;
+		case OPT_HEX:
+			hex = 1;
+			break;
+		case 'h':
+			print_cmd_help(stdout, cmd_name);
+			return EXIT_OK;
+		default:
+			return bad_option(argv, opt);
+		}
+	}
+	if (optind < argc)
+		return usage_err("unexpected argument '%s'", argv[optind]);
+	if (input && (output || dev_given || ta.given))
+		return usage_err("-i FILE decodes a file: it takes no -o, -d or target");
+	if (output && hex)
+		return usage_err("--hex prints blocks: it takes no -o");
+
+	if (input) {
+		err = read_file(input, &buf, &len);
+		if (err) {
+			pr_errno(-err, "read %s", input);
+			return EXIT_FAIL;
+		}
+	} else {
+		fd = open_device(dev, O_RDONLY);
+		if (fd < 0)
+			return EXIT_FAIL;
+		err = fetch_hvbuf(fd, cmd, &ta.t, &buf, &len);
+		close(fd);
+		if (err) {
+			if (err == -EPROTO)
+				pr_err("%s %s: the driver answered an impossible length",
+				       what, dev);
+			else
+				ioctl_err(-err, what, dev);
+			return EXIT_FAIL;
+		}
+	}
+
+	if (count_blocks(buf, len, entry_size, &nr_blocks, &nr_entries,
+			 &bad)) {
+		pr_err("%s: malformed block at offset %zu of %zu bytes",
+		       input ? input : dev, bad, len);
+		free(buf);
+		return EXIT_FAIL;
+	}
+
+	if (output) {
+		fd = create_file(output);
+		if (fd < 0) {
+			pr_errno(-fd, "create %s", output);
+			free(buf);
+			return EXIT_FAIL;
+		}
+		err = write_all(fd, buf, len);
+		if (close(fd) && !err)
+			err = -errno;
+		free(buf);
+		if (err) {
+			pr_errno(-err, "write %s", output);
+			unlink(output);
+			return EXIT_FAIL;
+		}
+		printf("wrote %zu bytes (%llu blocks, %llu entries) to %s\n",
+		       len, (unsigned long long)nr_blocks,
+		       (unsigned long long)nr_entries, output);
+		return EXIT_OK;
+	}
+
+	printf("%s: %llu blocks, %llu entries, %zu bytes\n",
+	       input ? input : dev, (unsigned long long)nr_blocks,
+	       (unsigned long long)nr_entries, len);
+	print_blocks(buf, len, entry_size, hex);
+	free(buf);
+	return EXIT_OK;
+}
+
+int cmd_sysmem(int argc, char **argv)
+{
+	return conf_dump(argc, argv, HTMTRACE_IOC_SYSMEM, SYSMEM_ENTRY_SIZE,
+			 "memory configuration");
+}
+
+int cmd_sysproc(int argc, char **argv)
+{
+	return conf_dump(argc, argv, HTMTRACE_IOC_SYSPROC, SYSPROC_ENTRY_SIZE,
+			 "processor configuration");
+}

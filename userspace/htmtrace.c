@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace: trace POWER Hardware Trace Macro units through /dev/htmN.
+ *
+ * This file holds the command table, the help texts and the option helpers
+ * the commands share.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "htmtrace.h"
+
+#define TARGET_HELP \
+	"  -t, --type TYPE       nest, core, llat, global or a number 0..255\n" \
+	"  -n, --node NODE       node index, 0..65535\n" \
+	"  -p, --chip CHIP       chip index on the node, 0..65535\n" \
+	"  -c, --core CORE       core index on the chip, 0..65535\n"
+
+#define DEVICE_HELP \
+	"  -d, --device DEV      channel device (default /dev/htm0; a number N\n" \
+	"                        means /dev/htmN)\n"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "record", cmd_record, "trace one HTM unit while a workload runs",
+	  "Usage: htmtrace record -t TYPE -n NODE -p CHIP -c CORE [OPTIONS]\n"
+	  "                       [--duration SECS | [--] COMMAND [ARG...]]\n"
+	  "\n"
+	  "Configure the channel for the target, start tracing, run COMMAND (or\n"
+	  "sleep SECS, or wait for Ctrl-C), stop, read the whole trace into\n"
+	  "DIR/htm.bin.nN.pP.cC.tT and the memory configuration into\n"
+	  "DIR/translation.nN.pP.cC.tT (the files perf writes for htmdecode),\n"
+	  "then deconfigure. On failure the channel is deconfigured and the\n"
+	  "partial output files are removed.\n"
+	  "\n"
+	  TARGET_HELP
+	  DEVICE_HELP
+	  "  -o, --output DIR      directory of the output files (default .)\n"
+	  "      --nowrap          stop tracing when the HTM buffer is full\n"
+	  "      --duration SECS   trace for SECS seconds, e.g. 2 or 0.5\n"
+	  "      --bs SIZE         read() size (default 1M; K, M, G suffixes)\n"
+	  "      --dry-run         print the output file names and exit\n" },
+	{ "dump", cmd_dump, "read a stopped channel's trace",
+	  "Usage: htmtrace dump [-d DEV] [-o FILE] [--bs SIZE]\n"
+	  "\n"
+	  "Read the trace of a configured channel from offset 0 until the end\n"
+	  "of the HTM buffer, into FILE or to standard output (not a terminal).\n"
+	  "A channel that is still tracing is stopped by the read, unless it\n"
+	  "was configured with --wait: then the read waits for the trace to stop.\n"
+	  "\n"
+	  DEVICE_HELP
+	  "  -o, --output FILE     output file (default: standard output)\n"
+	  "      --bs SIZE         read() size (default 1M; K, M, G suffixes)\n" },
+	{ "sysmem", cmd_sysmem, "memory configuration blocks (translation data)",
+	  "Usage: htmtrace sysmem [-t TYPE -n NODE -p CHIP -c CORE] [-d DEV]\n"
+	  "                       [-o FILE | --hex]\n"
+	  "       htmtrace sysmem -i FILE [--hex]\n"
+	  "\n"
+	  "Fetch the hypervisor's memory configuration blocks (H_HTM\n"
+	  "DUMP_SYSMEM_CONF; what htmdecode reads as translation.*). With -o,\n"
+	  "write the raw blocks to FILE; otherwise print each block's header:\n"
+	  "entry count and next-entry iterator. The target defaults to all\n"
+	  "zeros, as perf uses it.\n"
+	  "\n"
+	  TARGET_HELP
+	  DEVICE_HELP
+	  "  -o, --output FILE     write the raw blocks to FILE\n"
+	  "  -i, --input FILE      decode FILE (e.g. translation.n0.p0.c0.t2)\n"
+	  "                        instead of asking the device\n"
+	  "      --hex             also dump each block in hex\n" },
+	{ "sysproc", cmd_sysproc, "processor configuration blocks",
+	  "Usage: htmtrace sysproc [-t TYPE -n NODE -p CHIP -c CORE] [-d DEV]\n"
+	  "                        [-o FILE | --hex]\n"
+	  "       htmtrace sysproc -i FILE [--hex]\n"
+	  "\n"
+	  "Fetch the hypervisor's processor configuration blocks (H_HTM\n"
+	  "DUMP_SYSPROC_CONF). With -o, write the raw blocks to FILE; otherwise\n"
+	  "print each block's header: entry count and next-entry iterator.\n"
+	  "\n"
+	  TARGET_HELP
+	  DEVICE_HELP
+	  "  -o, --output FILE     write the raw blocks to FILE\n"
+	  "  -i, --input FILE      decode FILE instead of asking the device\n"
+	  "      --hex             also dump each block in hex\n" },
+	{ "configure", cmd_configure, "claim a target for a channel",
+	  "Usage: htmtrace configure -t TYPE -n NODE -p CHIP -c CORE [-d DEV]\n"
+	  "                          [--nowrap] [--wait]\n"
+	  "\n"
+	  "Configure the channel for the target. The target is held by the\n"
+	  "channel until 'htmtrace deconfigure'.\n"
+	  "\n"
+	  TARGET_HELP
+	  DEVICE_HELP
+	  "      --nowrap          stop tracing when the HTM buffer is full\n"
+	  "      --wait            read() waits for the trace to stop instead\n"
+	  "                        of stopping it\n" },
+	{ "start", cmd_start, "start tracing",
+	  "Usage: htmtrace start [-d DEV]\n"
+	  "\n"
+	  "Start tracing on a configured channel.\n"
+	  "\n"
+	  DEVICE_HELP },
+	{ "stop", cmd_stop, "stop tracing",
+	  "Usage: htmtrace stop [-d DEV]\n"
+	  "\n"
+	  "Stop tracing; the trace can then be read with 'htmtrace dump'.\n"
+	  "\n"
+	  DEVICE_HELP },
+	{ "deconfigure", cmd_deconfigure, "release the channel's target",
+	  "Usage: htmtrace deconfigure [-d DEV]\n"
+	  "\n"
+	  "Deconfigure the channel and release its target.\n"
+	  "\n"
+	  DEVICE_HELP },
+	{ "setup", cmd_setup, "set the size of a target's HTM buffer",
+	  "Usage: htmtrace setup -t TYPE -n NODE -p CHIP -c CORE -s LOG2 [-d DEV]\n"
+	  "\n"
+	  "Set the size of the target's HTM buffer to 2^LOG2 bytes (e.g. 33 for\n"
+	  "8 GiB). On PowerVM the new size may take effect only after a CEC\n"
+	  "reboot.\n"
+	  "\n"
+	  TARGET_HELP
+	  "  -s, --log2 LOG2       buffer size as a power of two, 1..63\n"
+	  DEVICE_HELP },
+	{ "status", cmd_status, "show a channel's state",
+	  "Usage: htmtrace status [-d DEV]\n"
+	  "\n"
+	  "Show the channel's state, target, flags and HTM buffer size.\n"
+	  "\n"
+	  DEVICE_HELP },
+	{ "caps", cmd_caps, "show the hypervisor's HTM capabilities",
+	  "Usage: htmtrace caps [-t TYPE -n NODE -p CHIP -c CORE] [-d DEV]\n"
+	  "\n"
+	  "Hex dump of the 128-byte H_HTM capabilities block. The target\n"
+	  "defaults to all zeros.\n"
+	  "\n"
+	  TARGET_HELP
+	  DEVICE_HELP },
+	{ "load", cmd_load, "load htmtrace.ko (and the simulator)",
+	  "Usage: htmtrace load [--sim] [--dir DIR] [--dry-run] [PARAM=VALUE...]\n"
+	  "\n"
+	  "Load htmtrace.ko, and with --sim also the hypervisor simulator\n"
+	  "htmtrace_hvsim.ko, from DIR: by default /lib/modules/htmtrace if it\n"
+	  "holds htmtrace.ko, else the directory of the htmtrace binary.\n"
+	  "A module already loaded is left as it is.\n"
+	  "\n"
+	  "PARAM=VALUE (or htmtrace.PARAM=VALUE) goes to htmtrace.ko,\n"
+	  "hvsim.PARAM=VALUE (or htmtrace_hvsim.PARAM=VALUE) to the simulator.\n"
+	  "\n"
+	  "      --sim             also load htmtrace_hvsim.ko\n"
+	  "      --dir DIR         directory of the .ko files\n"
+	  "      --dry-run         print what would be loaded and exit\n" },
+	{ "unload", cmd_unload, "unload htmtrace.ko (and the simulator)",
+	  "Usage: htmtrace unload [--sim]\n"
+	  "\n"
+	  "Unload htmtrace.ko; with --sim, unload htmtrace_hvsim.ko first.\n"
+	  "A module that is not loaded is skipped. Unloading fails while a\n"
+	  "channel is open or a perf event exists.\n"
+	  "\n"
+	  "      --sim             also unload htmtrace_hvsim.ko\n" },
+	{ "verify", cmd_verify, "check a dump of the simulator",
+	  "Usage: htmtrace verify [-t TYPE] [-n NODE] [-p CHIP] [-c CORE]\n"
+	  "                       [--min-records N] FILE\n"
+	  "\n"
+	  "Check a dump of the hypervisor simulator byte for byte. The size must\n"
+	  "be a multiple of 128 (one record); the target and the number of\n"
+	  "records written are inferred from the intact records, and every slot\n"
+	  "must hold exactly the record the simulator leaves there, or zeros if\n"
+	  "it was never written. Target options force those fields.\n"
+	  "Exit status 0 if the dump is good, 1 at the first wrong record.\n"
+	  "\n"
+	  TARGET_HELP
+	  "      --min-records N   fail unless at least N records are valid\n" },
+	{ "simgen", cmd_simgen, NULL,
+	  "Usage: htmtrace simgen -t TYPE -n NODE [-p CHIP] [-c CORE] --log2 L\n"
+	  "                       --written W -o FILE\n"
+	  "\n"
+	  "Developer aid: write what the simulator would dump from a buffer of\n"
+	  "2^L bytes (L 7..32) after W records, to FILE ('-' for standard\n"
+	  "output). Chip and core default to 0.\n"
+	  "\n"
+	  TARGET_HELP
+	  "  -s, --log2 L          buffer size as a power of two\n"
+	  "  -w, --written W       records written since START\n"
+	  "  -o, --output FILE     output file\n" },
+};
+
+static const struct command *find_command(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void print_usage(FILE *f)
+{
+	unsigned int i;
+
+	fputs("Usage: htmtrace COMMAND [OPTIONS]\n"
+	      "\n"
+	      "Trace POWER Hardware Trace Macro (HTM) units through the\n"
+	      "htmtrace driver's /dev/htmN channels.\n"
+	      "\n"
+	      "Commands:\n", f);
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (commands[i].summary)
+			fprintf(f, "  %-12s %s\n", commands[i].name,
+				commands[i].summary);
+	fputs("  help         show the options of a command\n"
+	      "\n"
+	      "Developer commands:\n"
+	      "  simgen       write what the simulator would dump\n"
+	      "\n"
+	      "A target is -t TYPE -n NODE -p CHIP -c CORE: TYPE is nest, core,\n"
+	      "llat, global or a number; indices are decimal or 0x hex.\n"
+	      "-d DEV picks the channel: /dev/htm0 by default, N for /dev/htmN.\n"
+	      "\n"
+	      "Exit status: 0 success, 1 failure, 2 usage error.\n"
+	      "Run 'htmtrace help COMMAND' for the options of a command.\n", f);
+}
+
+void print_cmd_help(FILE *f, const char *name)
+{
+	const struct command *cmd = find_command(name);
+
+	if (cmd)
+		fputs(cmd->help, f);
+	fputs("  -h, --help            show this help\n", f);
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	if (argc == 1) {
+		print_usage(stdout);
+		return EXIT_OK;
+	}
+	if (argc > 2)
+		return usage_err("help takes one command name");
+	if (!find_command(argv[1]))
+		return usage_err("unknown command '%s'", argv[1]);
+	print_cmd_help(stdout, argv[1]);
+	return EXIT_OK;
+}
+
+/* Handle -t, -n, -p or -c. Returns EXIT_OK or, after a message, EXIT_USAGE. */
+int target_opt(struct target_arg *ta, int opt, const char *arg)
+{
+	const char *name;
+	__u32 *field;
+	unsigned int bit;
+	int err;
+
+	switch (opt) {
+	case 't':
+		err = parse_type(arg, &ta->t.type);
+		if (err == -ERANGE)
+			return usage_err("HTM type '%s' out of range 0..255",
+					 arg);
+		if (err)
+			return usage_err("unknown HTM type '%s': expected nest, core, llat, global or a number 0..255",
+					 arg);
+		ta->given |= TARGET_TYPE;
+		return EXIT_OK;
+	case 'n':
+		name = "node";
+		field = &ta->t.node;
+		bit = TARGET_NODE;
+		break;
+	case 'p':
+		name = "chip";
+		field = &ta->t.chip;
+		bit = TARGET_CHIP;
+		break;
+	case 'c':
+		name = "core";
+		field = &ta->t.core;
+		bit = TARGET_CORE;
+		break;
+	default:
+		return usage_err("internal error: option -%c", opt);
+	}
+	err = parse_index(arg, field);
+	if (err == -ERANGE)
+		return usage_err("%s index '%s' out of range 0..%u",
+				 name, arg, HTMTRACE_INDEX_MAX);
+	if (err)
+		return usage_err("%s index '%s' is not a number", name, arg);
+	ta->given |= bit;
+	return EXIT_OK;
+}
+
+/* Check that the fields in @need were given. Returns EXIT_OK or EXIT_USAGE. */
+int target_require(const struct target_arg *ta, unsigned int need)
+{
+	static const struct {
+		unsigned int bit;
+		const char *opt;
+	} fields[] = {
+		{ TARGET_TYPE, "-t TYPE" },
+		{ TARGET_NODE, "-n NODE" },
+		{ TARGET_CHIP, "-p CHIP" },
+		{ TARGET_CORE, "-c CORE" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++)
+		if ((need & fields[i].bit) && !(ta->given & fields[i].bit))
+			return usage_err("missing target: %s is required",
+					 fields[i].opt);
+	return EXIT_OK;
+}
+
+/* Handle -d. Returns EXIT_OK or EXIT_USAGE. */
+int device_opt(char *buf, size_t len, const char *arg)
+{
+	int err = device_path(buf, len, arg);
+
+	if (err == -ERANGE)
+		return usage_err("channel number '%s' out of range", arg);
+	if (err)
+		return usage_err("bad device '%s'", arg);
+	return EXIT_OK;
+}
+
+/* Report what getopt_long() did not accept. Returns EXIT_USAGE. */
+int bad_option(char **argv, int opt)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "?";
+
+	if (opt == ':')
+		return usage_err("option '%s' needs an argument", arg);
+	if (optopt && optopt != '?')
+		return usage_err("unknown option '-%c'", optopt);
+	return usage_err("unknown option '%s'", arg);
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
+
+	if (argc < 2) {
+		print_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help"))
+		return cmd_help(argc - 1, argv + 1);
+
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		if (argv[1][0] == '-')
+			return usage_err("unknown option '%s'", argv[1]);
+		return usage_err("unknown command '%s'", argv[1]);
+	}
+	cmd_name = cmd->name;
+	opterr = 0;
+	return cmd->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * htmtrace: the tool's internal interfaces.
+ *
+ * parse.c, hvblock.c and verify.c are pure: they take memory and return
+ * values, never touch a device or print. The command files (cmd_*.c) do the
+ * I/O and the reporting.
+ */
+#ifndef _HTMTRACE_TOOL_H
+#define _HTMTRACE_TOOL_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include <linux/htmtrace.h>
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define __printf(a, b)		__attribute__((format(printf, a, b)))
+
+/* Exit status of the tool. */
+#define EXIT_OK			0
+#define EXIT_FAIL		1
+#define EXIT_USAGE		2
+
+#define DEFAULT_DEVICE		"/dev/htm0"
+#define DEVICE_PREFIX		"/dev/htm"
+
+/* Default and largest read() size of a trace. */
+#define DEFAULT_BS		(1U << 20)
+#define MAX_BS			(1U << 30)
+
+/*
+ * Hypervisor information blocks (SYSMEM, SYSPROC): a 32-byte header with a
+ * big-endian "next entry" iterator at +0x08 and a big-endian entry count at
+ * +0x10, followed by the entries.
+ */
+#define HVBLOCK_HDR_SIZE	32
+#define HVBLOCK_NEXT		0x08
+#define HVBLOCK_NR_ENTRIES	0x10
+#define SYSMEM_ENTRY_SIZE	32
+#define SYSPROC_ENTRY_SIZE	16
+
+/* Which fields of a target the command line gave. */
+#define TARGET_TYPE		(1U << 0)
+#define TARGET_NODE		(1U << 1)
+#define TARGET_CHIP		(1U << 2)
+#define TARGET_CORE		(1U << 3)
+#define TARGET_ALL		(TARGET_TYPE | TARGET_NODE | TARGET_CHIP | \
+				 TARGET_CORE)
+
+struct target_arg {
+	struct htmtrace_target t;
+	unsigned int given;
+};
+
+/* parse.c: command-line values, names and formatting. */
+int parse_u64(const char *s, __u64 *val);
+int parse_type(const char *s, __u32 *type);
+int parse_index(const char *s, __u32 *index);
+int parse_size(const char *s, __u64 *val);
+int parse_seconds(const char *s, double *secs);
+int device_path(char *buf, size_t len, const char *arg);
+const char *type_name(__u32 type);
+int format_target(char *buf, size_t len, const struct htmtrace_target *t);
+int trace_file_name(char *buf, size_t len, const char *dir,
+		    const char *prefix, const struct htmtrace_target *t);
+const char *state_name(__u32 state);
+int format_flags(char *buf, size_t len, __u32 flags);
+__u64 target_word(const struct htmtrace_target *t);
+void target_from_word(struct htmtrace_target *t, __u64 word);
+int target_matches(__u64 word, const struct target_arg *filter);
+int split_module_param(const char *arg, const char **name, int *to_sim);
+
+/* hvblock.c: hypervisor information blocks. */
+struct hvblock {
+	size_t offset;		/* of the block in the buffer */
+	size_t size;		/* header and entries */
+	__u64 next;		/* iterator at +0x08 */
+	__u64 nr_entries;	/* entry count at +0x10 */
+};
+
+__u64 get_be64(const unsigned char *p);
+int hvblock_parse(const unsigned char *buf, size_t len, size_t off,
+		  size_t entry_size, struct hvblock *blk);
+int count_blocks(const unsigned char *buf, size_t len, size_t entry_size,
+		 __u64 *nr_blocks, __u64 *nr_entries, size_t *bad_off);
+
+/* verify.c: simulated trace records. */
+enum verify_status {
+	VERIFY_OK,
+	VERIFY_EMPTY,		/* the dump has no bytes */
+	VERIFY_PARTIAL,		/* the size is not a multiple of a record */
+	VERIFY_MISMATCH,	/* a slot does not hold what it should */
+};
+
+struct verify_result {
+	enum verify_status status;
+	__u64 nslots;		/* records the dump holds */
+	__u64 written;		/* records written since START, inferred */
+	__u64 valid;		/* slots holding their record */
+	__u64 zero;		/* slots never written and zero */
+	__u64 bad;		/* slots holding something else */
+	__u64 target;		/* target word of the records */
+	int have_target;
+	int wrapped;
+	/* The first slot that is wrong (status VERIFY_MISMATCH). */
+	__u64 bad_offset;	/* byte offset of the slot */
+	__u64 bad_byte;		/* byte offset of its first wrong byte */
+	int bad_expect_zero;	/* the slot should be zero */
+	__u64 bad_expect_seq;	/* else the record it should hold */
+};
+
+void sim_slot_fill(unsigned char *rec, __u64 target, __u64 slot,
+		   __u64 nslots, __u64 written);
+void verify_dump(const unsigned char *buf, size_t size,
+		 const struct target_arg *filter, struct verify_result *res);
+
+/* util.c: reporting and I/O helpers. */
+extern const char *cmd_name;
+
+__printf(1, 2) void pr_err(const char *fmt, ...);
+__printf(2, 3) void pr_errno(int err, const char *fmt, ...);
+__printf(1, 2) int usage_err(const char *fmt, ...);
+int write_all(int fd, const void *buf, size_t len);
+int read_file(const char *path, unsigned char **bufp, size_t *lenp);
+int create_file(const char *path);
+void hexdump(FILE *f, const unsigned char *buf, size_t len);
+
+/* htmtrace.c: option helpers shared by the commands. */
+int target_opt(struct target_arg *ta, int opt, const char *arg);
+int target_require(const struct target_arg *ta, unsigned int need);
+int device_opt(char *buf, size_t len, const char *arg);
+int bad_option(char **argv, int opt);
+void print_cmd_help(FILE *f, const char *name);
+
+/* The commands: each returns an exit status. */
+int cmd_caps(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_setup(int argc, char **argv);
+int cmd_configure(int argc, char **argv);
+int cmd_start(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
+int cmd_deconfigure(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_sysmem(int argc, char **argv);
+int cmd_sysproc(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_simgen(int argc, char **argv);
+int cmd_load(int argc, char **argv);
+int cmd_unload(int argc, char **argv);
+
+/* cmd_dev.c: device helpers used by record. */
+int open_device(const char *path, int flags);
+int copy_trace(int fd, const char *dev, int out, const char *outname,
+	       size_t bs, __u64 *total);
+int fetch_hvbuf(int fd, unsigned long cmd, const struct htmtrace_target *t,
+		unsigned char **bufp, size_t *lenp);
+void ioctl_err(int err, const char *what, const char *dev);
+int parse_bs(const char *arg, size_t *bs);
+
+#endif /* _HTMTRACE_TOOL_H */

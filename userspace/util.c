@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace: error reporting and I/O helpers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "htmtrace.h"
+
+/* The running command, for messages: "record", "verify", ... */
+const char *cmd_name;
+
+static __printf(2, 0) void vreport(int err, const char *fmt, va_list ap)
+{
+	fputs("htmtrace", stderr);
+	if (cmd_name)
+		fprintf(stderr, " %s", cmd_name);
+	fputs(": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	if (err)
+		fprintf(stderr, ": %s", strerror(err));
+	fputc('\n', stderr);
+}
+
+/* "htmtrace CMD: message" on stderr. */
+void pr_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(0, fmt, ap);
+	va_end(ap);
+}
+
+/* "htmtrace CMD: message: strerror(err)" on stderr; err is a positive errno. */
+void pr_errno(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(err, fmt, ap);
+	va_end(ap);
+}
+
+/* Report a usage error and point at the help; returns EXIT_USAGE. */
+int usage_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(0, fmt, ap);
+	va_end(ap);
+	if (cmd_name)
+		fprintf(stderr, "Try 'htmtrace help %s' for more information.\n",
+			cmd_name);
+	else
+		fputs("Try 'htmtrace --help' for more information.\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* Write all of @buf, across short writes and signals. Returns 0 or -errno. */
+int write_all(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
+ * read_file() - read a whole regular file into memory
+ * @path: the file
+ * @bufp: out: malloc()ed contents (NULL for an empty file); the caller frees
+ * @lenp: out: bytes read
+ *
+ * Return: 0 or -errno (-EFBIG if it does not fit in memory).
+ */
+int read_file(const char *path, unsigned char **bufp, size_t *lenp)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0;
+	struct stat st;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		goto out_close;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		err = -EISDIR;
+		goto out_close;
+	}
+	/* Room for the whole file and the read() that sees EOF. */
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		if ((__u64)st.st_size >= SIZE_MAX) {
+			err = -EFBIG;
+			goto out_close;
+		}
+		cap = st.st_size + 1;
+		buf = malloc(cap);
+		if (!buf) {
+			err = -ENOMEM;
+			goto out_close;
+		}
+	}
+	/* The size may change under us: read to EOF whatever it said. */
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			size_t ncap = cap ? cap * 2 : 65536;
+			unsigned char *nbuf;
+
+			if (ncap < cap) {
+				err = -EFBIG;
+				goto out_free;
+			}
+			nbuf = realloc(buf, ncap);
+			if (!nbuf) {
+				err = -ENOMEM;
+				goto out_free;
+			}
+			buf = nbuf;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto out_free;
+		}
+		if (!n)
+			break;
+		len += n;
+	}
+	close(fd);
+	if (!len) {
+		free(buf);
+		buf = NULL;
+	}
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+
+out_free:
+	free(buf);
+out_close:
+	close(fd);
+	return err;
+}
+
+/* Create (or truncate) an output file. Returns the fd or -errno. */
+int create_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Offset, sixteen bytes in hex, and the bytes as text. */
+void hexdump(FILE *f, const unsigned char *buf, size_t len)
+{
+	size_t off, i;
+
+	for (off = 0; off < len; off += 16) {
+		fprintf(f, "%08zx ", off);
+		for (i = off; i < off + 16; i++) {
+			if (i < len)
+				fprintf(f, " %02x", buf[i]);
+			else
+				fputs("   ", f);
+			if (i - off == 7)
+				fputc(' ', f);
+		}
+		fputs("  |", f);
+		for (i = off; i < off + 16 && i < len; i++)
+			fputc(buf[i] >= 0x20 && buf[i] < 0x7f ? buf[i] : '.', f);
+		fputs("|\n", f);
+	}
+}
