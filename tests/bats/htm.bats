@@ -17,13 +17,15 @@ setup() {
 	guest_mark
 	requires module htmtrace_hvsim
 	requires tool
-	guest_load htmtrace bounce_kb=64
-	guest_load htmtrace_hvsim rate=0 log2_size=18
+	guest "insmod $HTM_MODDIR/htmtrace.ko bounce_kb=64 &&
+	       insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18"
 }
 
 teardown() {
-	guest 'for d in /dev/htm[0-9]*; do htmtest deconfigure $d; done' >/dev/null
-	guest_unload_all
+	guest 'for d in /dev/htm[0-9]*; do htmtest deconfigure $d >/dev/null; done
+	       for m in htmtrace_hvsim htmtrace; do
+	               if [ -d /sys/module/$m ]; then rmmod $m || exit 1; fi
+	       done'
 }
 
 sim() {
@@ -32,10 +34,8 @@ sim() {
 
 # trace DEV TYPE NODE CHIP CORE RECORDS [FLAGS]: a stopped trace of RECORDS
 trace() {
-	guest htmtest configure "$1" "$2" "$3" "$4" "$5" "${7:-0}"
-	guest htmtest start "$1"
-	sim advance "$6"
-	guest htmtest stop "$1"
+	guest "htmtest configure $1 $2 $3 $4 $5 ${7:-0} && htmtest start $1 &&
+	       echo $6 > $HVSIM/advance && htmtest stop $1"
 }
 
 counter() {

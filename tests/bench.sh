@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: dump a 64 MiB simulated HTM trace through /dev/htm0 in the QEMU
+# guest (release kernel), with cat and with dd bs=4K, and read the same number
+# of bytes from /dev/zero in the same run. Prints MB/s, hcalls per MiB (from
+# the driver's debugfs counters) and the ratio to /dev/zero.
+#
+# The figures measure this machine under TCG, simulator included (it makes
+# the trace bytes on demand): compare runs, not absolute speeds.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+variant=${HTMTRACE_VARIANT:-release}
+guest=(python3 "$top/tests/guest.py")
+name=bench
+
+"$top/tests/build.sh" "$variant"
+"${guest[@]}" start -V "$variant" -n "$name"
+trap '"${guest[@]}" stop -V "$variant" -n "$name" >/dev/null || true' EXIT
+
+run() {
+	"${guest[@]}" run -V "$variant" -n "$name" -t 900 -- "$1"
+}
+
+run 'insmod /lib/modules/htmtrace/htmtrace.ko &&
+     insmod /lib/modules/htmtrace/htmtrace_hvsim.ko rate=0 log2_size=26 &&
+     htmtrace configure -t core -n 0 -p 0 -c 0 -d 0 >/dev/null &&
+     htmtrace start -d 0 >/dev/null &&
+     echo 524288 > /sys/kernel/debug/htmtrace_hvsim/advance &&
+     htmtrace stop -d 0 >/dev/null'
+
+# One line per method: name, seconds, hcalls made, bytes read.
+run '
+now() { cut -d" " -f1 /proc/uptime; }
+hcalls() { sed -n "s/^hcalls: //p" /sys/kernel/debug/htmtrace/htm0/counters; }
+measure() {
+	h0=$(hcalls); t0=$(now)
+	eval "$2" > /tmp/bench.out
+	t1=$(now); h1=$(hcalls)
+	echo "$1 $(awk -v a=$t0 -v b=$t1 "BEGIN { print b - a }") $((h1 - h0)) $(wc -c < /tmp/bench.out)"
+	rm -f /tmp/bench.out
+}
+measure htm-cat "cat /dev/htm0"
+measure htm-dd4k "dd if=/dev/htm0 bs=4k 2>/dev/null"
+measure zero-cat "head -c 67108864 /dev/zero"
+measure zero-dd4k "dd if=/dev/zero bs=4k count=16384 2>/dev/null"
+' > "$top/build/$variant/bench.raw"
+
+awk '
+{ secs[$1] = $2; calls[$1] = $3; bytes[$1] = $4 }
+END {
+	printf "%-10s %10s %9s %12s %14s\n", "method", "bytes", "MB/s",
+	       "hcalls/MiB", "vs /dev/zero"
+	split("cat dd4k", how, " ")
+	for (i = 1; i <= 2; i++) {
+		h = "htm-" how[i]; z = "zero-" how[i]
+		if (secs[h] <= 0 || secs[z] <= 0) {
+			printf "%-10s %10d   too fast for /proc/uptime\n", h, bytes[h]
+			continue
+		}
+		mbs = bytes[h] / secs[h] / 1e6
+		zmbs = bytes[z] / secs[z] / 1e6
+		printf "%-10s %10d %9.1f %12.2f %13.1f%%\n", h, bytes[h], mbs,
+		       calls[h] / (bytes[h] / 1048576), 100 * mbs / zmbs
+		printf "%-10s %10d %9.1f %12s %14s\n", z, bytes[z], zmbs, "-", "-"
+	}
+}' "$top/build/$variant/bench.raw"
