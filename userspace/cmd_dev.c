@@ -15,14 +15,6 @@
 
 #include "htmtrace.h"
 
-/* Options with no short form. */
-enum {
-	OPT_BS = 256,
-	OPT_NOWRAP,
-	OPT_WAIT,
-	OPT_HEX,
-};
-
 /* First guess for the configuration dumps; grown on -ENOSPC. */
 #define HVBUF_SIZE	65536
 #define HVBUF_TRIES	8
@@ -43,7 +35,7 @@ int open_device(const char *path, int flags)
 }
 
 /* Report a failed ioctl with a hint for the errors the ABI documents. */
-void ioctl_err(int err, const char *what, const char *dev)
+static void ioctl_err(int err, const char *what, const char *dev)
 {
 	pr_errno(err, "%s %s", what, dev);
 	switch (err) {
@@ -66,20 +58,42 @@ void ioctl_err(int err, const char *what, const char *dev)
 }
 
 /**
- * fetch_hvbuf() - run an iterated configuration dump
+ * chan_ioctl() - one ioctl on an open channel
  * @fd: the channel
- * @cmd: HTMTRACE_IOC_SYSMEM or HTMTRACE_IOC_SYSPROC
- * @t: the target the query is about
- * @bufp: out: malloc()ed blocks; the caller frees
- * @lenp: out: bytes in *@bufp
+ * @dev: its name, for messages
+ * @cmd: the ioctl
+ * @arg: its argument (NULL for those that take none)
+ * @what: the operation, for messages: "configure", "status", ...
  *
- * Starts with a 64 KiB buffer and grows it to the length the driver asks
- * for when it answers -ENOSPC.
- *
- * Return: 0 or -errno.
+ * Return: 0, or -1 after reporting the error.
  */
-int fetch_hvbuf(int fd, unsigned long cmd, const struct htmtrace_target *t,
-		unsigned char **bufp, size_t *lenp)
+int chan_ioctl(int fd, const char *dev, unsigned long cmd, void *arg,
+	       const char *what)
+{
+	if (!ioctl(fd, cmd, arg))
+		return 0;
+	ioctl_err(errno, what, dev);
+	return -1;
+}
+
+/* Open @dev, make one ioctl, close. Returns EXIT_OK, or EXIT_FAIL (reported). */
+static int dev_ioctl(const char *dev, int flags, unsigned long cmd, void *arg,
+		     const char *what)
+{
+	int fd = open_device(dev, flags);
+	int ret;
+
+	if (fd < 0)
+		return EXIT_FAIL;
+	ret = chan_ioctl(fd, dev, cmd, arg, what) ? EXIT_FAIL : EXIT_OK;
+	close(fd);
+	return ret;
+}
+
+/* fetch_hvbuf() without the messages. Returns 0 or -errno. */
+static int hvbuf_ioctl(int fd, unsigned long cmd,
+		       const struct htmtrace_target *t, unsigned char **bufp,
+		       size_t *lenp)
 {
 	struct htmtrace_hvbuf hb;
 	unsigned char *buf = NULL, *nbuf;
@@ -117,6 +131,35 @@ int fetch_hvbuf(int fd, unsigned long cmd, const struct htmtrace_target *t,
 		size = hb.length;
 	}
 	free(buf);
+	return err;
+}
+
+/**
+ * fetch_hvbuf() - run an iterated configuration dump
+ * @fd: the channel
+ * @dev: its name, for messages
+ * @cmd: HTMTRACE_IOC_SYSMEM or HTMTRACE_IOC_SYSPROC
+ * @what: the dump, for messages: "memory configuration", ...
+ * @t: the target the query is about
+ * @bufp: out: malloc()ed blocks; the caller frees
+ * @lenp: out: bytes in *@bufp
+ *
+ * Starts with a 64 KiB buffer and grows it to the length the driver asks
+ * for when it answers -ENOSPC.
+ *
+ * Return: 0, or -errno after reporting the error.
+ */
+int fetch_hvbuf(int fd, const char *dev, unsigned long cmd, const char *what,
+		const struct htmtrace_target *t, unsigned char **bufp,
+		size_t *lenp)
+{
+	int err = hvbuf_ioctl(fd, cmd, t, bufp, lenp);
+
+	if (err == -EPROTO)
+		pr_err("%s %s: the driver answered an impossible length",
+		       what, dev);
+	else if (err)
+		ioctl_err(-err, what, dev);
 	return err;
 }
 
@@ -182,62 +225,20 @@ int parse_bs(const char *arg, size_t *bs)
 }
 
 static const struct option device_options[] = {
-	{ "device", required_argument, NULL, 'd' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	DEVICE_OPTION,
+	HELP_OPTION,
+	OPTIONS_END,
 };
-
-/*
- * Options of the commands that take only -d. Returns EXIT_OK to go on,
- * else the exit status; *done tells the command to stop (help printed).
- */
-static int device_only_opts(int argc, char **argv, char *dev, size_t len,
-			    int *done)
-{
-	int opt;
-
-	*done = 0;
-	snprintf(dev, len, "%s", DEFAULT_DEVICE);
-	while ((opt = getopt_long(argc, argv, ":d:h", device_options,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			if (device_opt(dev, len, optarg))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			print_cmd_help(stdout, cmd_name);
-			*done = 1;
-			return EXIT_OK;
-		default:
-			return bad_option(argv, opt);
-		}
-	}
-	if (optind < argc)
-		return usage_err("unexpected argument '%s'", argv[optind]);
-	return EXIT_OK;
-}
 
 /* start, stop, deconfigure: one ioctl without argument. */
 static int simple_ioctl(int argc, char **argv, unsigned long cmd,
 			const char *what)
 {
-	char dev[PATH_MAX];
-	int fd, ret, done;
+	struct cmd_opts co = { 0 };
 
-	ret = device_only_opts(argc, argv, dev, sizeof(dev), &done);
-	if (ret || done)
-		return ret;
-	fd = open_device(dev, O_RDWR);
-	if (fd < 0)
-		return EXIT_FAIL;
-	ret = EXIT_OK;
-	if (ioctl(fd, cmd)) {
-		ioctl_err(errno, what, dev);
-		ret = EXIT_FAIL;
-	}
-	close(fd);
-	return ret;
+	if (next_option(argc, argv, ":d:h", device_options, &co))
+		return co.status;
+	return dev_ioctl(co.dev, O_RDWR, cmd, NULL, what);
 }
 
 int cmd_start(int argc, char **argv)
@@ -259,25 +260,17 @@ int cmd_deconfigure(int argc, char **argv)
 int cmd_status(int argc, char **argv)
 {
 	struct htmtrace_status st;
-	char dev[PATH_MAX], text[128];
+	struct cmd_opts co = { 0 };
+	char text[128];
 	const char *state;
-	int fd, ret, done;
 
-	ret = device_only_opts(argc, argv, dev, sizeof(dev), &done);
-	if (ret || done)
-		return ret;
-	fd = open_device(dev, O_RDONLY);
-	if (fd < 0)
-		return EXIT_FAIL;
+	if (next_option(argc, argv, ":d:h", device_options, &co))
+		return co.status;
 	memset(&st, 0, sizeof(st));
-	if (ioctl(fd, HTMTRACE_IOC_STATUS, &st)) {
-		ioctl_err(errno, "status", dev);
-		close(fd);
+	if (dev_ioctl(co.dev, O_RDONLY, HTMTRACE_IOC_STATUS, &st, "status"))
 		return EXIT_FAIL;
-	}
-	close(fd);
 
-	printf("device:      %s\n", dev);
+	printf("device:      %s\n", co.dev);
 	state = state_name(st.state);
 	if (state)
 		printf("state:       %s\n", state);
@@ -297,238 +290,141 @@ int cmd_status(int argc, char **argv)
 }
 
 static const struct option setup_options[] = {
-	{ "type", required_argument, NULL, 't' },
-	{ "node", required_argument, NULL, 'n' },
-	{ "chip", required_argument, NULL, 'p' },
-	{ "core", required_argument, NULL, 'c' },
-	{ "device", required_argument, NULL, 'd' },
+	TARGET_OPTIONS,
+	DEVICE_OPTION,
 	{ "log2", required_argument, NULL, 's' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	HELP_OPTION,
+	OPTIONS_END,
 };
-
-static const struct option caps_options[] = {
-	{ "type", required_argument, NULL, 't' },
-	{ "node", required_argument, NULL, 'n' },
-	{ "chip", required_argument, NULL, 'p' },
-	{ "core", required_argument, NULL, 'c' },
-	{ "device", required_argument, NULL, 'd' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/*
- * Options of setup and caps: a target, -d and (setup) -s. Returns EXIT_OK
- * to go on, else the exit status; *done tells the command to stop.
- */
-static int target_dev_opts(int argc, char **argv, const char *optstring,
-			   const struct option *longopts,
-			   struct target_arg *ta, char *dev, size_t len,
-			   __u64 *log2, int *done)
-{
-	int opt;
-
-	*done = 0;
-	memset(ta, 0, sizeof(*ta));
-	snprintf(dev, len, "%s", DEFAULT_DEVICE);
-	while ((opt = getopt_long(argc, argv, optstring, longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 't':
-		case 'n':
-		case 'p':
-		case 'c':
-			if (target_opt(ta, opt, optarg))
-				return EXIT_USAGE;
-			break;
-		case 'd':
-			if (device_opt(dev, len, optarg))
-				return EXIT_USAGE;
-			break;
-		case 's':
-			if (parse_u64(optarg, log2) || *log2 < 1 || *log2 > 63)
-				return usage_err("bad buffer size '%s': expected a power of two 1..63",
-						 optarg);
-			break;
-		case 'h':
-			print_cmd_help(stdout, cmd_name);
-			*done = 1;
-			return EXIT_OK;
-		default:
-			return bad_option(argv, opt);
-		}
-	}
-	if (optind < argc)
-		return usage_err("unexpected argument '%s'", argv[optind]);
-	return EXIT_OK;
-}
 
 int cmd_setup(int argc, char **argv)
 {
 	struct htmtrace_setup setup;
-	struct target_arg ta;
-	char dev[PATH_MAX], text[128];
+	struct cmd_opts co = { 0 };
+	char text[128];
 	__u64 log2 = 0;
-	int fd, ret, done;
+	int opt;
 
-	ret = target_dev_opts(argc, argv, ":t:n:p:c:d:s:h", setup_options,
-			      &ta, dev, sizeof(dev), &log2, &done);
-	if (ret || done)
-		return ret;
-	if (target_require(&ta, TARGET_ALL))
+	while ((opt = next_option(argc, argv, ":t:n:p:c:d:s:h", setup_options,
+				  &co)) > 0) {
+		switch (opt) {
+		case 's':
+			if (parse_u64(optarg, &log2) || log2 < 1 || log2 > 63)
+				return usage_err("bad buffer size '%s': expected a power of two 1..63",
+						 optarg);
+			break;
+		}
+	}
+	if (opt)
+		return co.status;
+	if (target_require(&co.ta, TARGET_ALL))
 		return EXIT_USAGE;
 	if (!log2)
 		return usage_err("missing buffer size: -s LOG2 is required");
 
-	fd = open_device(dev, O_RDWR);
-	if (fd < 0)
-		return EXIT_FAIL;
 	memset(&setup, 0, sizeof(setup));
-	setup.target = ta.t;
+	setup.target = co.ta.t;
 	setup.log2_size = log2;
-	ret = EXIT_OK;
-	if (ioctl(fd, HTMTRACE_IOC_SETUP, &setup)) {
-		ioctl_err(errno, "setup", dev);
-		ret = EXIT_FAIL;
-	} else {
-		format_target(text, sizeof(text), &ta.t);
-		printf("HTM buffer of %s set to 2^%llu bytes; on PowerVM it may take effect only after a CEC reboot\n",
-		       text, (unsigned long long)log2);
-	}
-	close(fd);
-	return ret;
+	if (dev_ioctl(co.dev, O_RDWR, HTMTRACE_IOC_SETUP, &setup, "setup"))
+		return EXIT_FAIL;
+	format_target(text, sizeof(text), &co.ta.t);
+	printf("HTM buffer of %s set to 2^%llu bytes; on PowerVM it may take effect only after a CEC reboot\n",
+	       text, (unsigned long long)log2);
+	return EXIT_OK;
 }
+
+static const struct option caps_options[] = {
+	TARGET_OPTIONS,
+	DEVICE_OPTION,
+	HELP_OPTION,
+	OPTIONS_END,
+};
 
 int cmd_caps(int argc, char **argv)
 {
 	unsigned char caps[HTMTRACE_CAPS_SIZE];
 	struct htmtrace_hvbuf hb;
-	struct target_arg ta;
-	char dev[PATH_MAX];
-	int fd, ret, done;
+	struct cmd_opts co = { 0 };
 
-	ret = target_dev_opts(argc, argv, ":t:n:p:c:d:h", caps_options,
-			      &ta, dev, sizeof(dev), NULL, &done);
-	if (ret || done)
-		return ret;
+	if (next_option(argc, argv, ":t:n:p:c:d:h", caps_options, &co))
+		return co.status;
 
-	fd = open_device(dev, O_RDONLY);
-	if (fd < 0)
-		return EXIT_FAIL;
 	memset(caps, 0, sizeof(caps));
 	memset(&hb, 0, sizeof(hb));
-	hb.target = ta.t;
+	hb.target = co.ta.t;
 	hb.addr = (uintptr_t)caps;
 	hb.size = sizeof(caps);
-	if (ioctl(fd, HTMTRACE_IOC_CAPS, &hb)) {
-		ioctl_err(errno, "capabilities", dev);
-		close(fd);
+	if (dev_ioctl(co.dev, O_RDONLY, HTMTRACE_IOC_CAPS, &hb, "capabilities"))
 		return EXIT_FAIL;
-	}
-	close(fd);
 	if (hb.length > sizeof(caps)) {
 		pr_err("capabilities: driver answered %u bytes for a %zu-byte block",
 		       hb.length, sizeof(caps));
 		return EXIT_FAIL;
 	}
-	printf("HTM capabilities from %s (%u bytes):\n", dev, hb.length);
+	printf("HTM capabilities from %s (%u bytes):\n", co.dev, hb.length);
 	hexdump(stdout, caps, hb.length);
 	return EXIT_OK;
 }
 
 static const struct option configure_options[] = {
-	{ "type", required_argument, NULL, 't' },
-	{ "node", required_argument, NULL, 'n' },
-	{ "chip", required_argument, NULL, 'p' },
-	{ "core", required_argument, NULL, 'c' },
-	{ "device", required_argument, NULL, 'd' },
+	TARGET_OPTIONS,
+	DEVICE_OPTION,
 	{ "nowrap", no_argument, NULL, OPT_NOWRAP },
 	{ "wait", no_argument, NULL, OPT_WAIT },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	HELP_OPTION,
+	OPTIONS_END,
 };
 
 int cmd_configure(int argc, char **argv)
 {
 	struct htmtrace_config cfg;
-	struct target_arg ta;
-	char dev[PATH_MAX];
+	struct cmd_opts co = { 0 };
 	__u32 flags = 0;
-	int fd, opt, ret;
+	int opt;
 
-	memset(&ta, 0, sizeof(ta));
-	snprintf(dev, sizeof(dev), "%s", DEFAULT_DEVICE);
-	while ((opt = getopt_long(argc, argv, ":t:n:p:c:d:h", configure_options,
-				  NULL)) != -1) {
+	while ((opt = next_option(argc, argv, ":t:n:p:c:d:h", configure_options,
+				  &co)) > 0) {
 		switch (opt) {
-		case 't':
-		case 'n':
-		case 'p':
-		case 'c':
-			if (target_opt(&ta, opt, optarg))
-				return EXIT_USAGE;
-			break;
-		case 'd':
-			if (device_opt(dev, sizeof(dev), optarg))
-				return EXIT_USAGE;
-			break;
 		case OPT_NOWRAP:
 			flags |= HTMTRACE_CFG_NOWRAP;
 			break;
 		case OPT_WAIT:
 			flags |= HTMTRACE_CFG_WAIT;
 			break;
-		case 'h':
-			print_cmd_help(stdout, cmd_name);
-			return EXIT_OK;
-		default:
-			return bad_option(argv, opt);
 		}
 	}
-	if (optind < argc)
-		return usage_err("unexpected argument '%s'", argv[optind]);
-	if (target_require(&ta, TARGET_ALL))
+	if (opt)
+		return co.status;
+	if (target_require(&co.ta, TARGET_ALL))
 		return EXIT_USAGE;
 
-	fd = open_device(dev, O_RDWR);
-	if (fd < 0)
-		return EXIT_FAIL;
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.target = ta.t;
+	cfg.target = co.ta.t;
 	cfg.flags = flags;
-	ret = EXIT_OK;
-	if (ioctl(fd, HTMTRACE_IOC_CONFIGURE, &cfg)) {
-		ioctl_err(errno, "configure", dev);
-		ret = EXIT_FAIL;
-	}
-	close(fd);
-	return ret;
+	return dev_ioctl(co.dev, O_RDWR, HTMTRACE_IOC_CONFIGURE, &cfg,
+			 "configure");
 }
 
 static const struct option dump_options[] = {
-	{ "device", required_argument, NULL, 'd' },
+	DEVICE_OPTION,
 	{ "output", required_argument, NULL, 'o' },
 	{ "bs", required_argument, NULL, OPT_BS },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	HELP_OPTION,
+	OPTIONS_END,
 };
 
 int cmd_dump(int argc, char **argv)
 {
-	char dev[PATH_MAX];
+	struct cmd_opts co = { 0 };
+	const char *dev = co.dev;
 	const char *output = NULL;
 	size_t bs = DEFAULT_BS;
 	__u64 total;
 	int fd, out, opt, ret, err;
 
-	snprintf(dev, sizeof(dev), "%s", DEFAULT_DEVICE);
-	while ((opt = getopt_long(argc, argv, ":d:o:h", dump_options,
-				  NULL)) != -1) {
+	while ((opt = next_option(argc, argv, ":d:o:h", dump_options,
+				  &co)) > 0) {
 		switch (opt) {
-		case 'd':
-			if (device_opt(dev, sizeof(dev), optarg))
-				return EXIT_USAGE;
-			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -536,15 +432,10 @@ int cmd_dump(int argc, char **argv)
 			if (parse_bs(optarg, &bs))
 				return EXIT_USAGE;
 			break;
-		case 'h':
-			print_cmd_help(stdout, cmd_name);
-			return EXIT_OK;
-		default:
-			return bad_option(argv, opt);
 		}
 	}
-	if (optind < argc)
-		return usage_err("unexpected argument '%s'", argv[optind]);
+	if (opt)
+		return co.status;
 	if (output && !strcmp(output, "-"))
 		output = NULL;
 	if (!output && isatty(STDOUT_FILENO))
@@ -606,16 +497,13 @@ static void print_blocks(const unsigned char *buf, size_t len,
 }
 
 static const struct option conf_options[] = {
-	{ "type", required_argument, NULL, 't' },
-	{ "node", required_argument, NULL, 'n' },
-	{ "chip", required_argument, NULL, 'p' },
-	{ "core", required_argument, NULL, 'c' },
-	{ "device", required_argument, NULL, 'd' },
+	TARGET_OPTIONS,
+	DEVICE_OPTION,
 	{ "output", required_argument, NULL, 'o' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "hex", no_argument, NULL, OPT_HEX },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	HELP_OPTION,
+	OPTIONS_END,
 };
 
 /* sysmem and sysproc. */
@@ -624,30 +512,16 @@ static int conf_dump(int argc, char **argv, unsigned long cmd,
 {
 	const char *output = NULL, *input = NULL;
 	unsigned char *buf = NULL;
-	struct target_arg ta;
-	char dev[PATH_MAX];
-	int dev_given = 0, hex = 0;
+	struct cmd_opts co = { 0 };
+	const char *dev = co.dev;
+	int hex = 0;
 	__u64 nr_blocks, nr_entries;
 	size_t len, bad;
 	int fd, opt, err;
 
-	memset(&ta, 0, sizeof(ta));
-	snprintf(dev, sizeof(dev), "%s", DEFAULT_DEVICE);
-	while ((opt = getopt_long(argc, argv, ":t:n:p:c:d:o:i:h", conf_options,
-				  NULL)) != -1) {
+	while ((opt = next_option(argc, argv, ":t:n:p:c:d:o:i:h", conf_options,
+				  &co)) > 0) {
 		switch (opt) {
-		case 't':
-		case 'n':
-		case 'p':
-		case 'c':
-			if (target_opt(&ta, opt, optarg))
-				return EXIT_USAGE;
-			break;
-		case 'd':
-			if (device_opt(dev, sizeof(dev), optarg))
-				return EXIT_USAGE;
-			dev_given = 1;
-			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -657,16 +531,11 @@ static int conf_dump(int argc, char **argv, unsigned long cmd,
 		case OPT_HEX:
 			hex = 1;
 			break;
-		case 'h':
-			print_cmd_help(stdout, cmd_name);
-			return EXIT_OK;
-		default:
-			return bad_option(argv, opt);
 		}
 	}
-	if (optind < argc)
-		return usage_err("unexpected argument '%s'", argv[optind]);
-	if (input && (output || dev_given || ta.given))
+	if (opt)
+		return co.status;
+	if (input && (output || co.dev_given || co.ta.given))
 		return usage_err("-i FILE decodes a file: it takes no -o, -d or target");
 	if (output && hex)
 		return usage_err("--hex prints blocks: it takes no -o");
@@ -681,16 +550,10 @@ static int conf_dump(int argc, char **argv, unsigned long cmd,
 		fd = open_device(dev, O_RDONLY);
 		if (fd < 0)
 			return EXIT_FAIL;
-		err = fetch_hvbuf(fd, cmd, &ta.t, &buf, &len);
+		err = fetch_hvbuf(fd, dev, cmd, what, &co.ta.t, &buf, &len);
 		close(fd);
-		if (err) {
-			if (err == -EPROTO)
-				pr_err("%s %s: the driver answered an impossible length",
-				       what, dev);
-			else
-				ioctl_err(-err, what, dev);
+		if (err)
 			return EXIT_FAIL;
-		}
 	}
 
 	if (count_blocks(buf, len, entry_size, &nr_blocks, &nr_entries,

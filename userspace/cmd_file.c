@@ -73,24 +73,18 @@ static void print_verify(const char *file, const struct verify_result *res)
 	printf("mismatched:    %llu\n", (unsigned long long)res->bad);
 }
 
-enum {
-	OPT_MIN_RECORDS = 256,
-};
-
 static const struct option verify_options[] = {
-	{ "type", required_argument, NULL, 't' },
-	{ "node", required_argument, NULL, 'n' },
-	{ "chip", required_argument, NULL, 'p' },
-	{ "core", required_argument, NULL, 'c' },
+	TARGET_OPTIONS,
 	{ "min-records", required_argument, NULL, OPT_MIN_RECORDS },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	HELP_OPTION,
+	OPTIONS_END,
 };
 
 int cmd_verify(int argc, char **argv)
 {
 	struct verify_result res;
-	struct target_arg ta;
+	struct cmd_opts co = { .operands = 1 };
+	const struct target_arg *filter;
 	unsigned char *buf;
 	const char *file;
 	char found[160], want[160];
@@ -98,29 +92,18 @@ int cmd_verify(int argc, char **argv)
 	size_t len;
 	int opt, err;
 
-	memset(&ta, 0, sizeof(ta));
-	while ((opt = getopt_long(argc, argv, ":t:n:p:c:h", verify_options,
-				  NULL)) != -1) {
+	while ((opt = next_option(argc, argv, ":t:n:p:c:h", verify_options,
+				  &co)) > 0) {
 		switch (opt) {
-		case 't':
-		case 'n':
-		case 'p':
-		case 'c':
-			if (target_opt(&ta, opt, optarg))
-				return EXIT_USAGE;
-			break;
 		case OPT_MIN_RECORDS:
 			if (parse_u64(optarg, &min_records))
 				return usage_err("bad record count '%s'",
 						 optarg);
 			break;
-		case 'h':
-			print_cmd_help(stdout, cmd_name);
-			return EXIT_OK;
-		default:
-			return bad_option(argv, opt);
 		}
 	}
+	if (opt)
+		return co.status;
 	if (optind == argc)
 		return usage_err("missing FILE");
 	if (argc - optind > 1)
@@ -132,7 +115,8 @@ int cmd_verify(int argc, char **argv)
 		pr_errno(-err, "read %s", file);
 		return EXIT_FAIL;
 	}
-	verify_dump(buf, len, ta.given ? &ta : NULL, &res);
+	filter = co.ta.given ? &co.ta : NULL;
+	verify_dump(buf, len, filter, &res);
 
 	switch (res.status) {
 	case VERIFY_EMPTY:
@@ -146,7 +130,7 @@ int cmd_verify(int argc, char **argv)
 	case VERIFY_MISMATCH:
 		print_verify(file, &res);
 		describe_slot(found, sizeof(found), buf + res.bad_offset,
-			      ta.given ? &ta : NULL);
+			      filter);
 		if (res.bad_expect_zero) {
 			snprintf(want, sizeof(want), "zeros");
 		} else {
@@ -178,15 +162,12 @@ int cmd_verify(int argc, char **argv)
 }
 
 static const struct option simgen_options[] = {
-	{ "type", required_argument, NULL, 't' },
-	{ "node", required_argument, NULL, 'n' },
-	{ "chip", required_argument, NULL, 'p' },
-	{ "core", required_argument, NULL, 'c' },
+	TARGET_OPTIONS,
 	{ "log2", required_argument, NULL, 's' },
 	{ "written", required_argument, NULL, 'w' },
 	{ "output", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	HELP_OPTION,
+	OPTIONS_END,
 };
 
 /* Write the dump of (target, 2^log2 bytes, written records) to @fd. */
@@ -215,23 +196,15 @@ static int simgen_write(int fd, __u64 target, unsigned int log2,
 
 int cmd_simgen(int argc, char **argv)
 {
-	struct target_arg ta;
+	struct cmd_opts co = { 0 };
 	const char *output = NULL;
 	__u64 log2 = 0, written = 0;
 	int have_log2 = 0, have_written = 0;
 	int fd, opt, err;
 
-	memset(&ta, 0, sizeof(ta));
-	while ((opt = getopt_long(argc, argv, ":t:n:p:c:s:w:o:h",
-				  simgen_options, NULL)) != -1) {
+	while ((opt = next_option(argc, argv, ":t:n:p:c:s:w:o:h",
+				  simgen_options, &co)) > 0) {
 		switch (opt) {
-		case 't':
-		case 'n':
-		case 'p':
-		case 'c':
-			if (target_opt(&ta, opt, optarg))
-				return EXIT_USAGE;
-			break;
 		case 's':
 			if (parse_u64(optarg, &log2) ||
 			    log2 < SIMGEN_LOG2_MIN || log2 > SIMGEN_LOG2_MAX)
@@ -250,16 +223,11 @@ int cmd_simgen(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
-		case 'h':
-			print_cmd_help(stdout, cmd_name);
-			return EXIT_OK;
-		default:
-			return bad_option(argv, opt);
 		}
 	}
-	if (optind < argc)
-		return usage_err("unexpected argument '%s'", argv[optind]);
-	if (target_require(&ta, TARGET_TYPE | TARGET_NODE))
+	if (opt)
+		return co.status;
+	if (target_require(&co.ta, TARGET_TYPE | TARGET_NODE))
 		return EXIT_USAGE;
 	if (!have_log2)
 		return usage_err("missing buffer size: --log2 L is required");
@@ -279,7 +247,7 @@ int cmd_simgen(int argc, char **argv)
 			return EXIT_FAIL;
 		}
 	}
-	err = simgen_write(fd, target_word(&ta.t), log2, written);
+	err = simgen_write(fd, target_word(&co.ta.t), log2, written);
 	if (fd != STDOUT_FILENO && close(fd) && !err)
 		err = -errno;
 	if (err) {

@@ -134,33 +134,37 @@ static int load_one(struct kmod_ctx *ctx, const char *path, const char *opts)
 	return err < 0 ? -1 : 0;
 }
 
-enum {
-	OPT_SIM = 256,
-	OPT_DIR,
-	OPT_DRY_RUN,
-};
+/* A libkmod context without modprobe configuration; NULL (reported) if none. */
+static struct kmod_ctx *kmod_context(void)
+{
+	static const char *const null_config[] = { NULL };
+	struct kmod_ctx *ctx = kmod_new(NULL, null_config);
+
+	if (!ctx)
+		pr_err("libkmod: cannot create a context");
+	return ctx;
+}
 
 static const struct option load_options[] = {
 	{ "sim", no_argument, NULL, OPT_SIM },
 	{ "dir", required_argument, NULL, OPT_DIR },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	HELP_OPTION,
+	OPTIONS_END,
 };
 
 int cmd_load(int argc, char **argv)
 {
 	char dir[PATH_MAX], main_path[PATH_MAX], sim_path[PATH_MAX];
 	const char *dir_opt = NULL, *param;
-	static const char *const null_config[] = { NULL };
+	struct cmd_opts co = { .operands = 1 };
 	struct kmod_ctx *ctx;
 	char *main_opts = NULL, *sim_opts = NULL;
 	size_t len = 1;
 	int sim = 0, dry_run = 0, to_sim;
 	int i, opt, err, ret = EXIT_FAIL;
 
-	while ((opt = getopt_long(argc, argv, ":h", load_options,
-				  NULL)) != -1) {
+	while ((opt = next_option(argc, argv, ":h", load_options, &co)) > 0) {
 		switch (opt) {
 		case OPT_SIM:
 			sim = 1;
@@ -171,13 +175,10 @@ int cmd_load(int argc, char **argv)
 		case OPT_DRY_RUN:
 			dry_run = 1;
 			break;
-		case 'h':
-			print_cmd_help(stdout, cmd_name);
-			return EXIT_OK;
-		default:
-			return bad_option(argv, opt);
 		}
 	}
+	if (opt)
+		return co.status;
 	for (i = optind; i < argc; i++) {
 		if (split_module_param(argv[i], &param, &to_sim))
 			return usage_err("bad module parameter '%s': expected NAME=VALUE",
@@ -228,11 +229,9 @@ int cmd_load(int argc, char **argv)
 		goto out;
 	}
 
-	ctx = kmod_new(NULL, null_config);
-	if (!ctx) {
-		pr_err("libkmod: cannot create a context");
+	ctx = kmod_context();
+	if (!ctx)
 		goto out;
-	}
 	/* The simulator registers with htmtrace.ko: load that first. */
 	if (!load_one(ctx, main_path, main_opts) &&
 	    (!sim || !load_one(ctx, sim_path, sim_opts)))
@@ -297,38 +296,30 @@ static int unload_one(struct kmod_ctx *ctx, const char *name)
 
 static const struct option unload_options[] = {
 	{ "sim", no_argument, NULL, OPT_SIM },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	HELP_OPTION,
+	OPTIONS_END,
 };
 
 int cmd_unload(int argc, char **argv)
 {
-	static const char *const null_config[] = { NULL };
+	struct cmd_opts co = { 0 };
 	struct kmod_module *mod;
 	struct kmod_ctx *ctx;
 	int sim = 0, opt, loaded, ret = EXIT_FAIL;
 
-	while ((opt = getopt_long(argc, argv, ":h", unload_options,
-				  NULL)) != -1) {
+	while ((opt = next_option(argc, argv, ":h", unload_options, &co)) > 0) {
 		switch (opt) {
 		case OPT_SIM:
 			sim = 1;
 			break;
-		case 'h':
-			print_cmd_help(stdout, cmd_name);
-			return EXIT_OK;
-		default:
-			return bad_option(argv, opt);
 		}
 	}
-	if (optind < argc)
-		return usage_err("unexpected argument '%s'", argv[optind]);
+	if (opt)
+		return co.status;
 
-	ctx = kmod_new(NULL, null_config);
-	if (!ctx) {
-		pr_err("libkmod: cannot create a context");
+	ctx = kmod_context();
+	if (!ctx)
 		return EXIT_FAIL;
-	}
 	if (sim) {
 		if (unload_one(ctx, MOD_SIM))
 			goto out;

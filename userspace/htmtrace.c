@@ -6,6 +6,7 @@
  * the commands share.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -230,7 +231,7 @@ static void print_usage(FILE *f)
 	      "Run 'htmtrace help COMMAND' for the options of a command.\n", f);
 }
 
-void print_cmd_help(FILE *f, const char *name)
+static void print_cmd_help(FILE *f, const char *name)
 {
 	const struct command *cmd = find_command(name);
 
@@ -254,7 +255,7 @@ static int cmd_help(int argc, char **argv)
 }
 
 /* Handle -t, -n, -p or -c. Returns EXIT_OK or, after a message, EXIT_USAGE. */
-int target_opt(struct target_arg *ta, int opt, const char *arg)
+static int target_opt(struct target_arg *ta, int opt, const char *arg)
 {
 	const char *name;
 	__u32 *field;
@@ -322,7 +323,7 @@ int target_require(const struct target_arg *ta, unsigned int need)
 }
 
 /* Handle -d. Returns EXIT_OK or EXIT_USAGE. */
-int device_opt(char *buf, size_t len, const char *arg)
+static int device_opt(char *buf, size_t len, const char *arg)
 {
 	int err = device_path(buf, len, arg);
 
@@ -334,15 +335,80 @@ int device_opt(char *buf, size_t len, const char *arg)
 }
 
 /* Report what getopt_long() did not accept. Returns EXIT_USAGE. */
-int bad_option(char **argv, int opt)
+static int bad_option(char **argv, int opt)
 {
 	const char *arg = optind > 0 ? argv[optind - 1] : "?";
 
 	if (opt == ':')
 		return usage_err("option '%s' needs an argument", arg);
+	/* --NAME=VALUE for a NAME without argument: optopt is NAME's value. */
+	if (optopt && !strncmp(arg, "--", 2))
+		return usage_err("option '%.*s' takes no argument",
+				 (int)strcspn(arg, "="), arg);
 	if (optopt && optopt != '?')
 		return usage_err("unknown option '-%c'", optopt);
 	return usage_err("unknown option '%s'", arg);
+}
+
+static int opts_stop(struct cmd_opts *co, int status)
+{
+	co->status = status;
+	return OPTS_STOP;
+}
+
+/**
+ * next_option() - the option loop of every command
+ * @argc: number of the command's arguments
+ * @argv: the command's arguments, the command name first
+ * @optstring: as for getopt_long(), starting with ':' (or "+:")
+ * @longopts: as for getopt_long()
+ * @co: the shared options, zero-initialised by the caller
+ *
+ * Takes -t, -n, -p, -c and -d into @co, prints the help for -h and reports
+ * what getopt_long() refuses; at the end of the options it refuses operands
+ * unless @co->operands. Every other option is the command's own: it is
+ * returned, with optarg set, for the command to handle.
+ *
+ * Return: the command's next own option; OPTS_END when the options are done
+ * (optind indexes the first operand); OPTS_STOP when the command must end
+ * with @co->status: EXIT_OK after the help, EXIT_USAGE after a message.
+ */
+int next_option(int argc, char **argv, const char *optstring,
+		const struct option *longopts, struct cmd_opts *co)
+{
+	int opt;
+
+	if (!co->dev[0])
+		snprintf(co->dev, sizeof(co->dev), "%s", DEFAULT_DEVICE);
+	while ((opt = getopt_long(argc, argv, optstring, longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 't':
+		case 'n':
+		case 'p':
+		case 'c':
+			if (target_opt(&co->ta, opt, optarg))
+				return opts_stop(co, EXIT_USAGE);
+			break;
+		case 'd':
+			if (device_opt(co->dev, sizeof(co->dev), optarg))
+				return opts_stop(co, EXIT_USAGE);
+			co->dev_given = 1;
+			break;
+		case 'h':
+			print_cmd_help(stdout, cmd_name);
+			return opts_stop(co, EXIT_OK);
+		case ':':
+		case '?':
+			return opts_stop(co, bad_option(argv, opt));
+		default:
+			return opt;
+		}
+	}
+	if (optind < argc && !co->operands)
+		return opts_stop(co, usage_err("unexpected argument '%s'",
+					       argv[optind]));
+	return OPTS_END;
 }
 
 int main(int argc, char **argv)

@@ -9,6 +9,7 @@
 #ifndef _HTMTRACE_TOOL_H
 #define _HTMTRACE_TOOL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -128,11 +129,51 @@ int create_file(const char *path);
 void hexdump(FILE *f, const unsigned char *buf, size_t len);
 
 /* htmtrace.c: option helpers shared by the commands. */
-int target_opt(struct target_arg *ta, int opt, const char *arg);
+
+/* Options with no short form, the values getopt_long() returns for them. */
+enum {
+	OPT_BS = 256,
+	OPT_DIR,
+	OPT_DRY_RUN,
+	OPT_DURATION,
+	OPT_HEX,
+	OPT_MIN_RECORDS,
+	OPT_NOWRAP,
+	OPT_SIM,
+	OPT_WAIT,
+};
+
+/* Entries of a command's struct option table, spelt once. */
+#define TARGET_OPTIONS \
+	{ "type", required_argument, NULL, 't' }, \
+	{ "node", required_argument, NULL, 'n' }, \
+	{ "chip", required_argument, NULL, 'p' }, \
+	{ "core", required_argument, NULL, 'c' }
+#define DEVICE_OPTION	{ "device", required_argument, NULL, 'd' }
+#define HELP_OPTION	{ "help", no_argument, NULL, 'h' }
+#define OPTIONS_END	{ NULL, 0, NULL, 0 }
+
+/*
+ * The options the commands share, gathered by next_option(): the target
+ * (-t -n -p -c) and the channel (-d). The caller zero-initialises it and
+ * sets @operands if the command takes operands after its options.
+ */
+struct cmd_opts {
+	struct target_arg ta;
+	char dev[PATH_MAX];	/* DEFAULT_DEVICE unless -d */
+	int dev_given;
+	int operands;
+	int status;		/* exit status after OPTS_STOP */
+};
+
+/* What next_option() returns besides the command's own options. */
+#define OPTS_END	0	/* options done: go on */
+#define OPTS_STOP	(-1)	/* return cmd_opts.status: help or usage error */
+
+struct option;
+int next_option(int argc, char **argv, const char *optstring,
+		const struct option *longopts, struct cmd_opts *co);
 int target_require(const struct target_arg *ta, unsigned int need);
-int device_opt(char *buf, size_t len, const char *arg);
-int bad_option(char **argv, int opt);
-void print_cmd_help(FILE *f, const char *name);
 
 /* The commands: each returns an exit status. */
 int cmd_caps(int argc, char **argv);
@@ -153,11 +194,13 @@ int cmd_unload(int argc, char **argv);
 
 /* cmd_dev.c: device helpers used by record. */
 int open_device(const char *path, int flags);
+int chan_ioctl(int fd, const char *dev, unsigned long cmd, void *arg,
+	       const char *what);
 int copy_trace(int fd, const char *dev, int out, const char *outname,
 	       size_t bs, __u64 *total);
-int fetch_hvbuf(int fd, unsigned long cmd, const struct htmtrace_target *t,
-		unsigned char **bufp, size_t *lenp);
-void ioctl_err(int err, const char *what, const char *dev);
+int fetch_hvbuf(int fd, const char *dev, unsigned long cmd, const char *what,
+		const struct htmtrace_target *t, unsigned char **bufp,
+		size_t *lenp);
 int parse_bs(const char *arg, size_t *bs);
 
 #endif /* _HTMTRACE_TOOL_H */

@@ -190,16 +190,12 @@ static int wait_for_signal(void)
 static int stop_trace(int fd, const char *dev, struct htmtrace_status *st)
 {
 	memset(st, 0, sizeof(*st));
-	if (ioctl(fd, HTMTRACE_IOC_STATUS, st)) {
-		ioctl_err(errno, "status", dev);
+	if (chan_ioctl(fd, dev, HTMTRACE_IOC_STATUS, st, "status"))
 		return -1;
-	}
 	if (st->state != HTMTRACE_STATE_TRACING)
 		return 0;
-	if (ioctl(fd, HTMTRACE_IOC_STOP)) {
-		ioctl_err(errno, "stop", dev);
+	if (chan_ioctl(fd, dev, HTMTRACE_IOC_STOP, NULL, "stop"))
 		return -1;
-	}
 	st->state = HTMTRACE_STATE_STOPPED;
 	return 0;
 }
@@ -214,16 +210,9 @@ static int save_sysmem(int fd, const char *dev, int out, const char *outname,
 	size_t bad;
 	int err;
 
-	err = fetch_hvbuf(fd, HTMTRACE_IOC_SYSMEM, &zero, &buf, len);
-	if (err == -EPROTO) {
-		pr_err("memory configuration %s: the driver answered an impossible length",
-		       dev);
+	if (fetch_hvbuf(fd, dev, HTMTRACE_IOC_SYSMEM, "memory configuration",
+			&zero, &buf, len))
 		return -1;
-	}
-	if (err) {
-		ioctl_err(-err, "memory configuration", dev);
-		return -1;
-	}
 	if (count_blocks(buf, *len, SYSMEM_ENTRY_SIZE, nr_blocks, nr_entries,
 			 &bad)) {
 		pr_err("memory configuration %s: malformed block at offset %zu of %zu bytes",
@@ -258,37 +247,28 @@ static void print_workload(const struct workload *wl, char **command,
 	}
 }
 
-enum {
-	OPT_NOWRAP = 256,
-	OPT_DURATION,
-	OPT_BS,
-	OPT_DRY_RUN,
-};
-
 static const struct option record_options[] = {
-	{ "type", required_argument, NULL, 't' },
-	{ "node", required_argument, NULL, 'n' },
-	{ "chip", required_argument, NULL, 'p' },
-	{ "core", required_argument, NULL, 'c' },
-	{ "device", required_argument, NULL, 'd' },
+	TARGET_OPTIONS,
+	DEVICE_OPTION,
 	{ "output", required_argument, NULL, 'o' },
 	{ "nowrap", no_argument, NULL, OPT_NOWRAP },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "bs", required_argument, NULL, OPT_BS },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	HELP_OPTION,
+	OPTIONS_END,
 };
 
 int cmd_record(int argc, char **argv)
 {
-	char dev[PATH_MAX], trace_name[PATH_MAX], xlate_name[PATH_MAX];
+	char trace_name[PATH_MAX], xlate_name[PATH_MAX];
 	char text[128];
 	const char *outdir = NULL;
 	struct htmtrace_config cfg;
 	struct htmtrace_status st;
 	struct workload wl = { .go_fd = -1, .err_fd = -1 };
-	struct target_arg ta;
+	struct cmd_opts co = { .operands = 1 };
+	const char *dev = co.dev;
 	char **command = NULL;
 	int have_secs = 0, dry_run = 0, keep = 0;
 	double secs = 0;
@@ -297,23 +277,10 @@ int cmd_record(int argc, char **argv)
 	__u32 flags = 0;
 	int fd, trace_fd, xlate_fd, opt, err, ret = EXIT_FAIL;
 
-	memset(&ta, 0, sizeof(ta));
-	snprintf(dev, sizeof(dev), "%s", DEFAULT_DEVICE);
 	/* '+': the first operand starts the command and its own options. */
-	while ((opt = getopt_long(argc, argv, "+:t:n:p:c:d:o:h", record_options,
-				  NULL)) != -1) {
+	while ((opt = next_option(argc, argv, "+:t:n:p:c:d:o:h", record_options,
+				  &co)) > 0) {
 		switch (opt) {
-		case 't':
-		case 'n':
-		case 'p':
-		case 'c':
-			if (target_opt(&ta, opt, optarg))
-				return EXIT_USAGE;
-			break;
-		case 'd':
-			if (device_opt(dev, sizeof(dev), optarg))
-				return EXIT_USAGE;
-			break;
 		case 'o':
 			outdir = optarg;
 			break;
@@ -333,23 +300,20 @@ int cmd_record(int argc, char **argv)
 		case OPT_DRY_RUN:
 			dry_run = 1;
 			break;
-		case 'h':
-			print_cmd_help(stdout, cmd_name);
-			return EXIT_OK;
-		default:
-			return bad_option(argv, opt);
 		}
 	}
+	if (opt)
+		return co.status;
 	if (optind < argc)
 		command = argv + optind;
-	if (target_require(&ta, TARGET_ALL))
+	if (target_require(&co.ta, TARGET_ALL))
 		return EXIT_USAGE;
 	if (command && have_secs)
 		return usage_err("--duration and a COMMAND exclude each other");
 	if (trace_file_name(trace_name, sizeof(trace_name), outdir, "htm.bin",
-			    &ta.t) ||
+			    &co.ta.t) ||
 	    trace_file_name(xlate_name, sizeof(xlate_name), outdir,
-			    "translation", &ta.t))
+			    "translation", &co.ta.t))
 		return usage_err("output directory name too long");
 	if (dry_run) {
 		printf("%s\n%s\n", trace_name, xlate_name);
@@ -385,16 +349,12 @@ int cmd_record(int argc, char **argv)
 	}
 
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.target = ta.t;
+	cfg.target = co.ta.t;
 	cfg.flags = flags;
-	if (ioctl(fd, HTMTRACE_IOC_CONFIGURE, &cfg)) {
-		ioctl_err(errno, "configure", dev);
+	if (chan_ioctl(fd, dev, HTMTRACE_IOC_CONFIGURE, &cfg, "configure"))
 		goto out_workload;
-	}
-	if (ioctl(fd, HTMTRACE_IOC_START)) {
-		ioctl_err(errno, "start", dev);
+	if (chan_ioctl(fd, dev, HTMTRACE_IOC_START, NULL, "start"))
 		goto out_deconfigure;
-	}
 
 	/*
 	 * On a failure here the trace is worthless: stop it as best we can;
@@ -448,10 +408,8 @@ int cmd_record(int argc, char **argv)
 	ret = EXIT_OK;
 
 out_deconfigure:
-	if (ioctl(fd, HTMTRACE_IOC_DECONFIGURE)) {
-		ioctl_err(errno, "deconfigure", dev);
+	if (chan_ioctl(fd, dev, HTMTRACE_IOC_DECONFIGURE, NULL, "deconfigure"))
 		ret = EXIT_FAIL;
-	}
 out_workload:
 	if (command) {
 		err = workload_reap(&wl);
@@ -471,7 +429,7 @@ out_files:
 		pr_err("removed the partial %s and %s", trace_name,
 		       xlate_name);
 	} else {
-		format_target(text, sizeof(text), &ta.t);
+		format_target(text, sizeof(text), &co.ta.t);
 		printf("traced %s on %s\n", text, dev);
 		print_workload(&wl, command, have_secs, secs);
 		printf("wrote %llu bytes of trace to %s\n",

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2154 # $stderr is set by bats' run --separate-stderr
 # The test harness itself: the guest boots, and commands round-trip exactly
 # (output bytes, stderr, exit status, timeouts). Needs no module.
 

@@ -24,7 +24,8 @@
 #                           tool (built), guest-path PATH, host-cmd CMD
 #
 # HTMTRACE_VARIANT (release|debug, default release) picks the kernel and
-# build/VARIANT/; logs go to build/VARIANT/logs/<file>.*.log.
+# build/VARIANT/; logs go to build/VARIANT/logs/<file>.*.log. GUEST_SHARE=DIR
+# (set before setup_file) mounts host folder DIR at /host in the guest.
 
 bats_require_minimum_version 1.5.0
 
@@ -42,7 +43,7 @@ guest_py() {
 }
 
 guest_boot() {
-	guest_py start "$@"
+	guest_py start ${GUEST_SHARE:+--share "$GUEST_SHARE"}
 }
 
 guest_shutdown() {
@@ -97,6 +98,7 @@ guest_loaded() {
 }
 
 guest_unload_all() {
+	# shellcheck disable=SC2016 # expanded by the guest's shell
 	guest 'for m in htmtrace_kunit htmtrace_hvsim htmtrace; do
 		if [ -d /sys/module/$m ]; then rmmod $m || exit 1; fi
 	done'

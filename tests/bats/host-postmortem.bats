@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2154 # $stderr is set by bats' run --separate-stderr
 # The guest post-mortem check (tests/guest.py check), on made-up kernel logs:
 # splats fail a run, our kmemleak objects fail it, other objects do not.
 

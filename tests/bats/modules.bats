@@ -19,6 +19,19 @@ htm_devices() {
 	guest 'ls /dev | grep "^htm[0-9][0-9]*$" | sed s/htm// | sort -n | sed s/^/htm/'
 }
 
+# insmod htmtrace.ko ARG must fail and say which parameter is out of range.
+refused() {
+	local param=${1%%=*}
+	guest_mark
+	run --separate-stderr guest_load htmtrace "$1"
+	[ "$status" -ne 0 ]
+	run guest_loaded htmtrace
+	[ "$status" -ne 0 ]
+	run guest_dmesg
+	echo "$output"
+	grep "$param" <<<"$output" | grep -q "out of range"
+}
+
 @test "htmtrace.ko loads and unloads cleanly three times in a row" {
 	for _ in 1 2 3; do
 		guest_load htmtrace
@@ -84,19 +97,6 @@ htm_devices() {
 	guest_load htmtrace_hvsim
 	[ "$(htm_devices | wc -l)" -eq 64 ]
 	[ "$(htm_devices | tail -n 1)" = htm63 ]
-}
-
-# insmod htmtrace.ko ARG must fail and say which parameter is out of range.
-refused() {
-	local param=${1%%=*}
-	guest_mark
-	run --separate-stderr guest_load htmtrace "$1"
-	[ "$status" -ne 0 ]
-	run guest_loaded htmtrace
-	[ "$status" -ne 0 ]
-	run guest_dmesg
-	echo "$output"
-	grep "$param" <<<"$output" | grep -q "out of range"
 }
 
 @test "channels=0 is refused: out of range" {
