@@ -105,8 +105,10 @@ class Guest:
 
     # --- start ------------------------------------------------------------
     def start(self, share=None):
-        if self.alive():
-            print(f'guest: {self.name} was still running; killing it', file=sys.stderr)
+        if self.alive():    # someone else's run, or a leftover: never kill it here
+            die(f'{self.name} ({self.variant}) is already running; stop it with: '
+                f'tests/guest.py stop -V {self.variant} -n {self.name}', 1)
+        if self.state():    # a leftover of a guest that died
             self.kill()
         os.makedirs(self.dir, exist_ok=True)
         os.makedirs(os.path.dirname(self.log['console']), exist_ok=True)
