@@ -20,6 +20,8 @@ export HTMTRACE_VARIANT=$variant
 # No single bats test may take longer than this (the guest has its own bounds).
 export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-900}
 passed=0 failed=0 skipped=0
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
 
 say() { printf '\n=== %s\n' "$*"; }
 fail() { echo "check: FAILED: $*"; failed=$((failed + 1)); }
@@ -57,6 +59,18 @@ run_bats() {
 	passed=$((passed + ok)) failed=$((failed + notok)) skipped=$((skipped + skip))
 }
 
+# Run a command that prints TAP, and count it.
+run_tap() {
+	local name=$1 tap=$logs/check-$1.tap ok notok rc
+	shift
+	"$@" 2>&1 | tee "$tap"
+	rc=${PIPESTATUS[0]}
+	ok=$(grep -cE '^ok [0-9]+' "$tap")
+	notok=$(grep -cE '^not ok [0-9]+' "$tap")
+	[ "$rc" -eq 0 ] || [ "$notok" -gt 0 ] || notok=1
+	passed=$((passed + ok)) failed=$((failed + notok))
+}
+
 say "dependencies"
 if ! "$top/tests/deps.sh"; then
 	fail "tests/deps.sh"
@@ -86,15 +100,37 @@ done
 [ ${#host_suites[@]} -eq 0 ] || run_bats host "${host_suites[@]}"
 
 if [ "$built" -eq 1 ]; then
-	[ ${#guest_suites[@]} -eq 0 ] || run_bats guest "${guest_suites[@]}"
+	# One guest serves every guest suite and KUnit: a boot and a kmemleak
+	# scan cost a minute or two on the debug kernel under TCG.
+	export HTMTRACE_GUEST=check
+	guest=("$py" "$top/tests/guest.py")
+	say "boot the $variant guest"
+	if "${guest[@]}" start -V "$variant" -n check; then
+		[ ${#guest_suites[@]} -eq 0 ] || run_bats guest "${guest_suites[@]}"
 
-	say "KUnit: tests/kunit.sh $variant"
-	"$top/tests/kunit.sh" "$variant"
-	if read -r _ p _ f _ s < "$logs/kunit.counts"; then
-		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+		say "KUnit: tests/kunit.sh $variant"
+		"$top/tests/kunit.sh" "$variant"
+		if read -r _ p _ f _ s < "$logs/kunit.counts"; then
+			passed=$((passed + p)) failed=$((failed + f))
+			skipped=$((skipped + s))
+		else
+			fail "tests/kunit.sh left no counts"
+		fi
+
+		say "guest post-mortem: kernel log and kmemleak"
+		if "${guest[@]}" stop -V "$variant" -n check; then
+			echo "ok"
+			passed=$((passed + 1))
+		else
+			fail "guest post-mortem (see $logs/check.console.log)"
+		fi
 	else
-		fail "tests/kunit.sh left no counts"
+		fail "the $variant guest did not boot (see $logs/check.console.log)"
 	fi
+	unset HTMTRACE_GUEST
+
+	say "lint: tests/lint.sh $variant"
+	run_tap lint "$top/tests/lint.sh" "$variant"
 else
 	echo "check: the build failed: guest suites and KUnit not run"
 fi

@@ -26,13 +26,17 @@
 # HTMTRACE_VARIANT (release|debug, default release) picks the kernel and
 # build/VARIANT/; logs go to build/VARIANT/logs/<file>.*.log. GUEST_SHARE=DIR
 # (set before setup_file) mounts host folder DIR at /host in the guest.
+# HTMTRACE_GUEST=NAME: use the running guest NAME instead of booting one per
+# file (make check boots one for all suites and does the post-mortem itself);
+# teardown_file then unloads our modules and checks the file's kernel log.
 
 bats_require_minimum_version 1.5.0
 
 HTM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HTM_VARIANT=${HTMTRACE_VARIANT:-release}
 HTM_BUILD=${HTMTRACE_BUILD_DIR:-$HTM_TOP/build/$HTM_VARIANT}
-HTM_GUEST=$(basename "$BATS_TEST_FILENAME" .bats)
+HTM_GUEST=${HTMTRACE_GUEST:-$(basename "$BATS_TEST_FILENAME" .bats)}
+HTM_FILE=$(basename "$BATS_TEST_FILENAME" .bats)
 HTM_MODDIR=/lib/modules/htmtrace
 # Debian's interpreter: a python3 shim (pyenv, ...) can cost 0.2 s per call.
 HTM_PYTHON=python3
@@ -54,10 +58,21 @@ guest_shutdown() {
 }
 
 setup_file() {
+	if [ -n "${HTMTRACE_GUEST:-}" ]; then
+		guest "echo 'htmtrace-test: file $HTM_FILE' > /dev/kmsg"
+		return
+	fi
 	guest_boot
 }
 
 teardown_file() {
+	if [ -n "${HTMTRACE_GUEST:-}" ]; then
+		guest_unload_all || return 1
+		guest "dmesg | awk 'index(\$0, \"htmtrace-test: file $HTM_FILE\") { n = NR }
+			{ line[NR] = \$0 } END { for (i = n; i <= NR; i++) print line[i] }'" |
+			"$HTM_PYTHON" "$HTM_TOP/tests/guest.py" check -
+		return
+	fi
 	guest_shutdown
 }
 
