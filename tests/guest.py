@@ -58,6 +58,19 @@ SPLAT_RE = re.compile('|'.join(SPLATS))
 MARK = 'htmtrace-test: '     # test names written to the log by the bats helpers
 
 
+def send_paced(sock, data, piece=256):
+    """Send to the guest's tty a piece at a time.
+
+    On the debug kernel, a long burst into the spapr-vty once triggered a
+    KASAN report in n_tty_receive_buf_common (hvc flip buffers, not
+    htmtrace); small pieces keep each burst well below a tty buffer.
+    """
+    for i in range(0, len(data), piece):
+        sock.sendall(data[i:i + piece])
+        if i + piece < len(data):
+            time.sleep(0.002)
+
+
 def die(msg, code=125):
     print(f'guest: {msg}', file=sys.stderr)
     sys.exit(code)
@@ -200,7 +213,7 @@ class Guest:
                 return b'', f'guest: cannot reach the guest: {e}\n'.encode(), 125
             with s:
                 t0 = time.time()
-                s.sendall(f'REQ {rid} {timeout} {b64}\n'.encode())
+                send_paced(s, f'REQ {rid} {timeout} {b64}\n'.encode())
                 reply = self._receive(s, rid, t0 + timeout + GRACE)
         if reply is None:
             with open(self.wedged_file, 'w') as f:
