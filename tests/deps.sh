@@ -5,7 +5,7 @@
 set -euo pipefail
 
 need=()
-host_pkgs=(make gcc libc6-dev gcc-powerpc64le-linux-gnu qemu-system-ppc linux-source-6.12 bats
+host_pkgs=(make gcc libc6-dev gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross qemu-system-ppc linux-source-6.12 bats
 	   flex bison bc libelf-dev libssl-dev cpio xz-utils python3 perl sparse
 	   libkmod-dev pkg-config)
 ppc_pkgs=(busybox-static:ppc64el libkmod-dev:ppc64el)
