@@ -63,6 +63,9 @@ static void hv_rc_names(struct kunit *test)
 			   "H_LONG_BUSY");
 	KUNIT_EXPECT_STREQ(test, htm_hv_rc_name(-12345), "other");
 	KUNIT_EXPECT_EQ(test, htm_hv_rc_slot(-12345), HTM_HV_NR_RC - 1);
+	KUNIT_EXPECT_STREQ(test, htm_hv_slot_name(HTM_HV_NR_RC - 1), "other");
+	KUNIT_EXPECT_STREQ(test, htm_hv_slot_name(htm_hv_rc_slot(H_P5)),
+			   "H_P5");
 	KUNIT_EXPECT_NE(test, htm_hv_rc_slot(H_P5), htm_hv_rc_slot(H_P6));
 }
 

@@ -125,8 +125,7 @@ static int counters_show(struct seq_file *m, void *v)
 	for (i = 0; i < HTM_HV_NR_RC; i++) {
 		if (!chan->stats.errors[i])
 			continue;
-		seq_printf(m, "errors %s: %llu\n",
-			   htm_hv_rc_name(htm_hv_rc_of_slot(i)),
+		seq_printf(m, "errors %s: %llu\n", htm_hv_slot_name(i),
 			   chan->stats.errors[i]);
 	}
 	mutex_unlock(&chan->lock);

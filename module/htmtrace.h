@@ -65,7 +65,7 @@ extern const struct htm_hv_policy htm_hv_default_policy;
 int htm_hv_errno(long rc);
 const char *htm_hv_rc_name(long rc);
 int htm_hv_rc_slot(long rc);
-long htm_hv_rc_of_slot(int slot);
+const char *htm_hv_slot_name(int slot);
 int htm_hv_call_policy(const struct htmtrace_hv_ops *ops,
 		       const struct htm_hv_policy *policy,
 		       struct htm_hv_stats *stats, const struct htm_target *t,

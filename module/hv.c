@@ -121,18 +121,17 @@ int htm_hv_rc_slot(long rc)
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_rc_slot);
 
-/* The status code a counter slot stands for; 0 for the "other" slot. */
-long htm_hv_rc_of_slot(int slot)
+/* The name of a counter slot: a status code's, or "other". */
+const char *htm_hv_slot_name(int slot)
 {
-	return slot >= 0 && slot < (int)ARRAY_SIZE(htm_hv_rcs) ? htm_hv_rcs[slot].rc : 0;
+	return slot >= 0 && slot < (int)ARRAY_SIZE(htm_hv_rcs) ?
+	       htm_hv_rcs[slot].name : "other";
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_hv_slot_name);
 
 const char *htm_hv_rc_name(long rc)
 {
-	int slot = htm_hv_rc_slot(rc);
-
-	return slot < (int)ARRAY_SIZE(htm_hv_rcs) ? htm_hv_rcs[slot].name :
-						     "other";
+	return htm_hv_slot_name(htm_hv_rc_slot(rc));
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_rc_name);
 
