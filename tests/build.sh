@@ -28,8 +28,12 @@ make -s -C "$kdir" ARCH=powerpc CROSS_COMPILE=$cross M="$out/kmod" W=1 \
 	${HTMTRACE_SPARSE:+C=1} modules
 cp "$out"/kmod/*.ko "$out/"
 
+# libkmod for ppc64el is unpacked into the cache, never installed (deps.sh).
+sysroot=$("$top/tests/deps.sh" --sysroot)
+ppclib=$sysroot/usr/lib/powerpc64le-linux-gnu
 make -s -C "$top/userspace" O="$out" CC=${cross}gcc \
-	PKG_CONFIG_LIBDIR=/usr/lib/powerpc64le-linux-gnu/pkgconfig
+	PKG_CONFIG_LIBDIR="$ppclib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$sysroot" \
+	LDFLAGS="-Wl,-rpath-link,$ppclib:$sysroot/lib/powerpc64le-linux-gnu"
 
 # Test helpers that run in the guest.
 mkdir -p "$out/guest-bin"

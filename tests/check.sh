@@ -11,6 +11,11 @@
 #
 # Logs: build/<variant>/logs/ (check-*.tap, build.log, <suite>.console.log ...).
 # HTMTRACE_CHECK_VARIANT=release runs the same on the release kernel.
+#
+# What could not run (a build or boot failure) is counted: the summary then
+# reads "N passed, N failed, N not run". Ctrl-C, SIGTERM or SIGHUP end the run
+# at once: the running step and the guest are stopped, and nothing is left
+# behind (the guest's keeper also ends QEMU if this script is SIGKILLed).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,7 +24,7 @@ logs=$top/build/$variant/logs
 export HTMTRACE_VARIANT=$variant
 # No single bats test may take longer than this (the guest has its own bounds).
 export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-900}
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 notrun=0
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 
@@ -29,10 +34,49 @@ fail() { echo "check: FAILED: $*"; failed=$((failed + 1)); }
 summary() {
 	local line="$passed passed, $failed failed"
 	[ "$skipped" -eq 0 ] || line+=", $skipped skipped"
+	[ "$notrun" -eq 0 ] || line+=", $notrun not run"
 	echo
 	echo "$line"
-	[ "$failed" -eq 0 ] && exit 0
+	[ "$failed" -eq 0 ] && [ "$notrun" -eq 0 ] && exit 0
 	exit 1
+}
+
+# Steps run in the background and are waited for, so that a signal is acted
+# on at once rather than when the step ends.
+step() {
+	"$@" &
+	wait $!
+}
+
+kill_tree() {
+	local child
+	for child in $(pgrep -P "$1"); do
+		kill_tree "$child"
+	done
+	kill -TERM "$1" 2>/dev/null
+}
+
+interrupted() {
+	trap '' INT TERM HUP
+	echo
+	echo "check: interrupted ($1): stopping the running step and the guest"
+	for pid in $(pgrep -P $$); do
+		kill_tree "$pid"
+	done
+	"$py" "$top/tests/guest.py" kill -V "$variant" -n check
+	wait
+	echo
+	echo "$passed passed, $failed failed, interrupted"
+	exit $((128 + $2))
+}
+trap 'interrupted SIGINT 2' INT
+trap 'interrupted SIGTERM 15' TERM
+trap 'interrupted SIGHUP 1' HUP
+
+# not_run WHAT COUNT: COUNT tests that a failure before them kept from running.
+not_run() {
+	echo "check: not run: $1 ($2)"
+	notrun=$((notrun + $2))
 }
 
 # Run bats files, TAP to the terminal and to logs/check-NAME.tap, and count.
@@ -40,8 +84,10 @@ run_bats() {
 	local name=$1 tap=$logs/check-$1.tap rc plan seen ok notok skip
 	shift
 	say "bats: $*"
-	bats --tap "$@" 2>&1 | tee "$tap"
-	rc=${PIPESTATUS[0]}
+	rm -f "$tap.rc"
+	{ bats --tap "$@" 2>&1; echo $? > "$tap.rc"; } | tee "$tap" &
+	wait $!
+	rc=$(cat "$tap.rc" 2>/dev/null || echo 1)
 	skip=$(grep -ciE '^ok [0-9]+ .*# skip' "$tap")
 	ok=$(($(grep -cE '^ok [0-9]+' "$tap") - skip))
 	notok=$(grep -cE '^not ok [0-9]+' "$tap")
@@ -63,16 +109,23 @@ run_bats() {
 run_tap() {
 	local name=$1 tap=$logs/check-$1.tap ok notok rc
 	shift
-	"$@" 2>&1 | tee "$tap"
-	rc=${PIPESTATUS[0]}
+	rm -f "$tap.rc"
+	{ "$@" 2>&1; echo $? > "$tap.rc"; } | tee "$tap" &
+	wait $!
+	rc=$(cat "$tap.rc" 2>/dev/null || echo 1)
 	ok=$(grep -cE '^ok [0-9]+' "$tap")
 	notok=$(grep -cE '^not ok [0-9]+' "$tap")
 	[ "$rc" -eq 0 ] || [ "$notok" -gt 0 ] || notok=1
 	passed=$((passed + ok)) failed=$((failed + notok))
 }
 
+# The KUnit suites htmtrace_kunit.ko must report (tests/kunit.sh checks).
+kunit_suites() {
+	"$top/tests/kunit.sh" --list
+}
+
 say "dependencies"
-if ! "$top/tests/deps.sh"; then
+if ! step "$top/tests/deps.sh"; then
 	fail "tests/deps.sh"
 	summary
 fi
@@ -80,7 +133,9 @@ fi
 mkdir -p "$logs"
 say "build ($variant): tests/build.sh $variant"
 built=1
-if ! "$top/tests/build.sh" "$variant" 2>&1 | tee "$logs/build.log"; then
+step bash -c 'set -o pipefail; "$1" "$2" 2>&1 | tee "$3"' _ \
+	"$top/tests/build.sh" "$variant" "$logs/build.log"
+if [ $? -ne 0 ]; then
 	fail "tests/build.sh $variant (log: $logs/build.log)"
 	built=0
 fi
@@ -97,28 +152,34 @@ for f in "$top"/tests/bats/*.bats; do
 	*) guest_suites+=("$f") ;;
 	esac
 done
+guest=("$py" "$top/tests/guest.py")
+if [ "$built" -eq 1 ]; then
+	# One guest serves every guest suite and KUnit: a boot and a kmemleak
+	# scan are the slow parts on the debug kernel under TCG. It boots while
+	# the host suites run.
+	say "boot the $variant guest (in the background)"
+	"${guest[@]}" start -V "$variant" -n check --owner $$ &
+	boot=$!
+fi
 [ ${#host_suites[@]} -eq 0 ] || run_bats host "${host_suites[@]}"
 
 if [ "$built" -eq 1 ]; then
-	# One guest serves every guest suite and KUnit: a boot and a kmemleak
-	# scan cost a minute or two on the debug kernel under TCG.
 	export HTMTRACE_GUEST=check
-	guest=("$py" "$top/tests/guest.py")
-	say "boot the $variant guest"
-	if "${guest[@]}" start -V "$variant" -n check; then
+	say "wait for the $variant guest"
+	if wait $boot; then
 		[ ${#guest_suites[@]} -eq 0 ] || run_bats guest "${guest_suites[@]}"
 
 		say "KUnit: tests/kunit.sh $variant"
-		"$top/tests/kunit.sh" "$variant"
-		if read -r _ p _ f _ s < "$logs/kunit.counts"; then
+		step "$top/tests/kunit.sh" "$variant"
+		if read -r _ p _ f _ s _ n < "$logs/kunit.counts"; then
 			passed=$((passed + p)) failed=$((failed + f))
-			skipped=$((skipped + s))
+			skipped=$((skipped + s)) notrun=$((notrun + n))
 		else
 			fail "tests/kunit.sh left no counts"
 		fi
 
 		say "guest post-mortem: kernel log and kmemleak"
-		if "${guest[@]}" stop -V "$variant" -n check; then
+		if step "${guest[@]}" stop -V "$variant" -n check; then
 			echo "ok"
 			passed=$((passed + 1))
 		else
@@ -126,13 +187,18 @@ if [ "$built" -eq 1 ]; then
 		fi
 	else
 		fail "the $variant guest did not boot (see $logs/check.console.log)"
+		not_run "guest bats suites" "$(bats --count "${guest_suites[@]}")"
+		not_run "KUnit suites" "$(kunit_suites | wc -l)"
 	fi
 	unset HTMTRACE_GUEST
 
 	say "lint: tests/lint.sh $variant"
 	run_tap lint "$top/tests/lint.sh" "$variant"
 else
-	echo "check: the build failed: guest suites and KUnit not run"
+	echo "check: the build failed"
+	not_run "guest bats suites" "$(bats --count "${guest_suites[@]}")"
+	not_run "KUnit suites" "$(kunit_suites | wc -l)"
+	not_run "post-mortem and lint" 3
 fi
 
 say "uapi: <linux/htmtrace.h> in strict C99"

@@ -1,27 +1,108 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install what the build and the tests need, from Debian's archive, when it is missing.
-# Idempotent and quiet when everything is present.
+# Install what the build and the tests need, from Debian's archive, when it is
+# missing, without ever harming the host:
+#
+#   - host packages (amd64 or architecture "all") are installed with apt-get,
+#     but only after a dry run shows that apt would remove or replace nothing;
+#   - ppc64el packages are never installed: the guest's busybox and the guest
+#     tool's libkmod (headers, libkmod.so and the libraries it needs) are
+#     downloaded with `apt-get download` and unpacked with `dpkg-deb -x` into
+#     the cache, $HTMTRACE_CACHE/ppc64el-<hash>/. A ppc64el busybox-static
+#     installed on the host would replace /bin/busybox, which initramfs-tools
+#     copies into the host's next initramfs.
+#
+#   tests/deps.sh            install and unpack what is missing
+#   tests/deps.sh --sysroot  the same, then print the ppc64el folder
+#
+# Idempotent and quiet when everything is present. Needs root only when
+# something must be installed (`dpkg --add-architecture ppc64el` and apt-get).
 set -euo pipefail
 
+cache=${HTMTRACE_CACHE:-$HOME/.cache/htmtrace}
+
+host_pkgs=(make gcc libc6-dev gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
+	   qemu-system-ppc linux-source-6.12 bats flex bison bc libelf-dev
+	   libssl-dev cpio xz-utils python3 perl sparse libkmod-dev pkg-config)
+# Unpacked for the guest, never installed. libkmod2's dependencies are here
+# because the guest tool loads them; libc comes from libc6-dev-ppc64el-cross.
+ppc_pkgs=(busybox-static libkmod-dev libkmod2 liblzma5 libssl3 libzstd1)
+
+die() { echo "deps: $*" >&2; exit 1; }
+installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed$'; }
+as_root() { [ "$(id -u)" -eq 0 ] || die "$1 (run as root, or do it yourself)"; }
+apt_updated=0
+apt_update() {
+	[ $apt_updated -eq 1 ] && return
+	apt-get update -q >/dev/null || die "apt-get update failed"
+	apt_updated=1
+}
+
+# --- host packages ---------------------------------------------------------
 need=()
-host_pkgs=(make gcc libc6-dev gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross qemu-system-ppc linux-source-6.12 bats
-	   flex bison bc libelf-dev libssl-dev cpio xz-utils python3 perl sparse
-	   libkmod-dev pkg-config)
-ppc_pkgs=(busybox-static:ppc64el libkmod-dev:ppc64el)
-
-for p in "${host_pkgs[@]}" "${ppc_pkgs[@]}"; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
-		need+=("$p")
+for p in "${host_pkgs[@]}"; do
+	installed "$p" || need+=("$p")
 done
-[ ${#need[@]} -eq 0 ] && exit 0
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "deps: missing packages: ${need[*]} (run as root or install them)" >&2
-	exit 1
+if [ ${#need[@]} -gt 0 ]; then
+	as_root "missing host packages: ${need[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt_update
+	# A dry run first: apt may upgrade what the new packages depend on, but
+	# it may neither remove a package ("Remv") nor bring in a foreign one.
+	plan=$(apt-get install -s -q --no-install-recommends "${need[@]}") ||
+		die "apt-get cannot install: ${need[*]}"
+	bad=$(grep -E '^Remv |^Inst [^ ]+:ppc64el ' <<<"$plan" || true)
+	if [ -n "$bad" ]; then
+		echo "deps: installing ${need[*]} would remove or add foreign packages:" >&2
+		sed 's/^/deps:   /' <<<"$bad" >&2
+		die "refusing; install the packages yourself if that is what you want"
+	fi
+	echo "deps: installing ${need[*]}" >&2
+	apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
 fi
-echo "deps: installing ${need[*]}"
-dpkg --print-foreign-architectures | grep -qx ppc64el || dpkg --add-architecture ppc64el
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q >/dev/null
-apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
+
+# --- ppc64el packages, unpacked into the cache -----------------------------
+dpkg --print-foreign-architectures | grep -qx ppc64el || {
+	as_root "apt does not know the ppc64el architecture"
+	dpkg --add-architecture ppc64el
+	apt_updated=0
+}
+versions() {
+	local p
+	for p in "${ppc_pkgs[@]}"; do
+		apt-cache policy "$p:ppc64el" 2>/dev/null | sed -n 's/^  Candidate: //p'
+	done
+}
+vers=$(versions)
+if grep -qx '(none)' <<<"$vers" || [ "$(grep -c . <<<"$vers")" -ne ${#ppc_pkgs[@]} ]; then
+	as_root "apt has no ppc64el package lists yet"
+	apt_update
+	vers=$(versions)
+fi
+root=$cache/ppc64el-$(printf '%s\n' "${ppc_pkgs[@]}" "$vers" | sha256sum | cut -c1-12)
+if [ ! -f "$root/.unpacked" ]; then
+	mkdir -p "$cache"
+	dl=$(mktemp -d "$cache/.debs.XXXXXX")
+	trap 'rm -rf "$dl"' EXIT
+	echo "deps: unpacking ${ppc_pkgs[*]} (ppc64el) into $root" >&2
+	(cd "$dl" && apt-get download -q "${ppc_pkgs[@]/%/:ppc64el}" >/dev/null 2>&1) ||
+		(cd "$dl" && apt-get download -q "${ppc_pkgs[@]/%/:ppc64el}") ||
+		die "apt-get download of the ppc64el packages failed"
+	rm -rf "$root"
+	mkdir -p "$root"
+	for deb in "$dl"/*.deb; do
+		dpkg-deb -x "$deb" "$root"
+	done
+	# Absolute links (libkmod.so -> /lib/...) would point into the host.
+	find "$root" -type l -lname '/*' | while read -r link; do
+		ln -sfn "$root$(readlink "$link")" "$link"
+	done
+	[ -x "$root/bin/busybox" ] || die "busybox-static:ppc64el has no /bin/busybox"
+	touch "$root/.unpacked"
+	# Older unpackings (other package versions) are of no further use.
+	find "$cache" -maxdepth 1 -name 'ppc64el-*' ! -path "$root" -exec rm -rf {} +
+fi
+if [ "${1:-}" = --sysroot ]; then
+	echo "$root"
+fi
+exit 0

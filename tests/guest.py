@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Run the htmtrace QEMU pseries test guest and talk to it.
 
-  guest.py start [-V VARIANT] [-n NAME] [--share DIR]   boot, wait until ready
+  guest.py start [-V VARIANT] [-n NAME] [--share DIR] [--owner PID]
+                 boot, wait until ready
   guest.py run   [-V VARIANT] [-n NAME] [-t SECS] TEXT...
                  run TEXT with sh -c in the guest: its stdout, stderr and exit
                  status become ours (124: timed out, 125: harness failure)
   guest.py stop  [-V VARIANT] [-n NAME]                 kmemleak scan, dmesg,
                  poweroff, then the post-mortem check: exit 1 on a splat or leak
+  guest.py kill  [-V VARIANT] [-n NAME]                 stop QEMU at once
   guest.py check CONSOLE.log [KMEMLEAK.log]             post-mortem of old logs
                  (CONSOLE.log "-": a kernel log on stdin)
 
@@ -17,9 +19,15 @@ and build/VARIANT/ (modules and tool, packed by tests/initramfs.sh). NAME
 logs in build/VARIANT/logs/NAME.{console,qemu,dmesg,kmemleak}.log.
 
 The console (/dev/hvc0) goes to NAME.console.log. Commands travel on a second
-spapr-vty (/dev/hvc1), through a unix socket, served by tests/guest/init (the
-protocol is described there). QEMU runs under timeout(1), so a forgotten guest
-dies after $HTMTRACE_GUEST_LIFETIME seconds (default 3600) whatever happens.
+spapr-vty (/dev/hvc1), through a unix socket, served by tests/guest/cmdserver.c
+(the protocol is described there).
+
+Nothing outlives its owner: QEMU runs under a keeper process (this file, in
+its own session) that kills it as soon as the owner process is gone (--owner,
+default the caller's parent: the script that booted the guest, even if that
+script is SIGKILLed), or after $HTMTRACE_GUEST_LIFETIME seconds (default
+3600) whatever happens. `kill` and `stop` signal only a keeper whose command
+line, socket and start time are the ones this guest recorded.
 """
 
 import argparse
@@ -42,6 +50,7 @@ BOOT_TIMEOUT = int(os.environ.get('HTMTRACE_BOOT_TIMEOUT', '300'))
 LIFETIME = int(os.environ.get('HTMTRACE_GUEST_LIFETIME', '3600'))
 CMD_TIMEOUT = int(os.environ.get('GUEST_TIMEOUT', '120'))
 GRACE = 30          # seconds the host waits beyond the guest-side timeout
+ACK_TIMEOUT = 15    # the server acknowledges a request as soon as it reads it
 READY = 'htmtrace-guest: ready'
 MACHINE = ('pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,'
            'cap-ccf-assist=off')
@@ -56,6 +65,10 @@ SPLATS = [
 ]
 SPLAT_RE = re.compile('|'.join(SPLATS))
 MARK = 'htmtrace-test: '     # test names written to the log by the bats helpers
+# A test that provokes a splat on purpose (the harness's own test) brackets it
+# with these: inside, splats are expected (at least one), not findings.
+EXPECT_BEGIN = MARK + 'expect-splat begin'
+EXPECT_END = MARK + 'expect-splat end'
 
 
 def send_paced(sock, data, piece=256):
@@ -97,14 +110,9 @@ class Guest:
             return None
 
     def alive(self):
+        """True if the keeper this guest recorded still runs (QEMU with it)."""
         st = self.state()
-        if not st:
-            return False
-        try:
-            with open(f'/proc/{st["pid"]}/cmdline', 'rb') as f:
-                return b'qemu-system' in f.read()
-        except OSError:
-            return False
+        return bool(st) and keeper_matches(st)
 
     def kernel(self):
         if os.environ.get('HTMTRACE_KERNEL'):
@@ -117,7 +125,7 @@ class Guest:
         return os.path.join(kdir.strip(), 'vmlinux')
 
     # --- start ------------------------------------------------------------
-    def start(self, share=None):
+    def start(self, share=None, owner=None):
         if self.alive():    # someone else's run, or a leftover: never kill it here
             die(f'{self.name} ({self.variant}) is already running; stop it with: '
                 f'tests/guest.py stop -V {self.variant} -n {self.name}', 1)
@@ -140,7 +148,7 @@ class Guest:
         qemu = ['qemu-system-ppc64', '-M', MACHINE, '-cpu', 'power9', '-m', '1G',
                 '-smp', '2', '-nodefaults', '-no-user-config', '-display', 'none',
                 '-no-reboot', '-kernel', vmlinux, '-initrd', initrd,
-                '-append', 'console=hvc0 panic=-1 kunit.enable=1',
+                '-append', 'console=hvc0 panic=-1 kunit.enable=1 kasan_multi_shot',
                 '-chardev', f'file,id=con,path={self.log["console"]}',
                 '-device', 'spapr-vty,chardev=con',
                 '-chardev', f'socket,id=ctl,path={sock},server=on,wait=off',
@@ -149,12 +157,16 @@ class Guest:
             qemu += ['-virtfs', f'local,path={os.path.abspath(share)},mount_tag=host,'
                      'security_model=none,id=host']
         t0 = time.time()
-        with open(self.log['qemu'], 'w') as qlog:
-            proc = subprocess.Popen(['timeout', '-k', '10', str(LIFETIME)] + qemu,
-                                    stdin=subprocess.DEVNULL, stdout=qlog,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
+        owner = owner or os.getppid()
+        keeper = [sys.executable, os.path.abspath(__file__), 'keeper',
+                  '--owner', str(owner), '--owner-start', str(proc_start(owner)),
+                  '--sock', sock, '--log', self.log['qemu'], '--'] + qemu
+        proc = subprocess.Popen(keeper, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
         with open(self.state_file, 'w') as f:
-            json.dump({'pid': proc.pid, 'sock': sock, 'started': t0}, f)
+            json.dump({'pid': proc.pid, 'start': proc_start(proc.pid), 'sock': sock,
+                       'started': t0}, f)
 
         deadline = t0 + BOOT_TIMEOUT
         while not self._console_has(READY):
@@ -204,6 +216,8 @@ class Guest:
             return b'', f'guest: {self.name} is not running\n'.encode(), 125
         rid = secrets.token_hex(6)
         b64 = base64.b64encode(text.encode()).decode()
+        # A leading newline ends whatever partial line the tty may hold.
+        request = f'\nREQ {rid} {timeout} {b64}\n'.encode()
         with open(os.path.join(self.dir, 'lock'), 'w') as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
@@ -213,35 +227,48 @@ class Guest:
                 return b'', f'guest: cannot reach the guest: {e}\n'.encode(), 125
             with s:
                 t0 = time.time()
-                send_paced(s, f'REQ {rid} {timeout} {b64}\n'.encode())
-                reply = self._receive(s, rid, t0 + timeout + GRACE)
-        if reply is None:
+                # No acknowledgement means the request was lost on the way
+                # (not that the command hangs): send it once more.
+                for attempt in (1, 2):
+                    send_paced(s, request)
+                    reply = self._receive(s, rid, time.time() + ACK_TIMEOUT,
+                                          timeout + GRACE)
+                    if reply != 'noack':
+                        break
+                    print(f'guest: request not acknowledged in {ACK_TIMEOUT} s '
+                          f'(attempt {attempt}): {text[:80]}', file=sys.stderr)
+        if reply in (None, 'noack'):
+            what = ('the command channel lost the request twice' if reply == 'noack'
+                    else f'no answer {timeout + GRACE} s after the request was read')
             with open(self.wedged_file, 'w') as f:
-                f.write(text)
-            return b'', (f'guest: no answer {timeout + GRACE} s after sending: {text}\n'
+                f.write(f'{what}: {text}')
+            return b'', (f'guest: {what}: {text}\n'
                          'guest: the guest is wedged; later commands fail\n').encode(), 124
         if reply == 'eof':
             return b'', b'guest: QEMU closed the channel (guest died?)\n', 125
-        out, err, rc = reply
-        if rc == 137 and time.time() - t0 >= timeout:
-            err += f'guest: killed after the {timeout} s timeout\n'.encode()
-            rc = 124
-        return out, err, rc
+        return reply
 
     @staticmethod
-    def _receive(s, rid, deadline):
-        """Read the reply to request rid; None on timeout, 'eof' if QEMU left."""
-        buf, section = b'', None
+    def _receive(s, rid, ack_deadline, run_time):
+        """Read the reply to request rid.
+
+        Returns (out, err, status); 'noack' if the server did not acknowledge
+        the request by ack_deadline (or called it malformed), None if the
+        command gave no answer within run_time after the acknowledgement,
+        'eof' if QEMU closed the channel.
+        """
+        buf, section, acked = b'', None, False
+        deadline = ack_deadline
         parts = {'OUT': [], 'ERR': []}
         while True:
             left = deadline - time.time()
             if left <= 0:
-                return None
+                return None if acked else 'noack'
             s.settimeout(left)
             try:
                 data = s.recv(65536)
             except socket.timeout:
-                return None
+                return None if acked else 'noack'
             if not data:
                 return 'eof'
             if section:             # output is flowing: be patient
@@ -254,6 +281,10 @@ class Guest:
                 if len(words) >= 2 and words[0].startswith('@@HTMG-'):
                     if words[1] != rid:
                         section = None      # a stale reply: skip it
+                    elif words[0] == '@@HTMG-ACK':
+                        acked, deadline = True, time.time() + run_time
+                    elif words[0] == '@@HTMG-BAD':
+                        return 'noack'
                     elif words[0] == '@@HTMG-END':
                         return (base64.b64decode(''.join(parts['OUT'])),
                                 base64.b64decode(''.join(parts['ERR'])), int(words[2]))
@@ -296,7 +327,7 @@ class Guest:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
                 s.connect(st['sock'])
                 b64 = base64.b64encode(b'poweroff -f').decode()
-                s.sendall(f'REQ off 10 {b64}\n'.encode())
+                s.sendall(f'\nREQ off 10 {b64}\n'.encode())
                 deadline = time.time() + 60
                 while self.alive() and time.time() < deadline:
                     time.sleep(0.1)
@@ -304,14 +335,15 @@ class Guest:
             pass
 
     def kill(self):
+        """Stop QEMU now, if it is the one this guest started."""
         st = self.state()
         if not st:
             return
-        if self.alive():
+        if keeper_matches(st):
             try:
-                os.kill(st['pid'], signal.SIGTERM)  # timeout(1) passes it to QEMU
+                os.killpg(st['pid'], signal.SIGTERM)    # keeper and QEMU
                 for _ in range(100):
-                    if not self.alive():
+                    if not keeper_matches(st):
                         break
                     time.sleep(0.1)
                 else:
@@ -320,6 +352,54 @@ class Guest:
                 pass
         shutil.rmtree(os.path.dirname(st['sock']), ignore_errors=True)
         os.unlink(self.state_file)
+
+
+def proc_start(pid):
+    """The start time of pid (clock ticks since boot), 0 if it is gone."""
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            return int(f.read().rsplit(')', 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def keeper_matches(st):
+    """True if pid st['pid'] is the keeper recorded in st, not a reused pid."""
+    try:
+        with open(f'/proc/{st["pid"]}/cmdline', 'rb') as f:
+            argv = f.read().split(b'\0')
+    except OSError:
+        return False
+    return (b'keeper' in argv and st['sock'].encode() in argv and
+            proc_start(st['pid']) == st.get('start'))
+
+
+def keeper(a):
+    """Run QEMU until it exits, its lifetime ends, or the owner goes."""
+    with open(a.log, 'w') as qlog:
+        qemu = subprocess.Popen(a.qemu, stdin=subprocess.DEVNULL, stdout=qlog,
+                                stderr=subprocess.STDOUT)
+
+    def end(*_):
+        if qemu.poll() is None:
+            qemu.terminate()
+            try:
+                qemu.wait(10)
+            except subprocess.TimeoutExpired:
+                qemu.kill()
+        sys.exit(0)
+    signal.signal(signal.SIGTERM, end)
+    signal.signal(signal.SIGINT, end)
+    signal.signal(signal.SIGHUP, end)
+    deadline = time.time() + LIFETIME
+    while qemu.poll() is None:
+        if proc_start(a.owner) != a.owner_start or time.time() > deadline:
+            end()
+        try:
+            qemu.wait(0.5)
+        except subprocess.TimeoutExpired:
+            pass
+    return 0
 
 
 def postmortem(console, kmemleak=None):
@@ -334,11 +414,28 @@ def postmortem(console, kmemleak=None):
                 lines = f.read().splitlines()
     except FileNotFoundError:
         return [f'no console log {console}']
+    window = None       # line number of an open "expect-splat" window
+    seen = False
     for i, line in enumerate(lines):
+        if EXPECT_BEGIN in line:
+            window, seen = i + 1, False
+            continue
+        if EXPECT_END in line and window:
+            if not seen:
+                findings.append(f'{os.path.basename(console)}:{window}: a splat was '
+                                'expected here and did not come')
+            window = None
+            continue
         if MARK in line or (ignore and re.search(ignore, line)):
             continue
         if SPLAT_RE.search(line):
-            findings.append(f'{os.path.basename(console)}:{i + 1}: {line.strip()}')
+            if window:
+                seen = True
+            else:
+                findings.append(f'{os.path.basename(console)}:{i + 1}: {line.strip()}')
+    if window:
+        findings.append(f'{os.path.basename(console)}:{window}: an expect-splat '
+                        'window was never closed')
     if kmemleak:
         with open(kmemleak, errors='replace') as f:
             objects = re.split(r'^unreferenced object ', f.read(), flags=re.M)[1:]
@@ -368,25 +465,38 @@ def report(findings, what):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     sub = ap.add_subparsers(dest='cmd', required=True)
-    for name in ('start', 'run', 'stop'):
+    for name in ('start', 'run', 'stop', 'kill'):
         p = sub.add_parser(name)
         p.add_argument('-V', '--variant', default=os.environ.get('HTMTRACE_VARIANT', 'release'))
         p.add_argument('-n', '--name', default='guest')
         if name == 'start':
             p.add_argument('--share', help='host folder mounted at /host in the guest')
+            p.add_argument('--owner', type=int,
+                           help='QEMU ends when this process does (default: parent)')
         if name == 'run':
             p.add_argument('-t', '--timeout', type=int, default=CMD_TIMEOUT)
             p.add_argument('text', nargs='+')
     p = sub.add_parser('check')
     p.add_argument('console')
     p.add_argument('kmemleak', nargs='?')
+    p = sub.add_parser('keeper')    # internal: see the module's doc
+    p.add_argument('--owner', type=int, required=True)
+    p.add_argument('--owner-start', type=int, required=True)
+    p.add_argument('--sock', required=True)
+    p.add_argument('--log', required=True)
+    p.add_argument('qemu', nargs='+')
     a = ap.parse_args()
 
     if a.cmd == 'check':
         return report(postmortem(a.console, a.kmemleak), a.console)
+    if a.cmd == 'keeper':
+        return keeper(a)
     g = Guest(a.variant, a.name)
     if a.cmd == 'start':
-        g.start(a.share)
+        g.start(a.share, a.owner)
+        return 0
+    if a.cmd == 'kill':
+        g.kill()
         return 0
     if a.cmd == 'run':
         out, err, rc = g.run(' '.join(a.text), a.timeout)

@@ -6,7 +6,9 @@
 #   tests/initramfs.sh release|debug OUT.cpio.gz
 #
 # Layout in the guest:
-#   /init, /bin/busybox (+ /bin/sh; the other applet links are made at boot)
+#   /init, /bin/busybox (+ /bin/sh; the other applet links are made at boot),
+#   from busybox-static:ppc64el as tests/deps.sh unpacked it
+#   /usr/bin/cmdserver             tests/guest/cmdserver.c, built here
 #   /lib/modules/htmtrace/*.ko     from build/<variant>/
 #   /usr/bin/htmtrace              the guest tool, with its shared libraries
 #                                  (readelf NEEDED, recursively) and ld64.so.2
@@ -21,10 +23,12 @@ variant=${1:?usage: $0 release|debug OUT.cpio.gz}
 out=${2:?usage: $0 release|debug OUT.cpio.gz}
 top=$(cd "$(dirname "$0")/.." && pwd)
 bdir=${HTMTRACE_BUILD_DIR:-$top/build/$variant}
-busybox=/bin/busybox
 readelf=powerpc64le-linux-gnu-readelf
-# Where the ppc64el shared libraries live (libc6:ppc64el, libkmod2:ppc64el, ...).
-libdirs=(/lib/powerpc64le-linux-gnu /usr/lib/powerpc64le-linux-gnu /lib64
+# busybox and the ppc64el libraries the tool needs (libkmod2, ...) are unpacked
+# into the cache by deps.sh, never installed; libc is the cross toolchain's.
+sysroot=$("$top/tests/deps.sh" --sysroot)
+busybox=$sysroot/bin/busybox
+libdirs=("$sysroot/lib/powerpc64le-linux-gnu" "$sysroot/usr/lib/powerpc64le-linux-gnu"
 	 /usr/powerpc64le-linux-gnu/lib)
 
 is_elf() { [ "$(head -c 4 "$1" | tr -d '\177')" = ELF ]; }
@@ -44,6 +48,9 @@ mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,root,etc,host} \
 cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 install -m 0755 "$top/tests/guest/init" "$root/init"
+# The command server /init becomes: part of every guest, built or not.
+powerpc64le-linux-gnu-gcc -static -O2 -Wall -Wextra -Werror \
+	-o "$root/usr/bin/cmdserver" "$top/tests/guest/cmdserver.c"
 
 # Copy one ppc64le ELF file and, recursively, the libraries it needs.
 copy_elf() {
@@ -51,7 +58,12 @@ copy_elf() {
 	install -D -m 0755 "$src" "$root$dst"
 	interp=$($readelf -lW "$src" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
 	if [ -n "$interp" ] && [ ! -e "$root$interp" ]; then
-		install -D -m 0755 "$(readlink -f "$interp")" "$root$interp"
+		found=
+		for dir in "${libdirs[@]}"; do
+			[ -e "$dir/${interp##*/}" ] && { found=$dir/${interp##*/}; break; }
+		done
+		[ -n "$found" ] || { echo "initramfs: no ${interp##*/} for $src" >&2; exit 1; }
+		install -D -m 0755 "$(readlink -f "$found")" "$root$interp"
 	fi
 	for lib in $($readelf -dW "$src" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 		[ -e "$root/lib/powerpc64le-linux-gnu/$lib" ] && continue

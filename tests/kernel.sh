@@ -24,29 +24,42 @@ esac
 
 "$here/deps.sh" >&2
 
-# One kernel build at a time: a second caller waits, then finds it built.
-mkdir -p "$cache"
-exec 9>"$cache/.lock"
-flock 9
-
 tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n 1)
 [ -n "$tarball" ] || { echo "kernel.sh: linux-source-6.12 is not installed" >&2; exit 1; }
 pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
 src=$cache/src-$pkgver/linux-source-6.12
+hash=$( { echo "$pkgver"; cat "${frags[@]}"; ${cross}gcc --version | head -n 1; } |
+	sha256sum | cut -c1-12)
+out=$cache/kernel-$variant-$hash
+
+# A cached kernel needs no lock: a warm run never waits behind a build.
+if [ -f "$out/.built" ]; then
+	echo "$out"
+	exit 0
+fi
+
+# One kernel build at a time: a second caller waits, then finds it built.
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9
+if [ -f "$out/.built" ]; then
+	echo "$out"
+	exit 0
+fi
+
+# A Debian update of linux-source changes the version and so every key: keep
+# only the newest: this source, and of this variant the kernel built now.
+for d in "$cache"/src-* "$cache/kernel-$variant-"*; do
+	[ -d "$d" ] || continue
+	[ "$d" = "$cache/src-$pkgver" ] || [ "$d" = "$out" ] || rm -rf "$d"
+done
+
 if [ ! -f "$src/.unpacked" ]; then
 	echo "kernel.sh: unpacking $tarball" >&2
 	rm -rf "$cache/src-$pkgver"
 	mkdir -p "$cache/src-$pkgver"
 	tar -C "$cache/src-$pkgver" -xf "$tarball"
 	touch "$src/.unpacked"
-fi
-
-hash=$( { echo "$pkgver"; cat "${frags[@]}"; ${cross}gcc --version | head -n 1; } |
-	sha256sum | cut -c1-12)
-out=$cache/kernel-$variant-$hash
-if [ -f "$out/.built" ]; then
-	echo "$out"
-	exit 0
 fi
 
 echo "kernel.sh: building the $variant kernel in $out (a few minutes)" >&2

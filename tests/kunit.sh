@@ -4,18 +4,32 @@
 # them with the kernel's own parser (tools/testing/kunit/kunit.py parse).
 #
 #   tests/kunit.sh release|debug
+#   tests/kunit.sh --list          the suites htmtrace_kunit.ko must report
 #
 # Boots a guest, loads htmtrace.ko then htmtrace_kunit.ko (whose init runs the
 # suites), reads each suite's KTAP from /sys/kernel/debug/kunit/<suite>/results
 # (the kernel log if there is none), joins them into one KTAP document, parses
 # it, and writes build/<variant>/logs/kunit.{ktap,json,counts}. kunit.counts is
-# one line "passed N failed N skipped N" for tests/check.sh; a failed or crashed
-# case, a broken run, or a splat/leak in the guest post-mortem counts as failed.
-# Exit status 0 only if nothing failed.
+# one line "passed N failed N skipped N notrun N" for tests/check.sh; a failed
+# or crashed case, a broken run, or a splat/leak in the guest post-mortem
+# counts as failed; every suite of kunit/*.c that did not report counts as
+# not run (and fails the run). Exit status 0 only if nothing failed.
 set -euo pipefail
 
-variant=${1:-debug}
 top=$(cd "$(dirname "$0")/.." && pwd)
+
+# The suite names, from the kunit_suite definitions in kunit/*.c.
+expected_suites() {
+	awk '/struct kunit_suite [a-z0-9_]+ = \{/ { s = 1; next }
+	     s && match($0, /\.name = "[^"]+"/) { print substr($0, RSTART + 9, RLENGTH - 10); s = 0 }' \
+		"$top"/kunit/*.c
+}
+if [ "${1:-}" = --list ]; then
+	expected_suites
+	exit 0
+fi
+
+variant=${1:-debug}
 logs=$top/build/$variant/logs
 mkdir -p "$logs"
 ktap=$logs/kunit.ktap json=$logs/kunit.json counts=$logs/kunit.counts
@@ -28,13 +42,17 @@ name=${HTMTRACE_GUEST:-kunit}
 guest() { "$py" "$top/tests/guest.py" "$1" -V "$variant" -n "$name" "${@:2}"; }
 fail() { echo "kunit: $*" >&2; broken=$((broken + 1)); }
 
-broken=0 passed=0 failed=0 skipped=0
+broken=0 passed=0 failed=0 skipped=0 notrun=0 own_guest=0
 finish() {
 	local rc=$?
-	[ $rc -eq 0 ] || [ $((failed + broken)) -gt 0 ] || broken=1
-	echo "passed $passed failed $((failed + broken)) skipped $skipped" > "$counts"
+	# A guest this script booted never outlives it, whatever the exit path.
+	[ $own_guest -eq 0 ] || guest kill || true
+	[ $rc -eq 0 ] || [ $((failed + broken + notrun)) -gt 0 ] || broken=1
+	echo "passed $passed failed $((failed + broken)) skipped $skipped notrun $notrun" > "$counts"
 }
 trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 kdir=$top/build/$variant/kdir
 [ -d "$kdir" ] || kdir=$("$top/tests/kernel.sh" "$variant")
@@ -42,7 +60,8 @@ kunit_py=$(readlink -f "$kdir/source")/tools/testing/kunit/kunit.py
 [ -f "$kunit_py" ] || { fail "no $kunit_py"; exit 1; }
 
 if [ -z "${HTMTRACE_GUEST:-}" ]; then
-	guest start || { fail "the guest did not boot"; exit 1; }
+	own_guest=1
+	guest start --owner $$ || { fail "the guest did not boot"; exit 1; }
 fi
 m=/lib/modules/htmtrace
 guest run -t 120 insmod $m/htmtrace.ko || fail "insmod htmtrace.ko failed"
@@ -68,7 +87,8 @@ else
 	guest run dmesg > "$ktap" || true
 fi
 guest run -t 120 'rmmod htmtrace_kunit && rmmod htmtrace' || fail "rmmod failed"
-if [ -z "${HTMTRACE_GUEST:-}" ]; then
+if [ $own_guest -eq 1 ]; then
+	own_guest=0
 	guest stop || fail "guest post-mortem failed (see $logs/$name.console.log)"
 fi
 
@@ -88,5 +108,11 @@ read -r passed failed skipped < <("$py" - "$json" <<-'EOF'
 	EOF
 )
 [ $((passed + failed + skipped)) -gt 0 ] || fail "no test case ran"
-echo "kunit: $passed passed, $((failed + broken)) failed, $skipped skipped" >&2
-[ $((failed + broken)) -eq 0 ]
+for s in $(expected_suites); do
+	if ! grep -qE "^(not )?ok [0-9]+ $s( |\$)" "$ktap"; then
+		echo "kunit: suite $s did not report" >&2
+		notrun=$((notrun + 1))
+	fi
+done
+echo "kunit: $passed passed, $((failed + broken)) failed, $skipped skipped, $notrun suite(s) not run" >&2
+[ $((failed + broken + notrun)) -eq 0 ]

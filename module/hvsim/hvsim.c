@@ -951,6 +951,18 @@ static int hvsim_reset_set(void *data, u64 val)
 
 DEFINE_DEBUGFS_ATTRIBUTE(hvsim_reset_fops, NULL, hvsim_reset_set, "%llu\n");
 
+/*
+ * A kernel warning on request, for the test harness's own test: it proves
+ * that a WARNING in the guest fails the post-mortem. Nothing else is done.
+ */
+static int hvsim_warn_set(void *data, u64 val)
+{
+	WARN(val, "htmtrace_hvsim: warning requested through debugfs (harness self-test)\n");
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(hvsim_warn_fops, NULL, hvsim_warn_set, "%llu\n");
+
 static int hvsim_op_calls_show(struct seq_file *m, void *v)
 {
 	u64 calls[HVSIM_NR_OPS];
@@ -1035,6 +1047,7 @@ static void hvsim_debugfs_init(void)
 	debugfs_create_file_unsafe("max_xfer", 0600, d,
 				   &hvsim_faults.max_xfer, &hvsim_u64_fops);
 	debugfs_create_file_unsafe("reset", 0200, d, NULL, &hvsim_reset_fops);
+	debugfs_create_file_unsafe("warn", 0200, d, NULL, &hvsim_warn_fops);
 
 	/* counters and state */
 	debugfs_create_file_unsafe("calls", 0400, d, &hvsim_stats.calls,

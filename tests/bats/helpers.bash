@@ -16,7 +16,9 @@
 #                           a timeout gives status 124.
 #   guest_load MOD [ARG=VAL...]  insmod /lib/modules/htmtrace/MOD.ko ARG=VAL...
 #   guest_unload MOD        rmmod MOD
-#   guest_unload_all        rmmod whichever of our modules are loaded
+#   guest_unload_all        kill the background processes tests left, and
+#                           rmmod whichever of our modules are loaded
+#   guest_mark [CMD]        the test's name into the kernel log, then CMD
 #   guest_loaded MOD        true if MOD is loaded
 #   guest_dmesg             the kernel log since this test began
 #   assert_no_splat         fail if guest_dmesg holds a BUG/WARNING/Oops/...
@@ -46,8 +48,9 @@ guest_py() {
 	"$HTM_PYTHON" "$HTM_TOP/tests/guest.py" "$1" -V "$HTM_VARIANT" -n "$HTM_GUEST" "${@:2}"
 }
 
+# The guest lives as long as this bats file's process ($$), not longer.
 guest_boot() {
-	guest_py start ${GUEST_SHARE:+--share "$GUEST_SHARE"}
+	guest_py start --owner $$ ${GUEST_SHARE:+--share "$GUEST_SHARE"}
 }
 
 guest_shutdown() {
@@ -67,8 +70,9 @@ setup_file() {
 
 teardown_file() {
 	if [ -n "${HTMTRACE_GUEST:-}" ]; then
-		guest_unload_all || return 1
-		guest "dmesg | awk 'index(\$0, \"htmtrace-test: file $HTM_FILE\") { n = NR }
+		# One round trip: unload, then this file's kernel log for the check.
+		guest "$HTM_UNLOAD_ALL || { echo 'teardown: could not unload our modules' >&2; exit 1; }
+			dmesg | awk 'index(\$0, \"htmtrace-test: file $HTM_FILE\") { n = NR }
 			{ line[NR] = \$0 } END { for (i = n; i <= NR; i++) print line[i] }'" |
 			"$HTM_PYTHON" "$HTM_TOP/tests/guest.py" check -
 		return
@@ -85,10 +89,13 @@ guest() {
 }
 
 # Write the test's number and name to the kernel log: guest_dmesg starts
-# there, and the console log shows which test a splat belongs to.
+# there, and the console log shows which test a splat belongs to. CMD, if
+# given, runs right after in the same round trip (a test's setup), and its
+# status is guest_mark's.
 guest_mark() {
 	local name=${BATS_TEST_DESCRIPTION//[^A-Za-z0-9 _.,:=()\/+-]/_}
-	guest "echo 'htmtrace-test: test $BATS_TEST_NUMBER: $name' > /dev/kmsg"
+	guest "echo 'htmtrace-test: test $BATS_TEST_NUMBER: $name' > /dev/kmsg${1:+ &&
+		$1}"
 }
 
 guest_dmesg() {
@@ -112,11 +119,19 @@ guest_loaded() {
 	guest "[ -d /sys/module/$1 ]"
 }
 
-guest_unload_all() {
-	# shellcheck disable=SC2016 # expanded by the guest's shell
-	guest 'for m in htmtrace_kunit htmtrace_hvsim htmtrace; do
+# Background processes a test left behind (orphans: their parent is PID 1,
+# the command server) could hold a device open: kill them, then unload.
+# shellcheck disable=SC2016 # expanded by the guest's shell
+HTM_UNLOAD_ALL='for p in /proc/[0-9]*; do
+		set -- $(cat $p/stat 2>/dev/null)
+		[ "$4" = 1 ] && [ "$1" != $$ ] && kill -9 "$1" 2>/dev/null
+	done
+	for m in htmtrace_kunit htmtrace_hvsim htmtrace; do
 		if [ -d /sys/module/$m ]; then rmmod $m || exit 1; fi
 	done'
+
+guest_unload_all() {
+	guest "$HTM_UNLOAD_ALL"
 }
 
 requires() {

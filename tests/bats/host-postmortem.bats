@@ -90,3 +90,32 @@ setup() {
 	[[ $stderr == *"0xc000000004a1b000 (size 64)"* ]]
 	[[ $stderr == *"0xc000000004a1d000 (size 128)"* ]]
 }
+
+@test "post-mortem: a splat inside an expect-splat window is no finding" {
+	{
+		cat "$clean"
+		echo 'htmtrace-test: expect-splat begin'
+		echo 'WARNING: CPU: 0 PID: 61 at module/hvsim/hvsim.c:960 hvsim_warn_set+0x3c/0x70'
+		echo 'htmtrace-test: expect-splat end'
+	} > "$BATS_TEST_TMPDIR/win.log"
+	run "${check[@]}" "$BATS_TEST_TMPDIR/win.log"
+	[ "$status" -eq 0 ]
+	# but the same splat after the window is one
+	echo 'WARNING: CPU: 0 PID: 62 at kernel/x.c:1 f+0x0/0x4' >> "$BATS_TEST_TMPDIR/win.log"
+	run "${check[@]}" "$BATS_TEST_TMPDIR/win.log"
+	[ "$status" -eq 1 ]
+	[[ $output == *"win.log:9: WARNING: CPU: 0 PID: 62"* ]]
+}
+
+@test "post-mortem: an expect-splat window without a splat, or never closed, fails" {
+	{ cat "$clean"; echo 'htmtrace-test: expect-splat begin'
+	  echo 'htmtrace-test: expect-splat end'; } > "$BATS_TEST_TMPDIR/empty.log"
+	run "${check[@]}" "$BATS_TEST_TMPDIR/empty.log"
+	[ "$status" -eq 1 ]
+	[[ $output == *"empty.log:6: a splat was expected here and did not come"* ]]
+	{ cat "$clean"; echo 'htmtrace-test: expect-splat begin'
+	  echo 'WARNING: CPU: 0 PID: 62 at kernel/x.c:1 f+0x0/0x4'; } > "$BATS_TEST_TMPDIR/open.log"
+	run "${check[@]}" "$BATS_TEST_TMPDIR/open.log"
+	[ "$status" -eq 1 ]
+	[[ $output == *"open.log:6: an expect-splat window was never closed"* ]]
+}

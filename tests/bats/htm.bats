@@ -14,18 +14,16 @@ SIZE=$((4 * CHUNK))
 RECORDS=$((SIZE / 128))
 
 setup() {
-	guest_mark
 	requires module htmtrace_hvsim
 	requires tool
-	guest "insmod $HTM_MODDIR/htmtrace.ko bounce_kb=64 &&
+	guest_mark "insmod $HTM_MODDIR/htmtrace.ko bounce_kb=64 &&
 	       insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18"
 }
 
 teardown() {
+	# shellcheck disable=SC2016 # expanded by the guest's shell
 	guest 'for d in /dev/htm[0-9]*; do htmtest deconfigure $d >/dev/null; done
-	       for m in htmtrace_hvsim htmtrace; do
-	               if [ -d /sys/module/$m ]; then rmmod $m || exit 1; fi
-	       done'
+	       '"$HTM_UNLOAD_ALL"
 }
 
 sim() {
@@ -75,23 +73,41 @@ counter() {
 	grep -q $RECORDS <<<"$output"
 }
 
-@test "dd with bs=1, 1000, 4096, 65536 and 1M gives identical files" {
-	guest htmtest setup /dev/htm0 2 0 0 2 15
-	trace /dev/htm0 2 0 0 2 200
-	guest 'cat /dev/htm0 > /tmp/ref.bin'
-	[ "$(guest stat -c %s /tmp/ref.bin)" -eq 32768 ]
-	for bs in 1 1000 4096 65536 1M; do
-		guest "dd if=/dev/htm0 of=/tmp/dd.bin bs=$bs 2>/dev/null"
-		run guest cmp /tmp/ref.bin /tmp/dd.bin
-		echo "bs=$bs: $output"
-		[ "$status" -eq 0 ]
-	done
-	# and past a chunk boundary, resuming with skip=
-	trace /dev/htm1 2 0 0 3 1500
-	guest 'cat /dev/htm1 > /tmp/ref1.bin'
-	guest 'dd if=/dev/htm1 of=/tmp/tail.bin bs=1000 skip=1000 2>/dev/null'
-	guest 'dd if=/tmp/ref1.bin of=/tmp/reftail.bin bs=1000 skip=1000 2>/dev/null'
-	guest cmp /tmp/reftail.bin /tmp/tail.bin
+@test "dd across dump chunks: every read size gives the verified reference bytes" {
+	# The default 1 MiB bounce buffer and a 4 MiB trace: four dump chunks.
+	# Read sizes that divide a chunk, that straddle its ends (1000000, 3M),
+	# and a byte-at-a-time window across the first chunk end.
+	local mib=1048576 records=$((4 * 1048576 / 128))
+	guest "rmmod htmtrace_hvsim htmtrace && insmod $HTM_MODDIR/htmtrace.ko &&
+	       insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=22"
+	trace /dev/htm0 2 0 0 2 $records 1
+	run guest "cat /dev/htm0 > /tmp/ref.bin && stat -c %s /tmp/ref.bin &&
+		grep transfer_bytes /sys/kernel/debug/htmtrace/htm0/config &&
+		htmtrace verify -t core -n 0 -p 0 -c 2 /tmp/ref.bin"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" -eq $((4 * mib)) ]
+	[ "${lines[1]}" = "transfer_bytes: $mib" ]
+	grep -qx "records valid: $records" <<<"$output"
+	grep -qx "mismatched:    0" <<<"$output"
+	run guest "for bs in 4096 65536 1000000 1M 3M; do
+			dd if=/dev/htm0 of=/tmp/dd.bin bs=\$bs 2>/dev/null
+			cmp /tmp/ref.bin /tmp/dd.bin && echo \"bs=\$bs same\"
+		done
+		dd if=/dev/htm0 of=/tmp/w.bin bs=1 skip=$((mib - 300)) count=600 2>/dev/null
+		dd if=/tmp/ref.bin of=/tmp/wref.bin bs=1 skip=$((mib - 300)) count=600 2>/dev/null
+		cmp /tmp/wref.bin /tmp/w.bin && echo 'bs=1 across the chunk end same'
+		dd if=/dev/htm0 of=/tmp/t.bin bs=1000 skip=3000 2>/dev/null
+		dd if=/tmp/ref.bin of=/tmp/tref.bin bs=1000 skip=3000 2>/dev/null
+		cmp /tmp/tref.bin /tmp/t.bin && echo 'skip=3000 bs=1000 same'"
+	echo "$output"
+	[ "$output" = "bs=4096 same
+bs=65536 same
+bs=1000000 same
+bs=1M same
+bs=3M same
+bs=1 across the chunk end same
+skip=3000 bs=1000 same" ]
 }
 
 @test "pread at random offsets returns the bytes at those offsets" {
@@ -242,39 +258,63 @@ inject_mid_dump() {
 	guest chmod 0600 /dev/htm0
 }
 
+# In the background: a reader (read COUNT) and a poller on DEV, each in its
+# own process, then wait until both are seen asleep in read() and poll().
+# Their results go to /tmp/r.out and /tmp/p.out.
+start_waiters() {
+	run guest "htmtest read $1 $2 > /tmp/r.out 2>&1 & echo \$! > /tmp/r.pid
+		htmtest poll $1 -1 > /tmp/p.out 2>&1 & echo \$! > /tmp/p.pid
+		htmtest blocked \$(cat /tmp/r.pid) read 20000 &&
+		htmtest blocked \$(cat /tmp/p.pid) poll 20000"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "blocked
+blocked" ]
+}
+
+# Wait (bounded) until both waiters have exited; print what they printed.
+waiters_done() {
+	guest 'for i in $(seq 100); do
+		[ -d /proc/$(cat /tmp/r.pid) ] || [ -d /proc/$(cat /tmp/p.pid) ] || break
+		sleep 0.1
+	done
+	cat /tmp/r.out /tmp/p.out'
+}
+
 @test "wait-for-stop: read and poll wait until the buffer fills" {
 	# flags 3: no-wrap and wait
 	guest htmtest configure /dev/htm0 2 0 0 0 3
 	guest htmtest start /dev/htm0
 	run guest htmtest read /dev/htm0 4096 nonblock
+	[ "$status" -eq 1 ]
 	[ "$output" = EAGAIN ]
 	run guest htmtest poll /dev/htm0 300
+	[ "$status" -eq 0 ]
 	[ "$output" = timeout ]
-	guest '(htmtest read /dev/htm0 4096 > /tmp/r.out; echo done >> /tmp/r.out) > /dev/null 2>&1 &'
-	sleep 1
-	run guest cat /tmp/r.out
-	[ -z "$output" ]
+	start_waiters /dev/htm0 4096
+	# the simulator fills the buffer and stops the trace by itself
 	sim advance $((RECORDS + 1000))
-	run guest 'for i in $(seq 50); do grep -q done /tmp/r.out && break; sleep 0.1; done; cat /tmp/r.out'
+	run waiters_done
 	echo "$output"
-	[ "${lines[0]}" = 4096 ]
+	[ "$output" = "4096
+ready" ]
 	run guest htmtest poll /dev/htm0 0
 	[ "$output" = ready ]
 	run guest htmtest status /dev/htm0
 	[ "$output" = "state 3 flags 3 size $SIZE" ]
 }
 
-@test "wait-for-stop: a stop from another file wakes the reader" {
+@test "wait-for-stop: a stop from another file wakes the reader and the poller" {
 	guest htmtest configure /dev/htm0 2 0 0 0 2
 	guest htmtest start /dev/htm0
 	sim advance 10
-	guest '(htmtest read /dev/htm0 128 > /tmp/r.out; echo done >> /tmp/r.out) > /dev/null 2>&1 &'
-	sleep 1
-	run guest cat /tmp/r.out
-	[ -z "$output" ]
-	guest htmtest stop /dev/htm0
-	run guest 'for i in $(seq 50); do grep -q done /tmp/r.out && break; sleep 0.1; done; cat /tmp/r.out'
-	[ "${lines[0]}" = 128 ]
+	start_waiters /dev/htm0 128
+	run guest htmtest stop /dev/htm0
+	[ "$output" = ok ]
+	run waiters_done
+	echo "$output"
+	[ "$output" = "128
+ready" ]
 }
 
 @test "information blocks: caps, sysmem and sysproc, iterated, ENOSPC when short" {
@@ -299,13 +339,24 @@ inject_mid_dump() {
 }
 
 @test "rmmod is refused while a device is open or a channel configured" {
-	guest 'sleep 2 < /dev/htm2 > /dev/null 2>&1 & sleep 0.5'
+	# a process that holds /dev/htm2 open, seen holding it
+	run guest 'sleep 600 < /dev/htm2 > /dev/null 2>&1 & echo $! > /tmp/holder.pid
+		for i in $(seq 100); do
+			[ "$(readlink /proc/$(cat /tmp/holder.pid)/fd/0)" = /dev/htm2 ] && exit 0
+			sleep 0.05
+		done
+		exit 1'
+	[ "$status" -eq 0 ]
 	run guest rmmod htmtrace_hvsim
-	[ "$status" -ne 0 ]
-	sleep 2
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"rmmod: can't unload module 'htmtrace_hvsim': Resource temporarily unavailable"* ]]
+	guest 'kill $(cat /tmp/holder.pid)
+		while [ -d /proc/$(cat /tmp/holder.pid) ]; do sleep 0.05; done'
 	guest htmtest configure /dev/htm2 2 1 0 0
 	run guest rmmod htmtrace_hvsim
-	[ "$status" -ne 0 ]
+	[ "$status" -eq 1 ]
+	[[ $output == *"rmmod: can't unload module 'htmtrace_hvsim': Resource temporarily unavailable"* ]]
 	guest htmtest deconfigure /dev/htm2
 	guest rmmod htmtrace_hvsim
 	guest rmmod htmtrace

@@ -23,15 +23,15 @@ WORKLOAD="sh -c 'echo $RECORDS > $HVSIM/advance'"
 IDLE='state 0 flags 0 size 0'
 
 setup() {
-	guest_mark
 	requires module htmtrace_hvsim
 	requires tool
+	guest_mark
 }
 
 teardown() {
-	guest "for d in /dev/htm[0-9]*; do [ -e \$d ] && htmtest deconfigure \$d; done
-		rm -rf /tmp/r /tmp/b /tmp/f /tmp/sysmem.bin; true" >/dev/null
-	guest_unload_all
+	guest "for d in /dev/htm[0-9]*; do [ -e \$d ] && htmtest deconfigure \$d; done >/dev/null
+		rm -rf /tmp/r /tmp/b /tmp/f /tmp/sysmem.bin
+		$HTM_UNLOAD_ALL"
 }
 
 load_sim() {

@@ -20,6 +20,10 @@
  *				error; prints "bytes N" and then "eof" or the
  *				errno's name
  *   htmtest runas UID CMD...	run CMD as UID (and GID UID), no capabilities
+ *   htmtest blocked PID read|poll MS
+ *				wait up to MS ms until process PID sleeps in
+ *				that system call (/proc/PID/stat and syscall):
+ *				prints "blocked", or what it saw instead
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +36,8 @@
 #include <sys/ioctl.h>
 #include <grp.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/htmtrace.h>
@@ -153,6 +159,67 @@ static int cmd_copy(int fd, const char *path, size_t bs)
 	return 0;
 }
 
+/* State and system call of a process: 'S' and the syscall number when asleep. */
+static int proc_syscall(long pid, char *state, long *nr)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	p = ok ? strrchr(buf, ')') : NULL;
+	if (!p || sscanf(p, ") %c", state) != 1)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%ld/syscall", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	/* "running", or the number and its arguments; -1 for "in no syscall" */
+	if (fscanf(f, "%ld", nr) != 1)
+		*nr = -2;
+	fclose(f);
+	return 0;
+}
+
+static int cmd_blocked(long pid, const char *call, unsigned long ms)
+{
+	struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+	long want[2], nr = -2;
+	char state = '?';
+	unsigned long waited;
+
+	if (!strcmp(call, "read")) {
+		want[0] = SYS_read;
+		want[1] = SYS_read;
+	} else if (!strcmp(call, "poll")) {
+		want[0] = SYS_poll;
+		want[1] = SYS_ppoll;
+	} else {
+		fprintf(stderr, "htmtest: blocked: read or poll, not %s\n", call);
+		return 2;
+	}
+	for (waited = 0; ; waited += 10) {
+		if (proc_syscall(pid, &state, &nr)) {
+			printf("gone\n");
+			return 1;
+		}
+		if (state == 'S' && (nr == want[0] || nr == want[1])) {
+			printf("blocked\n");
+			return 0;
+		}
+		if (waited >= ms)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	printf("not blocked: state %c syscall %ld\n", state, nr);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -171,6 +238,9 @@ int main(int argc, char **argv)
 		execvp(argv[3], argv + 3);
 		return fail();
 	}
+
+	if (!strcmp(cmd, "blocked") && argc == 5)
+		return cmd_blocked(num(argv[2]), argv[3], num(argv[4]));
 
 	fd = open_dev(argv[2], !strcmp(cmd, "read") && argc > 4 ?
 			       O_RDONLY | O_NONBLOCK : O_RDONLY);

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmdserver: the test guest's command server, PID 1 after tests/guest/init
+ * has mounted the file systems. It serves shell commands from the host
+ * (tests/guest.py) on a tty, one at a time, and costs one fork and one exec
+ * (of sh) per command: under KASAN and TCG every exec is expensive, so the
+ * server itself does the framing and the base64 that a shell loop would
+ * hand to helper processes.
+ *
+ *   cmdserver TTY
+ *
+ * Protocol: lines of ASCII; payloads are base64 so any byte survives the tty.
+ *   host -> guest   REQ <id> <timeout-seconds> <base64 of shell text>
+ *   guest -> host   @@HTMG-ACK <id>            as soon as the line is read
+ *                   @@HTMG-OUT <id>
+ *                   <base64 of stdout, wrapped>
+ *                   @@HTMG-ERR <id>
+ *                   <base64 of stderr, wrapped>
+ *                   @@HTMG-END <id> <exit status>
+ * A line that is not a well-formed request is answered with
+ * "@@HTMG-BAD <first word>" so that the host can resend at once.
+ *
+ * The text runs as `sh -c TEXT` in /, in a session (and process group) of its
+ * own, stdin from /dev/null, stdout and stderr to unlinked files (background
+ * jobs may outlive the command; what they write later goes nowhere). After the
+ * timeout the whole process group is killed and the status is 124, with a
+ * line on stderr; a process that does not die (stuck in the kernel) is named
+ * with its wchan and left behind, and the server goes on serving. As PID 1
+ * the server also reaps every orphan.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LINE_MAX_BYTES	(1 << 20)
+#define KILL_WAIT_S	5
+
+static int tty;
+static char line[LINE_MAX_BYTES + 1];
+static size_t line_len;
+
+static const char b64[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static void put(const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(tty, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return;
+		}
+		buf += n;
+		len -= n;
+	}
+}
+
+static void say(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		put(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* Send the contents of fd as base64, 76 characters per line. */
+static void put_base64(int fd)
+{
+	unsigned char in[57 * 64];
+	char out[77 * 64];
+	size_t have = 0, o, i;
+	ssize_t n;
+	int eof = 0;
+
+	lseek(fd, 0, SEEK_SET);
+	while (!eof || have) {
+		while (!eof && have < sizeof(in)) {
+			n = read(fd, in + have, sizeof(in) - have);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				eof = 1;
+			else
+				have += n;
+		}
+		/* Whole 57-byte lines while more may follow; the rest at the end. */
+		size_t take = eof ? have : have - have % 57;
+
+		o = 0;
+		for (i = 0; i < take; i += 3) {
+			unsigned int v = in[i] << 16;
+			size_t left = take - i;
+
+			if (left > 1)
+				v |= in[i + 1] << 8;
+			if (left > 2)
+				v |= in[i + 2];
+			out[o++] = b64[v >> 18 & 63];
+			out[o++] = b64[v >> 12 & 63];
+			out[o++] = left > 1 ? b64[v >> 6 & 63] : '=';
+			out[o++] = left > 2 ? b64[v & 63] : '=';
+			if ((i + 3) % 57 == 0 || i + 3 >= take)
+				out[o++] = '\n';
+		}
+		put(out, o);
+		memmove(in, in + take, have - take);
+		have -= take;
+	}
+}
+
+static int b64val(int c)
+{
+	const char *p = c ? strchr(b64, c) : NULL;
+
+	return p ? (int)(p - b64) : -1;
+}
+
+/* Decode base64 text in place; returns the length, -1 if malformed. */
+static long base64_decode(char *s)
+{
+	size_t len = strlen(s), i, o = 0;
+
+	if (len % 4)
+		return -1;
+	for (i = 0; i < len; i += 4) {
+		int a = b64val(s[i]), b = b64val(s[i + 1]);
+		int c = s[i + 2] == '=' ? 0 : b64val(s[i + 2]);
+		int d = s[i + 3] == '=' ? 0 : b64val(s[i + 3]);
+
+		if (a < 0 || b < 0 || c < 0 || d < 0)
+			return -1;
+		s[o++] = a << 2 | b >> 4;
+		if (s[i + 2] != '=')
+			s[o++] = (b << 4 | c >> 2) & 0xff;
+		if (s[i + 3] != '=')
+			s[o++] = (c << 6 | d) & 0xff;
+	}
+	s[o] = '\0';
+	return o;
+}
+
+static void reap_orphans(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+/* Wait up to secs for pid; its wait status, or -1 if it is still there. */
+static int wait_for(pid_t pid, double secs)
+{
+	struct timespec end, now, left;
+	sigset_t chld;
+	int status;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)secs;
+	end.tv_nsec += (long)((secs - (time_t)secs) * 1e9);
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return status;
+		reap_orphans();
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = end.tv_sec - now.tv_sec;
+		left.tv_nsec = end.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		if (left.tv_sec < 0)
+			return -1;
+		/* SIGCHLD is blocked: it stays pending until taken here. */
+		sigtimedwait(&chld, NULL, &left);
+	}
+}
+
+static int tmpfile_fd(void)
+{
+	int fd = open("/tmp", O_TMPFILE | O_RDWR, 0600);
+
+	if (fd < 0) {
+		char name[] = "/tmp/.cmdserver.XXXXXX";
+
+		fd = mkstemp(name);
+		if (fd >= 0)
+			unlink(name);
+	}
+	return fd;
+}
+
+/* The wchan of every process still in group pgid, for the stderr report. */
+static void report_stuck(pid_t pgid, int err)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *d;
+	char path[300], buf[128];
+
+	while (proc && (d = readdir(proc))) {
+		FILE *f;
+		int pg = 0;
+
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%*d %*s %*c %*d %d", &pg) != 1)
+			pg = 0;
+		fclose(f);
+		if (pg != pgid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/wchan", d->d_name);
+		f = fopen(path, "r");
+		buf[0] = '\0';
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = '\0';
+			fclose(f);
+		}
+		dprintf(err, "htmtrace-guest: pid %s does not die (wchan %s)\n",
+			d->d_name, buf[0] ? buf : "?");
+	}
+	if (proc)
+		closedir(proc);
+}
+
+static void serve(const char *id, unsigned int limit, const char *text)
+{
+	int out = tmpfile_fd(), err = tmpfile_fd(), status, rc;
+	pid_t pid;
+
+	if (out < 0 || err < 0) {
+		say("@@HTMG-OUT %s\n@@HTMG-ERR %s\n@@HTMG-END %s 125\n", id, id, id);
+		goto close;
+	}
+	pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		int null = open("/dev/null", O_RDONLY);
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		setsid();
+		dup2(null, 0);
+		dup2(out, 1);
+		dup2(err, 2);
+		closefrom(3);
+		if (chdir("/"))
+			_exit(125);
+		execl("/bin/sh", "sh", "-c", text, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0) {
+		dprintf(err, "htmtrace-guest: fork: %s\n", strerror(errno));
+		rc = 125;
+	} else {
+		status = wait_for(pid, limit);
+		if (status == -1) {
+			kill(-pid, SIGKILL);
+			dprintf(err, "htmtrace-guest: killed after the %u s timeout\n", limit);
+			if (wait_for(pid, KILL_WAIT_S) == -1)
+				report_stuck(pid, err);
+			rc = 124;
+		} else if (WIFEXITED(status)) {
+			rc = WEXITSTATUS(status);
+		} else {
+			rc = 128 + WTERMSIG(status);
+		}
+	}
+	say("@@HTMG-OUT %s\n", id);
+	put_base64(out);
+	say("@@HTMG-ERR %s\n", id);
+	put_base64(err);
+	say("@@HTMG-END %s %d\n", id, rc);
+close:
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
+}
+
+static void handle(char *l)
+{
+	char *save, *tag, *id, *limit, *text, *end;
+	unsigned long secs;
+
+	tag = strtok_r(l, " \r", &save);
+	id = strtok_r(NULL, " \r", &save);
+	limit = strtok_r(NULL, " \r", &save);
+	text = strtok_r(NULL, " \r", &save);
+	if (!tag)
+		return;
+	if (strcmp(tag, "REQ") || !id || !limit || !text || strlen(id) > 32) {
+		say("@@HTMG-BAD %.32s\n", tag);
+		return;
+	}
+	secs = strtoul(limit, &end, 10);
+	if (*end || !secs || base64_decode(text) < 0) {
+		say("@@HTMG-BAD %s\n", id);
+		return;
+	}
+	say("@@HTMG-ACK %s\n", id);
+	serve(id, secs, text);
+}
+
+int main(int argc, char **argv)
+{
+	struct termios t;
+	sigset_t chld;
+	ssize_t n;
+	char c[4096];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: cmdserver TTY\n");
+		return 2;
+	}
+	tty = open(argv[1], O_RDWR | O_NOCTTY);
+	if (tty < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	if (tcgetattr(tty, &t) == 0) {
+		cfmakeraw(&t);
+		tcsetattr(tty, TCSANOW, &t);
+	}
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	/* guest.py waits for this line on the console. */
+	{
+		FILE *f = fopen("/proc/uptime", "r");
+		double up = 0;
+
+		if (f) {
+			if (fscanf(f, "%lf", &up) != 1)
+				up = 0;
+			fclose(f);
+		}
+		printf("htmtrace-guest: ready after %.2f s\n", up);
+		fflush(stdout);
+	}
+
+	for (;;) {
+		n = read(tty, c, sizeof(c));
+		if (n <= 0) {
+			if (n < 0 && errno != EINTR && errno != EAGAIN)
+				sleep(1);
+			reap_orphans();
+			continue;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			if (c[i] == '\n') {
+				line[line_len] = '\0';
+				handle(line);
+				line_len = 0;
+			} else if (line_len < LINE_MAX_BYTES) {
+				line[line_len++] = c[i];
+			}
+		}
+		reap_orphans();
+	}
+}
