@@ -499,7 +499,11 @@ def main():
         g.kill()
         return 0
     if a.cmd == 'run':
+        t0 = time.time()
         out, err, rc = g.run(' '.join(a.text), a.timeout)
+        if os.environ.get('HTMTRACE_TIMING_LOG'):   # one line per command
+            with open(os.environ['HTMTRACE_TIMING_LOG'], 'a') as f:
+                f.write(f'{time.time() - t0:.3f} {rc} {" ".join(a.text)[:100]!r}\n')
         sys.stdout.buffer.write(out)
         sys.stderr.buffer.write(err)
         return rc

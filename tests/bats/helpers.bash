@@ -16,8 +16,9 @@
 #                           a timeout gives status 124.
 #   guest_load MOD [ARG=VAL...]  insmod /lib/modules/htmtrace/MOD.ko ARG=VAL...
 #   guest_unload MOD        rmmod MOD
-#   guest_unload_all        kill the background processes tests left, and
-#                           rmmod whichever of our modules are loaded
+#   guest_unload_all        kill the background processes tests left,
+#                           deconfigure every channel, and rmmod whichever
+#                           of our modules are loaded
 #   guest_mark [CMD]        the test's name into the kernel log, then CMD
 #   guest_loaded MOD        true if MOD is loaded
 #   guest_dmesg             the kernel log since this test began
@@ -120,12 +121,10 @@ guest_loaded() {
 }
 
 # Background processes a test left behind (orphans: their parent is PID 1,
-# the command server) could hold a device open: kill them, then unload.
+# the command server) could hold a device open: htmtest kills them and
+# deconfigures every channel; then our modules are unloaded.
 # shellcheck disable=SC2016 # expanded by the guest's shell
-HTM_UNLOAD_ALL='for p in /proc/[0-9]*; do
-		set -- $(cat $p/stat 2>/dev/null)
-		[ "$4" = 1 ] && [ "$1" != $$ ] && kill -9 "$1" 2>/dev/null
-	done
+HTM_UNLOAD_ALL='! command -v htmtest >/dev/null || htmtest cleanup
 	for m in htmtrace_kunit htmtrace_hvsim htmtrace; do
 		if [ -d /sys/module/$m ]; then rmmod $m || exit 1; fi
 	done'

@@ -21,9 +21,7 @@ setup() {
 }
 
 teardown() {
-	# shellcheck disable=SC2016 # expanded by the guest's shell
-	guest 'for d in /dev/htm[0-9]*; do htmtest deconfigure $d >/dev/null; done
-	       '"$HTM_UNLOAD_ALL"
+	guest_unload_all
 }
 
 sim() {
@@ -128,8 +126,9 @@ skip=3000 bs=1000 same" ]
 	guest 'cat /dev/htm0 > /tmp/a.bin; cat /dev/htm1 > /tmp/b.bin'
 	guest htmtrace verify -t core -n 0 -p 0 -c 1 /tmp/a.bin
 	guest htmtrace verify -t nest -n 1 -p 1 -c 0 /tmp/b.bin
-	run guest htmtrace verify -t core -n 0 -p 0 -c 1 /tmp/b.bin
-	[ "$status" -ne 0 ]
+	run --separate-stderr guest htmtrace verify -t core -n 0 -p 0 -c 1 /tmp/b.bin
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"found seq 4096 of nest node 1 chip 1 core 0, not the requested target"* ]]
 }
 
 @test "the same target on a second channel is refused with EBUSY" {
@@ -243,6 +242,31 @@ inject_mid_dump() {
 	run guest htmtest configure /dev/htm0 2 0 0 1
 	[ "$output" = EBADFD ]
 	assert_no_splat
+}
+
+@test "reserved fields and an input length must be zero: EINVAL, nothing changes" {
+	run guest htmtest setup /dev/htm0 2 0 0 0 16 1
+	[ "$status" -eq 1 ]
+	[ "$output" = EINVAL ]
+	# the simulator's buffer for that target was not resized
+	run guest "cat $HVSIM/targets; echo end"
+	[ "$output" = end ]
+	run guest htmtest setup /dev/htm0 2 0 0 0 16 0
+	[ "$output" = ok ]
+	run guest "cat $HVSIM/targets"
+	[ "$output" = "core 0 0 0 state=idle log2_size=16 nowrap=0 full=0 records=0" ]
+	for args in "128 1" "128 0 1" "128 0 0 1"; do
+		for what in caps sysmem sysproc; do
+			run guest htmtest info /dev/htm0 $what $args
+			echo "$what $args: $output"
+			[ "$status" -eq 1 ]
+			[ "${lines[1]}" = EINVAL ]
+		done
+	done
+	run guest htmtest configure /dev/htm0 2 0 0 0 0 1
+	[ "$output" = EINVAL ]
+	run guest htmtest status /dev/htm0
+	[ "$output" = "state 0 flags 0 size 0" ]
 }
 
 @test "non-root: the device is refused, and configuring needs CAP_PERFMON" {

@@ -24,9 +24,10 @@ refused() {
 	local param=${1%%=*}
 	guest_mark
 	run --separate-stderr guest_load htmtrace "$1"
-	[ "$status" -ne 0 ]
+	[ "$status" -eq 22 ]
+	[[ $stderr == "insmod: can't insert '$HTM_MODDIR/htmtrace.ko': Invalid argument"* ]]
 	run guest_loaded htmtrace
-	[ "$status" -ne 0 ]
+	[ "$status" -eq 1 ]
 	run guest_dmesg
 	echo "$output"
 	grep "$param" <<<"$output" | grep -q "out of range"
@@ -38,7 +39,7 @@ refused() {
 		guest_loaded htmtrace
 		guest_unload htmtrace
 		run guest_loaded htmtrace
-		[ "$status" -ne 0 ]
+		[ "$status" -eq 1 ]
 	done
 	assert_no_splat
 }
@@ -50,7 +51,7 @@ refused() {
 	[ "$(grep -c H_HTM <<<"$output")" -eq 1 ]
 	grep H_HTM <<<"$output" | grep -q /dev/htm
 	run guest test -e /dev/htm0
-	[ "$status" -ne 0 ]
+	[ "$status" -eq 1 ]
 	[ -z "$(htm_devices)" ]
 	[ "$(backend)" = pseries ]
 }
@@ -82,7 +83,8 @@ refused() {
 	guest_load htmtrace
 	guest_load htmtrace_hvsim
 	run guest rmmod htmtrace
-	[ "$status" -ne 0 ]
+	[ "$status" -eq 1 ]
+	[[ $output == *"can't unload module 'htmtrace'"* ]]
 	guest_loaded htmtrace
 	guest_loaded htmtrace_hvsim
 	[ "$(htm_devices | wc -l)" -eq 4 ]
@@ -116,8 +118,25 @@ refused() {
 	refused bounce_kb=65537
 }
 
+@test "poll_ms=0 and poll_ms=10001 are refused: out of range" {
+	refused poll_ms=0
+	refused poll_ms=10001
+}
+
+@test "poll_ms can be changed at run time, within its range only" {
+	guest_load htmtrace
+	local p=/sys/module/htmtrace/parameters/poll_ms
+	run guest "echo 10000 > $p && cat $p"
+	[ "$output" = 10000 ]
+	run --separate-stderr guest "echo 0 > $p"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"Invalid argument"* ]]
+	run guest "cat $p"
+	[ "$output" = 10000 ]
+}
+
 @test "the parameter limits themselves are accepted" {
-	for arg in channels=1 channels=64 bounce_kb=64 bounce_kb=65536; do
+	for arg in channels=1 channels=64 bounce_kb=64 bounce_kb=65536 poll_ms=1 poll_ms=10000; do
 		guest_load htmtrace "$arg"
 		guest_unload htmtrace
 	done

@@ -6,9 +6,11 @@
  *
  *   htmtest configure DEV TYPE NODE CHIP CORE [FLAGS [RESERVED]]
  *   htmtest start|stop|deconfigure DEV
- *   htmtest setup DEV TYPE NODE CHIP CORE LOG2
+ *   htmtest setup DEV TYPE NODE CHIP CORE LOG2 [RESERVED]
  *   htmtest status DEV		prints "state S flags F size N"
- *   htmtest info DEV caps|sysmem|sysproc SIZE	prints "length L"
+ *   htmtest info DEV caps|sysmem|sysproc SIZE [LENGTH [RESERVED0 [RESERVED1]]]
+ *				prints "length L"; LENGTH and RESERVEDn are
+ *				what the call passes in those fields (0)
  *   htmtest ioctl-unknown DEV	an ioctl number the driver does not know
  *   htmtest ioctl-badptr DEV	CONFIGURE from an unmapped address
  *   htmtest read DEV COUNT [nonblock]	one read(); prints the byte count
@@ -20,13 +22,19 @@
  *				error; prints "bytes N" and then "eof" or the
  *				errno's name
  *   htmtest runas UID CMD...	run CMD as UID (and GID UID), no capabilities
+ *   htmtest cleanup		between tests: SIGKILL every orphan (a process
+ *				whose parent is PID 1, the command server)
+ *				but our own shell, wait until they are gone,
+ *				then deconfigure every /dev/htmN; silent
  *   htmtest blocked PID read|poll MS
  *				wait up to MS ms until process PID sleeps in
  *				that system call (/proc/PID/stat and syscall):
  *				prints "blocked", or what it saw instead
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
@@ -220,11 +228,69 @@ static int cmd_blocked(long pid, const char *call, unsigned long ms)
 	return 1;
 }
 
+static int cmd_cleanup(void)
+{
+	struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+	pid_t shell = getppid(), killed[256];
+	int n = 0, i, tries;
+	struct dirent *d;
+	DIR *dir;
+
+	dir = opendir("/proc");
+	while (dir && (d = readdir(dir))) {
+		char path[300], buf[512], *p;
+		long pid = strtol(d->d_name, &p, 10);
+		long ppid;
+		FILE *f;
+
+		if (*p || pid <= 1 || pid == getpid() || pid == shell)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		if (!p || sscanf(p, ") %*c %ld", &ppid) != 1 || ppid != 1)
+			continue;
+		if (!kill(pid, SIGKILL) && n < 256)
+			killed[n++] = pid;
+	}
+	if (dir)
+		closedir(dir);
+	/* The command server reaps them; wait (bounded) until it has. */
+	for (i = 0; i < n; i++) {
+		for (tries = 0; tries < 500 && !kill(killed[i], 0); tries++)
+			nanosleep(&tick, NULL);
+	}
+
+	dir = opendir("/dev");
+	while (dir && (d = readdir(dir))) {
+		char path[300];
+		int fd;
+
+		if (strncmp(d->d_name, "htm", 3) || d->d_name[3] < '0' ||
+		    d->d_name[3] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", d->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			ioctl(fd, HTMTRACE_IOC_DECONFIGURE);
+			close(fd);
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
 	int fd;
 
+	if (argc == 2 && !strcmp(cmd, "cleanup"))
+		return cmd_cleanup();
 	if (argc < 3) {
 		fprintf(stderr, "usage: see the comment at the top of htmtest.c\n");
 		return 2;
@@ -261,11 +327,13 @@ int main(int argc, char **argv)
 		return done(ioctl(fd, HTMTRACE_IOC_STOP));
 	if (!strcmp(cmd, "deconfigure"))
 		return done(ioctl(fd, HTMTRACE_IOC_DECONFIGURE));
-	if (!strcmp(cmd, "setup") && argc == 8) {
+	if (!strcmp(cmd, "setup") && (argc == 8 || argc == 9)) {
 		struct htmtrace_setup s = {};
 
 		target(&s.target, argv + 3);
 		s.log2_size = num(argv[7]);
+		if (argc == 9)
+			s.reserved = num(argv[8]);
 		return done(ioctl(fd, HTMTRACE_IOC_SETUP, &s));
 	}
 	if (!strcmp(cmd, "status")) {
@@ -277,7 +345,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.buffer_size);
 		return 0;
 	}
-	if (!strcmp(cmd, "info") && argc == 5) {
+	if (!strcmp(cmd, "info") && argc >= 5 && argc <= 8) {
 		struct htmtrace_hvbuf hb = {};
 		unsigned long req;
 		void *buf;
@@ -290,6 +358,12 @@ int main(int argc, char **argv)
 		else
 			req = HTMTRACE_IOC_SYSPROC;
 		hb.size = num(argv[4]);
+		if (argc > 5)
+			hb.length = num(argv[5]);
+		if (argc > 6)
+			hb.reserved[0] = num(argv[6]);
+		if (argc > 7)
+			hb.reserved[1] = num(argv[7]);
 		buf = malloc(hb.size + 1);
 		hb.addr = (uintptr_t)buf;
 		ret = ioctl(fd, req, &hb);
