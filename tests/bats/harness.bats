@@ -42,11 +42,15 @@ load helpers
 	[ "$(guest printf abc | od -An -c | tr -d ' ')" = abc ]
 }
 
-@test "guest: a command that times out is killed and the guest goes on" {
-	GUEST_TIMEOUT=2 run --separate-stderr guest 'echo before; sleep 30; echo after'
+@test "guest: a command that times out is killed, its whole process group too" {
+	# a pipeline and a background job: all of it must go at the timeout
+	GUEST_TIMEOUT=2 run --separate-stderr guest 'echo before
+		sleep 301 < /dev/zero & sleep 302 | cat; echo after'
 	[ "$status" -eq 124 ]
 	[ "$output" = before ]
-	[[ $stderr == *timeout* ]]
+	[ "$stderr" = "htmtrace-guest: killed after the 2 s timeout" ]
+	run guest 'ps -o args | grep -c "^sleep 30[12]"'
+	[ "$output" = 0 ]
 	run guest echo alive
 	[ "$output" = alive ]
 }
@@ -58,4 +62,26 @@ load helpers
 	[[ $output == *htmtrace-harness-probe* ]]
 	[[ $output != *"htmtrace-test: test"* ]]
 	assert_no_splat
+}
+
+@test "guest: a real kernel WARNING fails the post-mortem; one expected on purpose does not" {
+	requires module htmtrace_hvsim
+	guest "insmod $HTM_MODDIR/htmtrace.ko && insmod $HTM_MODDIR/htmtrace_hvsim.ko &&
+	       echo 'htmtrace-test: expect-splat begin' > /dev/kmsg &&
+	       echo 1 > /sys/kernel/debug/htmtrace_hvsim/warn &&
+	       echo 'htmtrace-test: expect-splat end' > /dev/kmsg"
+	run guest_dmesg
+	[ "$status" -eq 0 ]
+	local log=$output
+	# without the brackets, the check the whole run ends with goes red
+	run "$HTM_PYTHON" "$HTM_TOP/tests/guest.py" check - \
+		< <(grep -v 'htmtrace-test: expect-splat' <<<"$log")
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"WARNING: CPU: "*" at "*"hvsim_warn_set"* ]]
+	# with them, the splat is expected and required
+	run "$HTM_PYTHON" "$HTM_TOP/tests/guest.py" check - <<<"$log"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	guest_unload_all
 }
