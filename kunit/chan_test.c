@@ -31,6 +31,9 @@ static struct {
 	unsigned int fail_op;
 	unsigned int fail_after;
 	long fail_rc;
+	size_t short_xfer;	/* DUMP_DATA writes only this much, H_PARTIAL */
+	u64 status_next;	/* STATUS iterator (+0x08) */
+	long status_rc;		/* what STATUS answers after writing */
 } fk;
 
 static u8 fake_byte(u64 o)
@@ -50,9 +53,14 @@ static long fake_dump(unsigned long p1, unsigned long p2, unsigned long p3)
 		return H_NOT_AVAILABLE;
 	if (fk.max_xfer && p2 > fk.max_xfer)
 		return H_P5;
+	if (fk.short_xfer && fk.short_xfer < p2) {
+		for (i = 0; i < fk.short_xfer && p3 + i < size; i++)
+			dst[i] = fake_byte(p3 + i);
+		return H_PARTIAL;
+	}
 	for (i = 0; i < p2 && p3 + i < size; i++)
 		dst[i] = fake_byte(p3 + i);
-	return i < p2 ? H_PARTIAL : H_SUCCESS;
+	return H_SUCCESS;
 }
 
 static long fake_htm(unsigned long flags, unsigned long target,
@@ -83,7 +91,7 @@ static long fake_htm(unsigned long flags, unsigned long target,
 		fk.state = FK_STOPPED;
 		return H_SUCCESS;
 	case HTM_OP_DECONFIGURE:
-		if (fk.state != FK_CONFIGURED && fk.state != FK_STOPPED)
+		if (fk.state == FK_IDLE)
 			return H_STATE;
 		fk.state = FK_IDLE;
 		return H_SUCCESS;
@@ -92,7 +100,8 @@ static long fake_htm(unsigned long flags, unsigned long target,
 		memset(hdr, 0, HTM_BLOCK_HDR_SIZE);
 		hdr[HTM_STATUS_LOG2_SIZE] = fk.log2;
 		hdr[2] = fk.state;
-		return H_SUCCESS;
+		*(__be64 *)(hdr + HTM_BLOCK_NEXT) = cpu_to_be64(fk.status_next);
+		return fk.status_rc;
 	case HTM_OP_DUMP_DATA:
 		return fake_dump(p1, p2, p3);
 	default:
@@ -403,6 +412,141 @@ static void chan_stop_after_self_stop(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
 }
 
+/* A failed STOP does not strand the channel: DECONFIGURE still frees it. */
+static void chan_deconfigure_after_failed_stop(struct kunit *test)
+{
+	struct htm_chan *chan = new_chan(test);
+
+	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+	fk.fail_op = HTM_OP_STOP;
+	fk.fail_rc = H_HARDWARE;
+	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), -EIO);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
+	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), 0);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DECONFIGURE], 1);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&t1, test), 0);
+	htm_target_release(&t1, test);
+	fk.fail_op = 0;
+}
+
+/* H_PARTIAL on a state change is a failure: the state stays as it was. */
+static void chan_partial_changes_nothing(struct kunit *test)
+{
+	struct htm_chan *chan = new_chan(test);
+
+	fk.fail_rc = H_PARTIAL;
+	fk.fail_op = HTM_OP_CONFIGURE;
+	KUNIT_EXPECT_EQ(test, htm_chan_configure(chan, &t1, 0), -EIO);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_IDLE);
+	fk.fail_op = HTM_OP_START;
+	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_start(chan), -EIO);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_CONFIGURED);
+	fk.fail_op = 0;
+	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+	fk.fail_op = HTM_OP_STOP;
+	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), -EIO);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
+	/* the STOP inside works now; the DECONFIGURE after it does not */
+	fk.fail_op = HTM_OP_DECONFIGURE;
+	fk.fail_after = fk.calls[HTM_OP_DECONFIGURE];
+	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), -EIO);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
+	fk.fail_op = 0;
+	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), 0);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_IDLE);
+}
+
+/*
+ * H_PARTIAL on DUMP_DATA with fewer bytes written than asked: the bytes the
+ * hypervisor wrote, then zeros; never what the bounce buffer held before.
+ */
+static void chan_read_partial_zero_filled(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+	size_t chunk = htm_bounce_size, i;
+	char __user *ubuf = user_buf(test, chunk);
+	u8 *kbuf = kunit_kmalloc(test, chunk, GFP_KERNEL);
+	loff_t pos;
+
+	KUNIT_ASSERT_NOT_NULL(test, kbuf);
+	/* what an earlier user of the pages might have left there */
+	memset(chan->dump.buf, 0xa5, chan->dump.size);
+	fk.short_xfer = 4096;
+	for (pos = 0; pos < 2 * chunk; ) {
+		loff_t start = pos;
+		ssize_t n = htm_chan_read(chan, ubuf, chunk, &pos, false);
+
+		KUNIT_ASSERT_EQ(test, n, (ssize_t)chunk);
+		KUNIT_ASSERT_EQ(test, copy_from_user(kbuf, ubuf, n), 0);
+		for (i = 0; i < chunk; i++)
+			KUNIT_ASSERT_EQ_MSG(test, kbuf[i],
+					    i < 4096 ? fake_byte(start + i) : 0,
+					    "offset %lld", start + i);
+	}
+}
+
+/* H_NOT_AVAILABLE before the end STATUS reported is an error, not EOF. */
+static void chan_read_not_available_early(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	loff_t pos = 0;
+
+	fk.fail_op = HTM_OP_DUMP_DATA;
+	fk.fail_rc = H_NOT_AVAILABLE;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, false),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, pos, 0);
+	fk.fail_op = 0;
+	read_and_check(test, chan, 0, PAGE_SIZE, PAGE_SIZE);
+	fk.fail_op = HTM_OP_DUMP_DATA;
+	fk.fail_after = fk.calls[HTM_OP_DUMP_DATA];
+	pos = htm_bounce_size + 128;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, false),
+			-EIO);
+	fk.fail_op = 0;
+}
+
+/* A STATUS that is no answer fails the read; it is never taken for EOF. */
+static void chan_read_status_errors(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	loff_t pos = 0;
+
+	fk.fail_op = HTM_OP_STATUS;
+	fk.fail_rc = H_NOT_AVAILABLE;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false), -EIO);
+	/* H_PARTIAL with nothing written, then with an iterator that ends */
+	fk.fail_rc = H_PARTIAL;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false), -EIO);
+	fk.fail_op = 0;
+	fk.status_rc = H_PARTIAL;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false), -EIO);
+	/* H_PARTIAL with more blocks to follow: the header is whole */
+	fk.status_next = 0x100;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false), 1);
+	KUNIT_EXPECT_EQ(test, pos, 1);
+}
+
+/* A buffer size that is no file size, or smaller than a record: -EIO. */
+static void chan_status_log2_checked(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	loff_t pos = 0;
+
+	fk.log2 = 63;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false), -EIO);
+	fk.log2 = 6;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false), -EIO);
+	KUNIT_EXPECT_EQ(test, htm_chan_setup(chan, &t1, 63), -EINVAL);
+	KUNIT_EXPECT_EQ(test, htm_chan_setup(chan, &t1, 0), -EINVAL);
+}
+
 struct plan_case {
 	u64 pos;
 	size_t xfer;
@@ -499,6 +643,12 @@ static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_read_states),
 	KUNIT_CASE(chan_read_stops_trace),
 	KUNIT_CASE(chan_stop_after_self_stop),
+	KUNIT_CASE(chan_deconfigure_after_failed_stop),
+	KUNIT_CASE(chan_partial_changes_nothing),
+	KUNIT_CASE(chan_read_partial_zero_filled),
+	KUNIT_CASE(chan_read_not_available_early),
+	KUNIT_CASE(chan_read_status_errors),
+	KUNIT_CASE(chan_status_log2_checked),
 	KUNIT_CASE_PARAM(dump_plan, plan_gen_params),
 	KUNIT_CASE(config_checks),
 	{}

@@ -56,6 +56,36 @@ static void hv_errno_map(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, htm_hv_errno(c->rc), c->err);
 }
 
+/*
+ * Every (op, status) cell of htm_hv_op_errno(): H_PARTIAL is success only
+ * where the answer is checked or zero-filled (the dump and the iterated
+ * blocks), H_NOT_AVAILABLE is an end of data only for the dump; every other
+ * status means what htm_hv_errno() says, whatever the op.
+ */
+static void hv_op_errno_matrix(struct kunit *test)
+{
+	unsigned int op, i;
+
+	for (op = 0; op <= 16; op++) {
+		bool dump = op == HTM_OP_DUMP_DATA;
+		bool iterated = op == HTM_OP_STATUS ||
+				op == HTM_OP_DUMP_SYSMEM_CONF ||
+				op == HTM_OP_DUMP_SYSPROC_CONF;
+
+		for (i = 0; i < ARRAY_SIZE(rc_cases); i++) {
+			long rc = rc_cases[i].rc;
+			int want = rc_cases[i].err;
+
+			if (rc == H_PARTIAL)
+				want = dump || iterated ? 0 : -EIO;
+			else if (rc == H_NOT_AVAILABLE)
+				want = dump ? -ENODATA : -EIO;
+			KUNIT_EXPECT_EQ_MSG(test, htm_hv_op_errno(op, rc), want,
+					    "op %u rc %ld", op, rc);
+		}
+	}
+}
+
 static void hv_rc_names(struct kunit *test)
 {
 	KUNIT_EXPECT_STREQ(test, htm_hv_rc_name(H_STATE), "H_STATE");
@@ -263,6 +293,7 @@ static void hv_errors_counted(struct kunit *test)
 
 static struct kunit_case htmtrace_hv_cases[] = {
 	KUNIT_CASE_PARAM(hv_errno_map, rc_gen_params),
+	KUNIT_CASE(hv_op_errno_matrix),
 	KUNIT_CASE(hv_rc_names),
 	KUNIT_CASE(hv_call_encoding),
 	KUNIT_CASE(hv_busy_retried),

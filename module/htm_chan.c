@@ -232,22 +232,44 @@ static int htm_chan_call(struct htm_chan *chan, unsigned int op,
 #define HTM_STATUS_STATE	0x02
 #define HTM_HV_STATE_STOPPED	3
 
+/*
+ * An iterated block (STATUS, SYSMEM, SYSPROC) answered with H_PARTIAL is
+ * whole only if its iterator says that more follow (htm_hv_op_errno()).
+ */
+static bool htm_block_whole(long rc, const u8 *hdr)
+{
+	u64 next = be64_to_cpup((const __be64 *)(hdr + HTM_BLOCK_NEXT));
+
+	return rc != H_PARTIAL || (next && next != U64_MAX);
+}
+
 static int htm_chan_query_status(struct htm_chan *chan)
 {
 	u8 *hdr = chan->info;
+	u8 log2_size;
+	long rc;
 	int ret;
 
+	/* What the hypervisor does not write reads as zero, never as stale. */
+	memset(chan->info, 0, PAGE_SIZE);
 	ret = htm_chan_call(chan, HTM_OP_STATUS, virt_to_phys(chan->info),
-			    PAGE_SIZE, 0, NULL);
+			    PAGE_SIZE, 0, &rc);
 	if (ret)
 		return ret;
-	if (hdr[HTM_STATUS_LOG2_SIZE] >= 64)
+	/* A buffer smaller than a record, or beyond loff_t, is no answer. */
+	log2_size = hdr[HTM_STATUS_LOG2_SIZE];
+	if (!htm_block_whole(rc, hdr) || log2_size < ilog2(HTM_RECORD_SIZE) ||
+	    log2_size > HTM_LOG2_SIZE_MAX)
 		return -EIO;
-	chan->hw_size = 1ULL << hdr[HTM_STATUS_LOG2_SIZE];
+	chan->hw_size = 1ULL << log2_size;
 	return 0;
 }
 
-/* Fetch the chunk holding @pos. Return: 0, -ENODATA past the end, errno. */
+/*
+ * Fetch the chunk holding @pos. Return: 0; -ENODATA past the end of the trace
+ * (H_NOT_AVAILABLE at or beyond the size STATUS reported); -EIO for
+ * H_NOT_AVAILABLE below it, or a STATUS that is no answer; another errno.
+ */
 static int htm_dump_fetch(struct htm_chan *chan, u64 pos)
 {
 	struct htm_dump *dump = &chan->dump;
@@ -265,6 +287,12 @@ static int htm_dump_fetch(struct htm_chan *chan, u64 pos)
 	for (;;) {
 		htm_dump_plan(pos, dump->xfer, chan->hw_size, &start, &len);
 		dump->len = 0;
+		/*
+		 * H_HTM tells no byte count: zero the chunk so that what the
+		 * hypervisor does not write (H_PARTIAL, a short transfer)
+		 * reads as zeros, never as an older chunk or kernel memory.
+		 */
+		memset(dump->buf, 0, len);
 		ret = htm_chan_call(chan, HTM_OP_DUMP_DATA,
 				    virt_to_phys(dump->buf), len, start, &rc);
 		/* H_P5: the length is more than the hypervisor moves at once. */
@@ -275,6 +303,9 @@ static int htm_dump_fetch(struct htm_chan *chan, u64 pos)
 		}
 		break;
 	}
+	/* The end of the data, before the end STATUS reported, is an error. */
+	if (ret == -ENODATA && start < chan->hw_size)
+		ret = -EIO;
 	if (ret)
 		return ret;
 	dump->start = start;
@@ -380,14 +411,15 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_destroy);
  * @t: target
  * @log2_size: log2 of the buffer size
  *
- * Return: 0, -EINVAL for a size out of 1..63, or the hypervisor's errno.
+ * Return: 0, -EINVAL for a size out of 1..HTM_LOG2_SIZE_MAX, or the
+ * hypervisor's errno.
  */
 int htm_chan_setup(struct htm_chan *chan, const struct htm_target *t,
 		   u32 log2_size)
 {
 	int ret;
 
-	if (!log2_size || log2_size > 63)
+	if (!log2_size || log2_size > HTM_LOG2_SIZE_MAX)
 		return -EINVAL;
 	mutex_lock(&chan->lock);
 	ret = htm_hv_call(chan->hv, &chan->stats, t, 0, HTM_OP_SETUP,
@@ -395,6 +427,7 @@ int htm_chan_setup(struct htm_chan *chan, const struct htm_target *t,
 	mutex_unlock(&chan->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_chan_setup);
 
 /**
  * htm_chan_configure() - claim a target and configure it
@@ -504,24 +537,33 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_stop);
  * htm_chan_deconfigure() - stop if needed, deconfigure, release the target
  * @chan: channel
  *
- * Return: 0, -EBADFD if idle, or the hypervisor's errno (the channel then
- * keeps its state and target).
+ * A tracing channel is stopped first; DECONFIGURE is asked for even if the
+ * STOP failed (both results go to the kernel log), so that a target whose
+ * STOP keeps failing can still be given back.
+ *
+ * Return: 0 once DECONFIGURE succeeded, -EBADFD if idle, or the errno of
+ * DECONFIGURE (the channel then keeps its state and target).
  */
 int htm_chan_deconfigure(struct htm_chan *chan)
 {
-	int ret;
+	int ret, stop = 0;
 
 	mutex_lock(&chan->lock);
 	if (chan->state == HTMTRACE_STATE_IDLE) {
 		ret = -EBADFD;
 		goto out;
 	}
-	if (chan->state == HTMTRACE_STATE_TRACING) {
-		ret = htm_chan_stop_locked(chan);
-		if (ret)
-			goto out;
-	}
+	/*
+	 * A STOP that fails must not strand the channel: DECONFIGURE is asked
+	 * for regardless, and if it succeeds the target is given back.
+	 */
+	if (chan->state == HTMTRACE_STATE_TRACING)
+		stop = htm_chan_stop_locked(chan);
 	ret = htm_chan_call(chan, HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
+	if (stop)
+		pr_warn_ratelimited("htm%u: STOP failed (%d), DECONFIGURE %s (%d)\n",
+				    chan->index, stop,
+				    ret ? "failed too" : "succeeded", ret);
 	if (ret)
 		goto out;
 
@@ -590,10 +632,11 @@ static size_t htm_info_block_len(unsigned int op, const u8 *hdr)
  * @len: receives the length of @data
  *
  * The configuration dumps are asked for block after block, following the
- * iterator at +0x08 of each block until it reads 0 or -1.
+ * iterator at +0x08 of each block until it reads 0 or -1. A block answered
+ * with H_PARTIAL must say that more follow.
  *
- * Return: 0, -ENOMEM, -EIO if the hypervisor's blocks do not add up, or the
- * hypervisor's errno.
+ * Return: 0, -ENOMEM, -EIO if the hypervisor's blocks do not add up (or an
+ * H_PARTIAL block is the last), or the hypervisor's errno.
  */
 int htm_chan_info(struct htm_chan *chan, unsigned int op,
 		  const struct htm_target *t, void **data, size_t *len)
@@ -602,13 +645,17 @@ int htm_chan_info(struct htm_chan *chan, unsigned int op,
 	void *out = NULL, *grown;
 	size_t total = 0, blen;
 	u64 next = 0;
+	long rc;
 	int ret;
 
 	mutex_lock(&chan->lock);
 	do {
+		memset(chan->info, 0, PAGE_SIZE);
 		ret = htm_hv_call(chan->hv, &chan->stats, t, 0, op,
 				  virt_to_phys(chan->info), PAGE_SIZE, next,
-				  NULL);
+				  &rc);
+		if (!ret && !htm_block_whole(rc, hdr))
+			ret = -EIO;
 		if (ret)
 			break;
 		if (op == HTM_OP_CAPABILITIES) {

@@ -63,6 +63,7 @@ struct htm_target {
 extern const struct htm_hv_policy htm_hv_default_policy;
 
 int htm_hv_errno(long rc);
+int htm_hv_op_errno(unsigned int op, long rc);
 const char *htm_hv_rc_name(long rc);
 int htm_hv_rc_slot(long rc);
 const char *htm_hv_slot_name(int slot);

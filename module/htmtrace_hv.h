@@ -69,6 +69,8 @@ struct module;
 
 /* Size of one HTM trace record. */
 #define HTM_RECORD_SIZE			128
+/* Largest buffer the driver accepts: 2^62 bytes, so that sizes fit loff_t. */
+#define HTM_LOG2_SIZE_MAX		62
 
 /**
  * struct htmtrace_hv_ops - one way to reach the hypervisor

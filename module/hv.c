@@ -6,7 +6,7 @@
  * through htm_hv_call(), which applies the one retry policy (H_BUSY retried a
  * bounded number of times, H_LONG_BUSY_* slept for the hinted time,
  * interruptibly, within a total bound) and counts what happened; every
- * hypervisor status becomes an errno in htm_hv_errno().
+ * hypervisor status becomes an errno in htm_hv_op_errno(), per operation.
  *
  * The backend is a table of operations: the pseries hcalls by default, or a
  * simulator registered with htmtrace_hv_register() while no session is
@@ -136,15 +136,17 @@ const char *htm_hv_rc_name(long rc)
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_rc_name);
 
 /**
- * htm_hv_errno() - the errno a hypervisor status stands for
+ * htm_hv_errno() - the errno a hypervisor status stands for, whatever the op
  * @rc: hypervisor status
  *
- * Return: 0 for H_SUCCESS and H_PARTIAL (the caller knows how much it asked
- * for); -ENODATA for H_NOT_AVAILABLE (past the end of the data); -EBUSY for
- * H_BUSY and H_LONG_BUSY_* (returned once the retry policy gave up);
- * -EINVAL for a rejected parameter; -EPERM when the partition may not use
- * HTM; -EOPNOTSUPP when the hypervisor lacks H_HTM; -ENOSPC when it lacks
- * the resources; -ENXIO for H_CLOSED; -EIO for H_STATE, H_HARDWARE,
+ * The meaning every operation shares; htm_hv_op_errno() applies the
+ * per-operation exceptions for H_PARTIAL and H_NOT_AVAILABLE.
+ *
+ * Return: 0 for H_SUCCESS and H_PARTIAL; -ENODATA for H_NOT_AVAILABLE;
+ * -EBUSY for H_BUSY and H_LONG_BUSY_* (returned once the retry policy gave
+ * up); -EINVAL for a rejected parameter; -EPERM when the partition may not
+ * use HTM; -EOPNOTSUPP when the hypervisor lacks H_HTM; -ENOSPC when it
+ * lacks the resources; -ENXIO for H_CLOSED; -EIO for H_STATE, H_HARDWARE,
  * H_CONSTRAINED and any status not listed.
  */
 int htm_hv_errno(long rc)
@@ -185,6 +187,60 @@ int htm_hv_errno(long rc)
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_errno);
 
+/*
+ * Per operation, what H_PARTIAL and H_NOT_AVAILABLE mean; the one place that
+ * decides it. H_HTM returns no byte count, so H_PARTIAL is trusted only
+ * where nothing it leaves unwritten can be mistaken for data:
+ *
+ *  - DUMP_DATA: "all available data can't be returned due to buffer size
+ *    constraint" (the mainline driver's reading): the chunk is served. The
+ *    bounce buffer is zeroed before each transfer, so a byte the hypervisor
+ *    did not write reads as zero, never as older data or kernel memory.
+ *    H_NOT_AVAILABLE is the end of the trace (the caller turns it into an
+ *    error below the size STATUS reported).
+ *  - STATUS, DUMP_SYSMEM_CONF, DUMP_SYSPROC_CONF: iterated; H_PARTIAL says
+ *    more blocks follow, and the caller accepts the block only if its
+ *    iterator (+0x08) says so too.
+ *  - every other op (CAPABILITIES, SETUP, CONFIGURE, START, STOP,
+ *    DECONFIGURE, DUMP_DETAILS): a request done in part is not done; the
+ *    driver changes no state on it. Nor has any of them an end of data.
+ */
+static const struct {
+	s8 partial;
+	s8 not_available;
+} htm_hv_op_rcs[HTM_OP_DUMP_SYSPROC_CONF + 1] = {
+	[HTM_OP_CAPABILITIES]		= { -EIO, -EIO },
+	[HTM_OP_STATUS]			= { 0, -EIO },
+	[HTM_OP_SETUP]			= { -EIO, -EIO },
+	[HTM_OP_CONFIGURE]		= { -EIO, -EIO },
+	[HTM_OP_START]			= { -EIO, -EIO },
+	[HTM_OP_STOP]			= { -EIO, -EIO },
+	[HTM_OP_DECONFIGURE]		= { -EIO, -EIO },
+	[HTM_OP_DUMP_DETAILS]		= { -EIO, -EIO },
+	[HTM_OP_DUMP_DATA]		= { 0, -ENODATA },
+	[HTM_OP_DUMP_SYSMEM_CONF]	= { 0, -EIO },
+	[HTM_OP_DUMP_SYSPROC_CONF]	= { 0, -EIO },
+};
+
+/**
+ * htm_hv_op_errno() - the errno a status stands for, as an answer to @op
+ * @op: HTM_OP_*
+ * @rc: hypervisor status
+ *
+ * Return: as htm_hv_errno(), but for H_PARTIAL and H_NOT_AVAILABLE what the
+ * table above says for @op (-EIO for an op it does not know).
+ */
+int htm_hv_op_errno(unsigned int op, long rc)
+{
+	if (rc != H_PARTIAL && rc != H_NOT_AVAILABLE)
+		return htm_hv_errno(rc);
+	if (!op || op >= ARRAY_SIZE(htm_hv_op_rcs))
+		return -EIO;
+	return rc == H_PARTIAL ? htm_hv_op_rcs[op].partial :
+				 htm_hv_op_rcs[op].not_available;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_hv_op_errno);
+
 /* the retry policy */
 
 const struct htm_hv_policy htm_hv_default_policy = {
@@ -208,7 +264,7 @@ EXPORT_SYMBOL_IF_KUNIT(htm_hv_default_policy);
  *
  * Sleeps; call from process context.
  *
- * Return: htm_hv_errno() of the final status, or -ERESTARTSYS if a signal
+ * Return: htm_hv_op_errno() of the final status, or -ERESTARTSYS if a signal
  * arrived while waiting out a long-busy answer (nothing was done, so the
  * request may be repeated).
  */
@@ -224,6 +280,7 @@ int htm_hv_call_policy(const struct htmtrace_hv_ops *ops,
 	unsigned long opword = HTM_OP(op) | HTM_TYPE(t->type);
 	unsigned int busy = 0, slept_ms = 0;
 	long rc;
+	int ret;
 
 	flags |= HTM_FLAGS_HARDWARE_TARGET;
 	for (;;) {
@@ -254,9 +311,11 @@ int htm_hv_call_policy(const struct htmtrace_hv_ops *ops,
 
 	if (hrc)
 		*hrc = rc;
-	if (rc != H_SUCCESS && rc != H_PARTIAL)
+	ret = htm_hv_op_errno(op, rc);
+	/* H_PARTIAL is counted where it fails the op; the end of data always. */
+	if (rc != H_SUCCESS && (rc != H_PARTIAL || ret))
 		stats->errors[htm_hv_rc_slot(rc)]++;
-	return htm_hv_errno(rc);
+	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_call_policy);
 

@@ -309,8 +309,8 @@ int cmd_setup(int argc, char **argv)
 				  &co)) > 0) {
 		switch (opt) {
 		case 's':
-			if (parse_u64(optarg, &log2) || log2 < 1 || log2 > 63)
-				return usage_err("bad buffer size '%s': expected a power of two 1..63",
+			if (parse_u64(optarg, &log2) || log2 < 1 || log2 > 62)
+				return usage_err("bad buffer size '%s': expected a power of two 1..62",
 						 optarg);
 			break;
 		}

@@ -129,7 +129,7 @@ static const struct command commands[] = {
 	  "reboot.\n"
 	  "\n"
 	  TARGET_HELP
-	  "  -s, --log2 LOG2       buffer size as a power of two, 1..63\n"
+	  "  -s, --log2 LOG2       buffer size as a power of two, 1..62\n"
 	  DEVICE_HELP },
 	{ "status", cmd_status, "show a channel's state",
 	  "Usage: htmtrace status [-d DEV]\n"

@@ -226,6 +226,7 @@ static struct {
 	u64 fail_count;		/* failures to inject; 0: until reset */
 	u64 latency_us;		/* sleep per call */
 	u64 max_xfer;		/* largest DUMP_DATA length; 0: no limit */
+	u64 short_xfer;		/* DUMP_DATA writes at most this, H_PARTIAL */
 } hvsim_faults;
 
 /* Counters; "reset" zeroes them all. */
@@ -544,9 +545,10 @@ static long hvsim_stop(struct hvsim_target *t, ktime_t now)
 	return H_SUCCESS;
 }
 
+/* From tracing too: a deconfigure ends the trace (a model choice). */
 static long hvsim_deconfigure(struct hvsim_target *t)
 {
-	if (t->state != HVSIM_CONFIGURED && t->state != HVSIM_STOPPED)
+	if (t->state == HVSIM_IDLE)
 		return H_STATE;
 	t->state = HVSIM_IDLE;
 	t->nowrap = false;
@@ -580,11 +582,14 @@ static void hvsim_fill(u8 *dst, u64 target, u64 slot, u64 nr, u64 nslots,
  * @c: the call: p1 = destination, p2 = length, p3 = offset in the buffer
  * @t: the addressed target
  *
- * Copies min(length, buffer size - offset) bytes. The bytes are generated
- * after hvsim_lock is dropped, from a snapshot of the target: a dump may be
- * large, and only the channel that owns the target may change it.
+ * Copies min(length, buffer size - offset) bytes, or only short_xfer bytes
+ * when that fault is set (then H_PARTIAL: "all available data can't be
+ * returned"), leaving the rest of the destination as it was. The bytes are
+ * generated after hvsim_lock is dropped, from a snapshot of the target: a
+ * dump may be large, and only the channel that owns the target may change it.
  *
- * Return: H_SUCCESS; H_PARTIAL if fewer bytes than asked were left;
+ * Return: H_SUCCESS (also when fewer bytes than asked were left before the
+ * end of the buffer); H_PARTIAL for a transfer cut by short_xfer;
  * H_NOT_AVAILABLE if the offset is past the buffer; H_STATE unless stopped;
  * H_P5 for a length that is 0, not a multiple of 128 or above max_xfer;
  * H_P4 for a destination that is not RAM; H_P6 for an offset that is not a
@@ -593,7 +598,7 @@ static void hvsim_fill(u8 *dst, u64 target, u64 slot, u64 nr, u64 nslots,
 static long hvsim_dump_data(const struct hvsim_call *c, struct hvsim_target *t)
 {
 	u64 len = c->p2, off = c->p3;
-	u64 size, written, max_xfer, n;
+	u64 size, written, max_xfer, short_xfer, n;
 	u8 state, log2_size;
 	u8 *dst;
 
@@ -605,6 +610,7 @@ static long hvsim_dump_data(const struct hvsim_call *c, struct hvsim_target *t)
 	log2_size = t->log2_size;
 	written = t->base;
 	max_xfer = hvsim_faults.max_xfer;
+	short_xfer = hvsim_faults.short_xfer;
 	spin_unlock(&hvsim_lock);
 
 	if (state != HVSIM_STOPPED)
@@ -620,10 +626,18 @@ static long hvsim_dump_data(const struct hvsim_call *c, struct hvsim_target *t)
 		return H_NOT_AVAILABLE;
 
 	n = min(len, size - off);
+	if (short_xfer && round_down(short_xfer, HVSIM_RECORD_SIZE) < n) {
+		n = round_down(short_xfer, HVSIM_RECORD_SIZE);
+		if (n)
+			hvsim_fill(dst, hvsim_target_word(c->type, c->node, c->chip, c->core),
+				   off / HVSIM_RECORD_SIZE, n / HVSIM_RECORD_SIZE,
+				   size / HVSIM_RECORD_SIZE, written);
+		return H_PARTIAL;
+	}
 	hvsim_fill(dst, hvsim_target_word(c->type, c->node, c->chip, c->core),
 		   off / HVSIM_RECORD_SIZE, n / HVSIM_RECORD_SIZE,
 		   size / HVSIM_RECORD_SIZE, written);
-	return n < len ? H_PARTIAL : H_SUCCESS;
+	return H_SUCCESS;
 }
 
 /* Run a call that addresses one target. */
@@ -1046,6 +1060,8 @@ static void hvsim_debugfs_init(void)
 				   &hvsim_latency_fops);
 	debugfs_create_file_unsafe("max_xfer", 0600, d,
 				   &hvsim_faults.max_xfer, &hvsim_u64_fops);
+	debugfs_create_file_unsafe("short_xfer", 0600, d,
+				   &hvsim_faults.short_xfer, &hvsim_u64_fops);
 	debugfs_create_file_unsafe("reset", 0200, d, NULL, &hvsim_reset_fops);
 	debugfs_create_file_unsafe("warn", 0200, d, NULL, &hvsim_warn_fops);
 

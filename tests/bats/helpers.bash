@@ -122,9 +122,11 @@ guest_loaded() {
 
 # Background processes a test left behind (orphans: their parent is PID 1,
 # the command server) could hold a device open: htmtest kills them and
-# deconfigures every channel; then our modules are unloaded.
+# deconfigures every channel, once the simulator's faults are cleared; then
+# our modules are unloaded.
 # shellcheck disable=SC2016 # expanded by the guest's shell
-HTM_UNLOAD_ALL='! command -v htmtest >/dev/null || htmtest cleanup
+HTM_UNLOAD_ALL='f=/sys/kernel/debug/htmtrace_hvsim/reset; [ ! -e $f ] || echo 1 > $f
+	! command -v htmtest >/dev/null || htmtest cleanup
 	for m in htmtrace_kunit htmtrace_hvsim htmtrace; do
 		if [ -d /sys/module/$m ]; then rmmod $m || exit 1; fi
 	done'

@@ -232,12 +232,12 @@ block() {
 	run -2 htm dump --bs 0
 }
 
-@test "setup: buffer size must be given and within 1..63" {
+@test "setup: buffer size must be given and within 1..62" {
 	run -2 --separate-stderr htm setup -t core -n 0 -p 0 -c 0
 	[ "${stderr_lines[0]}" = "htmtrace setup: missing buffer size: -s LOG2 is required" ]
-	for s in 0 64 x -1; do
+	for s in 0 63 64 x -1; do
 		run -2 --separate-stderr htm setup -t core -n 0 -p 0 -c 0 -s "$s"
-		[ "${stderr_lines[0]}" = "htmtrace setup: bad buffer size '$s': expected a power of two 1..63" ]
+		[ "${stderr_lines[0]}" = "htmtrace setup: bad buffer size '$s': expected a power of two 1..62" ]
 	done
 }
 

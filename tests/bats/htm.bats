@@ -184,6 +184,116 @@ inject_mid_dump() {
 	inject_mid_dump -2 EOPNOTSUPP
 }
 
+# fail OP RC [AFTER]: the simulator answers OP with RC, every time, after
+# AFTER calls of it succeeded.
+fail() {
+	guest "cd $HVSIM && echo 0 > fail_count && echo ${3:-0} > fail_after &&
+	       echo $2 > fail_rc && echo $1 > fail_op"
+}
+
+@test "H_PARTIAL on configure, start, stop, deconfigure: EIO, the state unchanged" {
+	# op numbers: CONFIGURE 4, START 5, STOP 6, DECONFIGURE 7; H_PARTIAL 5
+	fail 4 5
+	run guest htmtest configure /dev/htm0 2 0 0 0
+	[ "$output" = EIO ]
+	run guest htmtest status /dev/htm0
+	[ "$output" = "state 0 flags 0 size 0" ]
+	fail 5 5
+	guest htmtest configure /dev/htm0 2 0 0 0
+	run guest htmtest start /dev/htm0
+	[ "$output" = EIO ]
+	run guest htmtest status /dev/htm0
+	[ "$output" = "state 1 flags 0 size $SIZE" ]
+	sim reset 1
+	guest htmtest start /dev/htm0
+	fail 6 5
+	run guest htmtest stop /dev/htm0
+	[ "$output" = EIO ]
+	run guest htmtest status /dev/htm0
+	[ "$output" = "state 2 flags 0 size $SIZE" ]
+	fail 7 5
+	run guest htmtest deconfigure /dev/htm0
+	[ "$output" = EIO ]
+	# the STOP inside it worked, the DECONFIGURE did not: stopped, held
+	run guest htmtest status /dev/htm0
+	[ "$output" = "state 3 flags 0 size $SIZE" ]
+	run guest htmtest configure /dev/htm1 2 0 0 0
+	[ "$output" = EBUSY ]
+	sim reset 1
+	run guest htmtest deconfigure /dev/htm0
+	[ "$output" = ok ]
+	run guest "cat $HVSIM/targets; echo end"
+	[ "$output" = end ]
+}
+
+@test "a STOP that keeps failing: deconfigure still gives the target back" {
+	guest "htmtest configure /dev/htm0 2 0 0 0 && htmtest start /dev/htm0"
+	fail 6 -1
+	run guest htmtest stop /dev/htm0
+	[ "$output" = EIO ]
+	run guest htmtest deconfigure /dev/htm0
+	[ "$output" = ok ]
+	run guest "htmtest status /dev/htm0; cat $HVSIM/targets; echo end"
+	[ "$output" = "state 0 flags 0 size 0
+end" ]
+	run guest_dmesg
+	[[ $output == *"htm0: STOP failed (-5), DECONFIGURE succeeded (0)"* ]]
+	run guest htmtest configure /dev/htm1 2 0 0 0
+	[ "$output" = ok ]
+}
+
+@test "H_PARTIAL on the information blocks: EIO at once, no stale or truncated block" {
+	fail 1 5
+	run guest htmtest info /dev/htm0 caps 128
+	[ "${lines[1]}" = EIO ]
+	# nothing written and no block to follow: not a truncated answer
+	for op in "10 sysmem" "11 sysproc"; do
+		sim reset 1
+		fail ${op% *} 5
+		run guest htmtest info /dev/htm0 ${op#* } 65536
+		echo "$op: $output"
+		[ "${lines[1]}" = EIO ]
+		# one call, not a loop to the 4 MiB bound
+		[ "$(guest cat $HVSIM/calls)" -eq 1 ]
+	done
+}
+
+@test "H_PARTIAL on a short dump transfer: the bytes written, then zeros, never older bytes" {
+	trace /dev/htm0 2 0 0 0 $RECORDS
+	# a full read first: the bounce buffer then holds trace bytes
+	run guest 'cat /dev/htm0 > /tmp/full.bin && htmtrace verify /tmp/full.bin'
+	[ "$status" -eq 0 ]
+	guest "echo 4096 > $HVSIM/short_xfer"
+	# each 64 KiB chunk: its first 4 KiB as the hypervisor wrote them, zeros
+	run guest 'cat /dev/htm0 > /tmp/short.bin &&
+		for c in 0 1 2 3; do
+			dd if=/tmp/full.bin bs=4096 skip=$((c * 16)) count=1 2>/dev/null
+			head -c 61440 /dev/zero
+		done > /tmp/expected.bin &&
+		cmp /tmp/expected.bin /tmp/short.bin && echo same'
+	echo "$output"
+	[ "$output" = same ]
+	[ "$(counter htm0 bytes_dumped)" -eq $((2 * SIZE)) ]
+}
+
+@test "H_NOT_AVAILABLE before the end of the trace, or on STATUS: EIO, not EOF" {
+	trace /dev/htm0 2 0 0 0 $RECORDS
+	fail 9 3
+	run guest htmtest copy /dev/htm0 /tmp/x.bin 65536
+	[ "$output" = "bytes 0
+EIO" ]
+	fail 9 3 2
+	run guest htmtest copy /dev/htm0 /tmp/x.bin 65536
+	[ "$output" = "bytes 131072
+EIO" ]
+	sim reset 1
+	trace /dev/htm1 2 0 0 1 $RECORDS
+	fail 2 3
+	run guest htmtest copy /dev/htm1 /tmp/x.bin 65536
+	[ "$output" = "bytes 0
+EIO" ]
+}
+
 @test "H_BUSY and H_LONG_BUSY are waited out and counted" {
 	trace /dev/htm0 2 0 0 0 3000
 	guest 'cat /dev/htm0 > /tmp/ref.bin'

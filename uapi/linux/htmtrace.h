@@ -23,7 +23,10 @@
  *   -EIO     the hypervisor failed the request (H_STATE, H_HARDWARE, ...)
  *
  * read() of an unconfigured channel, or of one that was never started,
- * fails with -ENODATA.
+ * fails with -ENODATA. A hypervisor that reports the end of the data before
+ * the buffer size it gave makes read() fail with -EIO, never return 0 early.
+ * H_HTM returns no byte count: bytes of a transfer the hypervisor did not
+ * write (H_PARTIAL) read as zeros, never as older trace or other memory.
  */
 #ifndef _UAPI_LINUX_HTMTRACE_H
 #define _UAPI_LINUX_HTMTRACE_H
@@ -77,7 +80,8 @@ struct htmtrace_config {
 /**
  * struct htmtrace_setup - argument of HTMTRACE_IOC_SETUP
  * @target: the unit whose trace buffer is sized
- * @log2_size: buffer size as a power of two (e.g. 33 for 8 GiB); 1..63
+ * @log2_size: buffer size as a power of two (e.g. 33 for 8 GiB); 1..62, so
+ *	that the size is a valid file offset
  * @reserved: must be zero
  *
  * On PowerVM the new size may take effect only after a CEC reboot.
