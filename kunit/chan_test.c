@@ -99,7 +99,6 @@ static long fake_htm(unsigned long flags, unsigned long target,
 		hdr = phys_to_virt(p1);
 		memset(hdr, 0, HTM_BLOCK_HDR_SIZE);
 		hdr[HTM_STATUS_LOG2_SIZE] = fk.log2;
-		hdr[2] = fk.state;
 		*(__be64 *)(hdr + HTM_BLOCK_NEXT) = cpu_to_be64(fk.status_next);
 		return fk.status_rc;
 	case HTM_OP_DUMP_DATA:

@@ -68,11 +68,11 @@ DEFINE_SHOW_ATTRIBUTE(config);
 static int status_show(struct seq_file *m, void *v)
 {
 	struct htm_chan *chan = m->private;
+	u8 hdr[HTM_BLOCK_HDR_SIZE];
 	struct htmtrace_status st;
-	const u8 *hdr = chan->info;
 	int ret;
 
-	ret = htm_chan_status(chan, &st);
+	ret = htm_chan_status(chan, &st, hdr);
 	seq_printf(m, "state: %s\n", htm_state_names[st.state]);
 	if (st.state == HTMTRACE_STATE_IDLE)
 		return 0;
@@ -80,14 +80,11 @@ static int status_show(struct seq_file *m, void *v)
 		seq_printf(m, "status: error %d\n", ret);
 		return 0;
 	}
-	/* chan->info holds the block unless a concurrent request replaced it */
-	mutex_lock(&chan->lock);
 	seq_printf(m, "buffer_size: %llu\n", st.buffer_size);
-	seq_printf(m, "hv_state: %u\n", hdr[2]);
 	seq_printf(m, "entries: %llu\n",
 		   be64_to_cpup((const __be64 *)(hdr + HTM_BLOCK_NR_ENTRIES)));
+	/* The rest of the header has no public layout: shown, not decoded. */
 	seq_printf(m, "header: %*phN\n", HTM_BLOCK_HDR_SIZE, hdr);
-	mutex_unlock(&chan->lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(status);

@@ -132,7 +132,7 @@ static long htm_ioctl_status(struct htm_chan *chan, void __user *argp)
 	struct htmtrace_status st;
 	int ret;
 
-	ret = htm_chan_status(chan, &st);
+	ret = htm_chan_status(chan, &st, NULL);
 	if (ret)
 		return ret;
 	return copy_to_user(argp, &st, sizeof(st)) ? -EFAULT : 0;

@@ -225,14 +225,6 @@ static int htm_chan_call(struct htm_chan *chan, unsigned int op,
 }
 
 /*
- * STATUS of the configured target into chan->info. In the model the
- * simulator documents, byte 2 of the header is the hypervisor's state of the
- * target: HTM_HV_STATE_STOPPED once a no-wrap trace filled its buffer.
- */
-#define HTM_STATUS_STATE	0x02
-#define HTM_HV_STATE_STOPPED	3
-
-/*
  * An iterated block (STATUS, SYSMEM, SYSPROC) answered with H_PARTIAL is
  * whole only if its iterator says that more follow (htm_hv_op_errno()).
  */
@@ -321,32 +313,45 @@ static void htm_chan_stopped(struct htm_chan *chan)
 	wake_up_interruptible_all(&chan->wait);
 }
 
+/*
+ * STOP answered with H_STATE: the target is no longer tracing. On a channel
+ * we started, that is a no-wrap trace that filled its buffer and stopped
+ * itself (PAPR's answer to a STOP then). No STATUS field is consulted: their
+ * layout beyond the size is not public.
+ */
 static int htm_chan_stop_locked(struct htm_chan *chan)
 {
-	u8 *hdr = chan->info;
 	long rc;
 	int ret;
 
 	ret = htm_chan_call(chan, HTM_OP_STOP, 0, 0, 0, &rc);
-	/* A no-wrap trace may have stopped itself since we last looked. */
-	if (rc == H_STATE && !htm_chan_query_status(chan) &&
-	    hdr[HTM_STATUS_STATE] == HTM_HV_STATE_STOPPED)
+	if (rc == H_STATE)
 		ret = 0;
 	if (!ret)
 		htm_chan_stopped(chan);
 	return ret;
 }
 
+/*
+ * Has a no-wrap trace stopped itself? H_HTM reports no state that public
+ * sources define, so ask for the first record: the hypervisor dumps only a
+ * stopped trace (every public user stops before dumping), and answers
+ * H_STATE while it runs. Nothing is changed either way.
+ */
+static bool htm_chan_self_stopped(struct htm_chan *chan)
+{
+	return !htm_chan_call(chan, HTM_OP_DUMP_DATA, virt_to_phys(chan->info),
+			      HTM_RECORD_SIZE, 0, NULL);
+}
+
 static void htm_chan_poll(struct work_struct *work)
 {
 	struct htm_chan *chan = container_of(to_delayed_work(work),
 					     struct htm_chan, poll_work);
-	u8 *hdr = chan->info;
 
 	mutex_lock(&chan->lock);
 	if (chan->state == HTMTRACE_STATE_TRACING) {
-		if (!htm_chan_query_status(chan) &&
-		    hdr[HTM_STATUS_STATE] == HTM_HV_STATE_STOPPED)
+		if (htm_chan_self_stopped(chan))
 			htm_chan_stopped(chan);
 		else
 			schedule_delayed_work(&chan->poll_work,
@@ -584,14 +589,19 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_deconfigure);
  * htm_chan_status() - the channel's state for HTMTRACE_IOC_STATUS
  * @chan: channel
  * @st: result, fully written
+ * @hdr: if not NULL, receives the STATUS block's header (HTM_BLOCK_HDR_SIZE
+ *	bytes, opaque beyond the size and the counts), taken under the same
+ *	lock as the query; zeros when idle or on error
  *
  * Return: 0 or the errno of the STATUS hcall (configured channels only).
  */
-int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st)
+int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr)
 {
 	int ret = 0;
 
 	memset(st, 0, sizeof(*st));
+	if (hdr)
+		memset(hdr, 0, HTM_BLOCK_HDR_SIZE);
 	mutex_lock(&chan->lock);
 	st->state = chan->state;
 	st->flags = chan->flags;
@@ -602,6 +612,8 @@ int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st)
 		st->target.core = chan->target.core;
 		ret = htm_chan_query_status(chan);
 		st->buffer_size = chan->hw_size;
+		if (!ret && hdr)
+			memcpy(hdr, chan->info, HTM_BLOCK_HDR_SIZE);
 	}
 	mutex_unlock(&chan->lock);
 	return ret;

@@ -154,7 +154,7 @@ int htm_chan_configure(struct htm_chan *chan, const struct htm_target *t,
 int htm_chan_start(struct htm_chan *chan);
 int htm_chan_stop(struct htm_chan *chan);
 int htm_chan_deconfigure(struct htm_chan *chan);
-int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st);
+int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr);
 int htm_chan_info(struct htm_chan *chan, unsigned int op,
 		  const struct htm_target *t, void **data, size_t *len);
 ssize_t htm_chan_read(struct htm_chan *chan, char __user *ubuf, size_t count,

@@ -27,6 +27,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -109,6 +110,11 @@ static unsigned long hvsim_rate = 200000;
 module_param_named(rate, hvsim_rate, ulong, 0444);
 MODULE_PARM_DESC(rate,
 		 "Records per second a tracing target writes (default 200000; debugfs 'rate' changes it)");
+
+static bool hvsim_strict;
+module_param_named(strict, hvsim_strict, bool, 0444);
+MODULE_PARM_DESC(strict,
+		 "Randomise every field the README marks (sim), to show that the driver needs none (default off)");
 
 enum hvsim_state {
 	HVSIM_IDLE = 0,
@@ -374,6 +380,23 @@ static long hvsim_block(const struct hvsim_call *c, unsigned int entry_size,
 	return H_SUCCESS;
 }
 
+/*
+ * Strict mode: the header bytes that no public source defines become random:
+ * all but the iterator (+0x08), the entry count (+0x10) and, in STATUS, the
+ * log2 buffer size (+0x01).
+ */
+static void hvsim_strict_header(u8 *hdr, bool status)
+{
+	u8 log2_size = hdr[HTM_STATUS_LOG2_SIZE];
+
+	if (!hvsim_strict)
+		return;
+	get_random_bytes(hdr, HTM_BLOCK_NEXT);
+	get_random_bytes(hdr + HVSIM_HDR_TOTAL, 8);
+	if (status)
+		hdr[HTM_STATUS_LOG2_SIZE] = log2_size;
+}
+
 /* CAPABILITIES: a fixed 0x80-byte block. Caller holds hvsim_lock. */
 static long hvsim_caps(const struct hvsim_call *c)
 {
@@ -399,6 +422,9 @@ static long hvsim_caps(const struct hvsim_call *c)
 	put_unaligned_be16(HVSIM_THREADS, buf + HVSIM_CAPS_THREADS);
 	put_unaligned_be64(hvsim_faults.max_xfer, buf + HVSIM_CAPS_MAX_XFER);
 	put_unaligned_be64(hvsim_model.rate, buf + HVSIM_CAPS_RATE);
+	/* strict: no field of the block is public */
+	if (hvsim_strict)
+		get_random_bytes(buf, HTM_CAPS_SIZE);
 	return H_SUCCESS;
 }
 
@@ -428,6 +454,7 @@ static long hvsim_sysproc(const struct hvsim_call *c)
 		e[0x7] = HVSIM_THREADS;
 		put_unaligned_be32(i * HVSIM_THREADS, e + 0x8);
 	}
+	hvsim_strict_header(buf, false);
 	return H_SUCCESS;
 }
 
@@ -458,6 +485,7 @@ static long hvsim_sysmem(const struct hvsim_call *c)
 		put_unaligned_be64(HVSIM_MEM_SIZE, e + 0x10);
 		put_unaligned_be64(i * HVSIM_MEM_SIZE, e + 0x18);
 	}
+	hvsim_strict_header(buf, false);
 	return H_SUCCESS;
 }
 
@@ -494,6 +522,10 @@ static long hvsim_status(const struct hvsim_call *c, struct hvsim_target *t,
 		e[0x3] = u->log2_size;
 		e[0x4] = hvsim_status_flags(u, now);
 	}
+	/* strict: the entries' layout is not public either */
+	hvsim_strict_header(buf, true);
+	if (hvsim_strict)
+		get_random_bytes(buf + HTM_BLOCK_HDR_SIZE, n * esize);
 	return H_SUCCESS;
 }
 
@@ -530,14 +562,9 @@ static long hvsim_start(struct hvsim_target *t, ktime_t now)
 	return H_SUCCESS;
 }
 
+/* A no-wrap trace that stopped itself answers STOP with H_STATE, as PAPR. */
 static long hvsim_stop(struct hvsim_target *t, ktime_t now)
 {
-	/*
-	 * A no-wrap trace that stopped itself: the caller cannot know when
-	 * that happened, so its STOP is accepted as a no-op.
-	 */
-	if (t->state == HVSIM_STOPPED && t->full)
-		return H_SUCCESS;
 	if (t->state != HVSIM_TRACING)
 		return H_STATE;
 	t->base = hvsim_records(t, now);
