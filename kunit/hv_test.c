@@ -86,6 +86,17 @@ static void hv_op_errno_matrix(struct kunit *test)
 	}
 }
 
+/* The module loads only in an LPAR that is not a KVM guest. */
+static void hv_platform_gate(struct kunit *test)
+{
+	KUNIT_EXPECT_NULL(test, htm_platform_check(true, false));
+	KUNIT_EXPECT_STREQ(test, htm_platform_check(false, false),
+			   "not a logical partition (PowerNV or bare metal)");
+	KUNIT_EXPECT_STREQ(test, htm_platform_check(true, true),
+			   "a KVM guest (H_HTM is a PowerVM hypercall)");
+	KUNIT_EXPECT_NOT_NULL(test, htm_platform_check(false, true));
+}
+
 static void hv_rc_names(struct kunit *test)
 {
 	KUNIT_EXPECT_STREQ(test, htm_hv_rc_name(H_STATE), "H_STATE");
@@ -272,6 +283,25 @@ static void hv_long_busy_signal(struct kunit *test)
 }
 
 /* Errors are counted by status, successes are not. */
+/* Only H_FUNCTION means "no H_HTM"; other failures still make devices. */
+static void hv_probe_absent_only_on_h_function(struct kunit *test)
+{
+	static const long present[] = {
+		H_SUCCESS, H_PARAMETER, H_AUTHORITY, H_HARDWARE, H_STATE,
+		H_RESOURCE, H_PARTIAL, H_NOT_AVAILABLE, H_P2,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(present); i++) {
+		fake_reset(present[i]);
+		KUNIT_EXPECT_EQ_MSG(test, htm_hv_probe(&fake_ops), 0, "rc %ld",
+				    present[i]);
+	}
+	fake_reset(H_FUNCTION);
+	KUNIT_EXPECT_EQ(test, htm_hv_probe(&fake_ops), -ENODEV);
+	KUNIT_EXPECT_EQ(test, HTM_OP_OF(fake_last[2]), HTM_OP_CAPABILITIES);
+}
+
 static void hv_errors_counted(struct kunit *test)
 {
 	struct htm_hv_stats st = {};
@@ -294,6 +324,8 @@ static void hv_errors_counted(struct kunit *test)
 static struct kunit_case htmtrace_hv_cases[] = {
 	KUNIT_CASE_PARAM(hv_errno_map, rc_gen_params),
 	KUNIT_CASE(hv_op_errno_matrix),
+	KUNIT_CASE(hv_platform_gate),
+	KUNIT_CASE(hv_probe_absent_only_on_h_function),
 	KUNIT_CASE(hv_rc_names),
 	KUNIT_CASE(hv_call_encoding),
 	KUNIT_CASE(hv_busy_retried),

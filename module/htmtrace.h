@@ -16,7 +16,9 @@
 struct dentry;
 struct miscdevice;
 
-/* module parameters (main.c) */
+/* main.c: module parameters and the platform gate */
+const char *htm_platform_check(bool lpar, bool kvm_guest);
+
 extern unsigned int htm_nr_channels;
 extern unsigned int htm_bounce_size;
 extern unsigned int htm_poll_ms;
@@ -64,6 +66,7 @@ extern const struct htm_hv_policy htm_hv_default_policy;
 
 int htm_hv_errno(long rc);
 int htm_hv_op_errno(unsigned int op, long rc);
+int htm_hv_probe(const struct htmtrace_hv_ops *ops);
 const char *htm_hv_rc_name(long rc);
 int htm_hv_rc_slot(long rc);
 const char *htm_hv_slot_name(int slot);

@@ -395,31 +395,48 @@ const char *htm_hv_backend_name(void)
 	return READ_ONCE(htm_hv_ops)->name;
 }
 
-/*
- * Ask the backend for its HTM capabilities, to learn whether it implements
- * H_HTM at all. Caller holds htm_hv_mutex.
+/**
+ * htm_hv_probe() - does the backend implement H_HTM?
+ * @ops: backend
+ *
+ * Asks for the HTM capabilities. Only H_FUNCTION (or a backend without an
+ * htm op) means that H_HTM is absent. Any other failure (H_PARAMETER for
+ * the type-0 query, H_AUTHORITY, a hypervisor that stayed busy, a signal
+ * during insmod) is logged with its status and the devices are made all
+ * the same: each request on them then fails with its own errno, and a
+ * transient failure costs nothing once it is over.
+ *
+ * Return: 0 if the devices should exist, -ENODEV if H_HTM is absent,
+ * -ENOMEM.
  */
-static int htm_hv_probe(const struct htmtrace_hv_ops *ops)
+int htm_hv_probe(const struct htmtrace_hv_ops *ops)
 {
 	struct htm_target t = {};
 	struct htm_hv_stats stats = {};
 	void *caps;
-	long rc;
+	long rc = H_SUCCESS;
 	int ret;
 
 	if (!ops->htm)
-		return -EOPNOTSUPP;
+		return -ENODEV;
 	caps = kzalloc(HTM_CAPS_SIZE, GFP_KERNEL);
 	if (!caps)
 		return -ENOMEM;
 	ret = htm_hv_call(ops, &stats, &t, 0, HTM_OP_CAPABILITIES,
 			  virt_to_phys(caps), HTM_CAPS_SIZE, 0, &rc);
 	kfree(caps);
-	if (ret)
+	if (!ret)
+		return 0;
+	if (rc == H_FUNCTION) {
 		pr_info("%s: H_HTM not usable (%s, %ld): no /dev/htm devices\n",
 			ops->name, htm_hv_rc_name(rc), rc);
-	return ret;
+		return -ENODEV;
+	}
+	pr_info("%s: H_HTM capabilities query failed (%s, %ld, %d); making the devices anyway\n",
+		ops->name, htm_hv_rc_name(rc), rc, ret);
+	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_hv_probe);
 
 /*
  * Make @ops the backend and create its devices if it has HTM.
@@ -433,7 +450,7 @@ static int htm_hv_switch(const struct htmtrace_hv_ops *ops)
 	WRITE_ONCE(htm_hv_ops, ops);
 	ret = htm_hv_probe(ops);
 	if (ret)
-		return ret == -ENOMEM ? ret : -ENODEV;
+		return ret;
 	ret = htm_cdev_add_all(ops);
 	if (ret)
 		pr_err("%s: cannot create the devices: %d\n", ops->name, ret);

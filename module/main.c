@@ -13,6 +13,9 @@
 #include <linux/moduleparam.h>
 #include <kunit/visibility.h>
 
+#include <asm/firmware.h>
+#include <asm/kvm_guest.h>
+
 #include "htmtrace.h"
 
 /* An unsigned module parameter with a range, refused with a message. */
@@ -74,9 +77,39 @@ MODULE_PARM_DESC(poll_ms,
 unsigned int htm_bounce_size;
 EXPORT_SYMBOL_IF_KUNIT(htm_bounce_size);
 
+/**
+ * htm_platform_check() - may this kernel issue H_HTM at all?
+ * @lpar: the kernel runs in a logical partition (FW_FEATURE_LPAR)
+ * @kvm_guest: the partition is a KVM guest
+ *
+ * H_HTM is PowerVM's call for its partitions: on PowerNV or bare metal an
+ * hcall would run in hypervisor mode, and KVM implements no H_HTM (the
+ * in-tree htmdump and HTM PMU refuse KVM guests too). QEMU's TCG pseries
+ * machine is an LPAR that is not a KVM guest, so the simulator works there.
+ *
+ * Return: NULL if it may, else why not, for the one log line.
+ */
+const char *htm_platform_check(bool lpar, bool kvm_guest)
+{
+	if (!lpar)
+		return "not a logical partition (PowerNV or bare metal)";
+	if (kvm_guest)
+		return "a KVM guest (H_HTM is a PowerVM hypercall)";
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_platform_check);
+
 static int __init htmtrace_init(void)
 {
+	const char *why;
 	int ret;
+
+	why = htm_platform_check(firmware_has_feature(FW_FEATURE_LPAR),
+				 is_kvm_guest());
+	if (why) {
+		pr_info("not loaded: %s\n", why);
+		return -ENODEV;
+	}
 
 	htm_bounce_size = round_up(bounce_kb * 1024, PAGE_SIZE);
 	htm_debugfs_init();
