@@ -7,6 +7,7 @@
 #include <linux/io.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/poll.h>
 #include <linux/uaccess.h>
 
 #include <asm/hvcall.h>
@@ -240,7 +241,7 @@ static void read_and_check(struct kunit *test, struct htm_chan *chan,
 	while (done < len) {
 		loff_t before = pos;
 		ssize_t n = htm_chan_read(chan, ubuf, min(step, len - done),
-					  &pos, false);
+					  &pos, HTM_READ_MAY_STOP);
 
 		KUNIT_ASSERT_GT(test, n, 0);
 		KUNIT_ASSERT_EQ(test, pos, before + n);
@@ -277,13 +278,13 @@ static void chan_read_unaligned(struct kunit *test)
 	read_and_check(test, chan, size - 129, 129, 4096);
 
 	pos = size;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 10, &pos, false), 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 10, &pos, HTM_READ_MAY_STOP), 0);
 	KUNIT_EXPECT_EQ(test, pos, size);
 	pos = size + 12345;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 10, &pos, false), 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 10, &pos, HTM_READ_MAY_STOP), 0);
 	KUNIT_EXPECT_EQ(test, pos, size + 12345);
 	pos = -1;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 10, &pos, false),
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 10, &pos, HTM_READ_MAY_STOP),
 			-EINVAL);
 }
 
@@ -298,11 +299,11 @@ static void chan_read_small_buffer(struct kunit *test)
 	chan = stopped_chan(test, 0);
 	read_and_check(test, chan, 0, 4096, 1000);
 	pos = 4096;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, false),
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
 			0);
 	KUNIT_EXPECT_EQ(test, pos, 4096);
 	pos = 4000;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, false),
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
 			96);
 	/* the EOF probe may have written the bounce buffer: fetched again */
 	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 3);
@@ -318,7 +319,7 @@ static void chan_read_one_hcall_per_chunk(struct kunit *test)
 	ssize_t n;
 
 	do {
-		n = htm_chan_read(chan, ubuf, 65536, &pos, false);
+		n = htm_chan_read(chan, ubuf, 65536, &pos, HTM_READ_MAY_STOP);
 	} while (n > 0);
 	KUNIT_EXPECT_EQ(test, n, 0);
 	KUNIT_EXPECT_EQ(test, pos, size);
@@ -352,11 +353,11 @@ static void chan_read_error_midway(struct kunit *test)
 	fk.fail_rc = H_HARDWARE;
 	read_and_check(test, chan, 0, htm_bounce_size, PAGE_SIZE);
 	pos = htm_bounce_size;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, false),
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
 			-EIO);
 	KUNIT_EXPECT_EQ(test, pos, htm_bounce_size);
 	fk.fail_rc = H_P2;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, false),
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
 			-EINVAL);
 	fk.fail_op = 0;
 	read_and_check(test, chan, pos, PAGE_SIZE, PAGE_SIZE);
@@ -368,22 +369,46 @@ static void chan_read_states(struct kunit *test)
 	char __user *ubuf = user_buf(test, PAGE_SIZE);
 	loff_t pos = 0;
 
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false),
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP),
 			-ENODATA);
 	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1,
 						 HTMTRACE_CFG_WAIT), 0);
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false),
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP),
 			-ENODATA);
 	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
 	/* configured to wait: a non-blocking read does not stop the trace */
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, true),
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos,
+					    HTM_READ_NONBLOCK | HTM_READ_MAY_STOP),
 			-EAGAIN);
-	KUNIT_EXPECT_FALSE(test, htm_chan_readable(chan));
+	KUNIT_EXPECT_TRUE(test, !htm_chan_poll_mask(chan));
 	KUNIT_EXPECT_EQ(test, fk.state, FK_TRACING);
 	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), 0);
-	KUNIT_EXPECT_TRUE(test, htm_chan_readable(chan));
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, true), 1);
+	KUNIT_EXPECT_TRUE(test, htm_chan_poll_mask(chan) ==
+				(EPOLLIN | EPOLLRDNORM));
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos,
+					    HTM_READ_NONBLOCK | HTM_READ_MAY_STOP), 1);
 	KUNIT_EXPECT_EQ(test, pos, 1);
+}
+
+/* A reader that may not stop the trace gets -EPERM, and it goes on. */
+static void chan_read_stop_needs_permission(struct kunit *test)
+{
+	struct htm_chan *chan = new_chan(test);
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	loff_t pos = 0;
+
+	KUNIT_EXPECT_TRUE(test,
+			  htm_chan_poll_mask(chan) == (EPOLLERR | EPOLLHUP));
+	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+	KUNIT_EXPECT_TRUE(test,
+			  htm_chan_poll_mask(chan) == (EPOLLERR | EPOLLHUP));
+	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STOP], 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), 0);
+	/* a stopped trace needs no permission to be read */
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, 0), 1);
 }
 
 /* Without the wait flag, reading a tracing channel stops it. */
@@ -393,7 +418,8 @@ static void chan_read_stops_trace(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
 	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
-	KUNIT_EXPECT_TRUE(test, htm_chan_readable(chan));
+	KUNIT_EXPECT_TRUE(test, htm_chan_poll_mask(chan) ==
+				(EPOLLIN | EPOLLRDNORM));
 	read_and_check(test, chan, 0, 256, 256);
 	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STOP], 1);
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
@@ -476,7 +502,7 @@ static void chan_read_partial_zero_filled(struct kunit *test)
 	fk.short_xfer = 4096;
 	for (pos = 0; pos < 2 * chunk; ) {
 		loff_t start = pos;
-		ssize_t n = htm_chan_read(chan, ubuf, chunk, &pos, false);
+		ssize_t n = htm_chan_read(chan, ubuf, chunk, &pos, HTM_READ_MAY_STOP);
 
 		KUNIT_ASSERT_EQ(test, n, (ssize_t)chunk);
 		KUNIT_ASSERT_EQ(test, copy_from_user(kbuf, ubuf, n), 0);
@@ -496,7 +522,7 @@ static void chan_read_not_available_early(struct kunit *test)
 
 	fk.fail_op = HTM_OP_DUMP_DATA;
 	fk.fail_rc = H_NOT_AVAILABLE;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, false),
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
 			-EIO);
 	KUNIT_EXPECT_EQ(test, pos, 0);
 	fk.fail_op = 0;
@@ -504,7 +530,7 @@ static void chan_read_not_available_early(struct kunit *test)
 	fk.fail_op = HTM_OP_DUMP_DATA;
 	fk.fail_after = fk.calls[HTM_OP_DUMP_DATA];
 	pos = htm_bounce_size + 128;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, false),
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
 			-EIO);
 	fk.fail_op = 0;
 }
@@ -518,16 +544,16 @@ static void chan_read_status_errors(struct kunit *test)
 
 	fk.fail_op = HTM_OP_STATUS;
 	fk.fail_rc = H_NOT_AVAILABLE;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false), -EIO);
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
 	/* H_PARTIAL with nothing written, then with an iterator that ends */
 	fk.fail_rc = H_PARTIAL;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false), -EIO);
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
 	fk.fail_op = 0;
 	fk.status_rc = H_PARTIAL;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false), -EIO);
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
 	/* H_PARTIAL with more blocks to follow: the header is whole */
 	fk.status_next = 0x100;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false), 1);
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), 1);
 	KUNIT_EXPECT_EQ(test, pos, 1);
 }
 
@@ -539,9 +565,9 @@ static void chan_status_log2_checked(struct kunit *test)
 	loff_t pos = 0;
 
 	fk.log2 = 63;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false), -EIO);
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
 	fk.log2 = 6;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, false), -EIO);
+	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
 	KUNIT_EXPECT_EQ(test, htm_chan_setup(chan, &t1, 63), -EINVAL);
 	KUNIT_EXPECT_EQ(test, htm_chan_setup(chan, &t1, 0), -EINVAL);
 }
@@ -641,6 +667,7 @@ static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_read_error_midway),
 	KUNIT_CASE(chan_read_states),
 	KUNIT_CASE(chan_read_stops_trace),
+	KUNIT_CASE(chan_read_stop_needs_permission),
 	KUNIT_CASE(chan_stop_after_self_stop),
 	KUNIT_CASE(chan_deconfigure_after_failed_stop),
 	KUNIT_CASE(chan_partial_changes_nothing),

@@ -37,7 +37,12 @@ static struct htm_chan *htm_file_chan(struct file *file)
 
 static int htm_cdev_open(struct inode *inode, struct file *file)
 {
-	return htm_hv_session_get();
+	int ret = htm_hv_session_get();
+
+	/* One position for every thread that shares the file, as for files. */
+	if (!ret)
+		file->f_mode |= FMODE_ATOMIC_POS;
+	return ret;
 }
 
 static int htm_cdev_release(struct inode *inode, struct file *file)
@@ -46,11 +51,27 @@ static int htm_cdev_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * May this file stop a trace by reading it? The STOP ioctl's permission, but
+ * of whoever opened the file (read() has no caller identity to check: the
+ * file may have been handed over).
+ */
+static bool htm_file_may_stop(struct file *file)
+{
+	return file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
+	       file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+}
+
 static ssize_t htm_cdev_read(struct file *file, char __user *buf,
 			     size_t count, loff_t *pos)
 {
-	return htm_chan_read(htm_file_chan(file), buf, count, pos,
-			     file->f_flags & O_NONBLOCK);
+	unsigned int how = 0;
+
+	if (file->f_flags & O_NONBLOCK)
+		how |= HTM_READ_NONBLOCK;
+	if (htm_file_may_stop(file))
+		how |= HTM_READ_MAY_STOP;
+	return htm_chan_read(htm_file_chan(file), buf, count, pos, how);
 }
 
 static __poll_t htm_cdev_poll(struct file *file, poll_table *wait)
@@ -58,7 +79,7 @@ static __poll_t htm_cdev_poll(struct file *file, poll_table *wait)
 	struct htm_chan *chan = htm_file_chan(file);
 
 	poll_wait(file, &chan->wait, wait);
-	return htm_chan_readable(chan) ? EPOLLIN | EPOLLRDNORM : 0;
+	return htm_chan_poll_mask(chan);
 }
 
 static loff_t htm_cdev_llseek(struct file *file, loff_t offset, int whence)

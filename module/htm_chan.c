@@ -731,18 +731,22 @@ static bool htm_dump_holds(const struct htm_dump *dump, u64 pos)
  * @count: its size
  * @pos: file position, the offset in the HTM buffer; advanced by the bytes
  *	copied
- * @nonblock: O_NONBLOCK
+ * @how: HTM_READ_NONBLOCK (O_NONBLOCK), HTM_READ_MAY_STOP (the reader may
+ *	stop the trace: the file's opener had CAP_PERFMON or CAP_SYS_ADMIN)
  *
  * A tracing channel is stopped first, unless it was configured to wait: then
  * the read waits for the trace to stop.
  *
  * Return: bytes copied, 0 past the end of the trace, -ENODATA if there is no
- * trace (idle or never started), -EAGAIN, -ERESTARTSYS, -EFAULT, or the
- * hypervisor's errno.
+ * trace (idle or never started), -EPERM if the read would have to stop the
+ * trace and may not, -EAGAIN, -ERESTARTSYS, -EFAULT, or the hypervisor's
+ * errno.
  */
 ssize_t htm_chan_read(struct htm_chan *chan, char __user *ubuf, size_t count,
-		      loff_t *pos, bool nonblock)
+		      loff_t *pos, unsigned int how)
 {
+	bool nonblock = how & HTM_READ_NONBLOCK;
+
 	ssize_t ret;
 
 	if (*pos < 0)
@@ -752,6 +756,9 @@ ssize_t htm_chan_read(struct htm_chan *chan, char __user *ubuf, size_t count,
 
 	while (chan->state == HTMTRACE_STATE_TRACING) {
 		if (!(chan->flags & HTMTRACE_CFG_WAIT)) {
+			ret = -EPERM;
+			if (!(how & HTM_READ_MAY_STOP))
+				goto out;
 			ret = htm_chan_stop_locked(chan);
 			if (ret)
 				goto out;
@@ -815,10 +822,26 @@ loff_t htm_chan_size(struct htm_chan *chan)
 	return ret;
 }
 
-/* Would read() return without waiting? (poll; no lock needed) */
-bool htm_chan_readable(struct htm_chan *chan)
+/**
+ * htm_chan_poll_mask() - what poll() reports (no lock needed)
+ * @chan: channel
+ *
+ * Return: EPOLLIN | EPOLLRDNORM when read() would not wait (a stopped trace,
+ * or a tracing channel that read() stops); 0 while a channel configured to
+ * wait traces; EPOLLERR | EPOLLHUP when there is no trace to read (idle, or
+ * configured and never started), so that a poll loop does not spin on a
+ * read() that fails with -ENODATA.
+ */
+__poll_t htm_chan_poll_mask(struct htm_chan *chan)
 {
-	return READ_ONCE(chan->state) != HTMTRACE_STATE_TRACING ||
-	       !(READ_ONCE(chan->flags) & HTMTRACE_CFG_WAIT);
+	switch (READ_ONCE(chan->state)) {
+	case HTMTRACE_STATE_STOPPED:
+		return EPOLLIN | EPOLLRDNORM;
+	case HTMTRACE_STATE_TRACING:
+		return READ_ONCE(chan->flags) & HTMTRACE_CFG_WAIT ?
+		       0 : EPOLLIN | EPOLLRDNORM;
+	default:
+		return EPOLLERR | EPOLLHUP;
+	}
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_chan_readable);
+EXPORT_SYMBOL_IF_KUNIT(htm_chan_poll_mask);

@@ -5,7 +5,9 @@
 #ifndef _HTMTRACE_H
 #define _HTMTRACE_H
 
+#include <linux/bits.h>
 #include <linux/mutex.h>
+#include <linux/poll.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -160,10 +162,13 @@ int htm_chan_deconfigure(struct htm_chan *chan);
 int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr);
 int htm_chan_info(struct htm_chan *chan, unsigned int op,
 		  const struct htm_target *t, void **data, size_t *len);
+/* htm_chan_read() flags */
+#define HTM_READ_NONBLOCK	BIT(0)
+#define HTM_READ_MAY_STOP	BIT(1)
 ssize_t htm_chan_read(struct htm_chan *chan, char __user *ubuf, size_t count,
-		      loff_t *pos, bool nonblock);
+		      loff_t *pos, unsigned int how);
 loff_t htm_chan_size(struct htm_chan *chan);
-bool htm_chan_readable(struct htm_chan *chan);
+__poll_t htm_chan_poll_mask(struct htm_chan *chan);
 
 /* htm_cdev.c: /dev/htmN */
 int htm_cdev_add_all(const struct htmtrace_hv_ops *hv);

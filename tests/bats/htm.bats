@@ -393,7 +393,27 @@ EIO" ]
 	[ "$output" = EPERM ]
 	run guest htmtest runas 1000 htmtest status /dev/htm0
 	[ "$output" = "state 0 flags 0 size 0" ]
+	# reading a tracing channel would stop it: the opener may not
+	guest "htmtest configure /dev/htm0 2 0 0 0 && htmtest start /dev/htm0"
+	run guest htmtest runas 1000 htmtest read /dev/htm0 128
+	[ "$status" -eq 1 ]
+	[ "$output" = EPERM ]
+	run guest htmtest status /dev/htm0
+	[ "$output" = "state 2 flags 0 size $SIZE" ]
 	guest chmod 0600 /dev/htm0
+}
+
+@test "poll on a channel with no trace reports a hang-up, not data" {
+	run guest htmtest poll /dev/htm0 0
+	[ "$output" = hangup ]
+	guest htmtest configure /dev/htm0 2 0 0 0
+	run guest htmtest poll /dev/htm0 0
+	[ "$output" = hangup ]
+	run guest htmtest read /dev/htm0 128
+	[ "$output" = ENODATA ]
+	guest "htmtest start /dev/htm0 && htmtest stop /dev/htm0"
+	run guest htmtest poll /dev/htm0 0
+	[ "$output" = ready ]
 }
 
 # In the background: a reader (read COUNT) and a poller on DEV, each in its

@@ -14,7 +14,8 @@
  *   htmtest ioctl-unknown DEV	an ioctl number the driver does not know
  *   htmtest ioctl-badptr DEV	CONFIGURE from an unmapped address
  *   htmtest read DEV COUNT [nonblock]	one read(); prints the byte count
- *   htmtest poll DEV MS		prints "ready" or "timeout"
+ *   htmtest poll DEV MS		prints "ready" (POLLIN), "hangup" (POLLERR or
+ *				POLLHUP, no POLLIN) or "timeout"
  *   htmtest pread DEV REF N SEED	N preads at random offsets, compared
  *				with the file REF
  *   htmtest seek-end DEV		prints lseek(fd, 0, SEEK_END)
@@ -392,7 +393,8 @@ int main(int argc, char **argv)
 
 		if (r < 0)
 			return fail();
-		printf("%s\n", r ? "ready" : "timeout");
+		printf("%s\n", !r ? "timeout" : p.revents & POLLIN ? "ready" :
+		       "hangup");
 		return 0;
 	}
 	if (!strcmp(cmd, "pread") && argc == 6)
