@@ -186,6 +186,23 @@ static void chan_target_held_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, htm_chan_configure(b, &t1, 0), 0);
 }
 
+/* GLOBAL overlaps every unit: refused before the hypervisor is asked. */
+static void chan_target_global_overlaps(struct kunit *test)
+{
+	struct htm_target global = { .type = HTMTRACE_TYPE_GLOBAL, .node = 0x7ff1 };
+	struct htm_target other = { .type = 1, .node = 3, .chip = 2, .core = 9 };
+
+	KUNIT_ASSERT_EQ(test, htm_target_claim(&global, test), 0);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&t1, test + 1), -EBUSY);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&other, test + 1), -EBUSY);
+	htm_target_release(&global, test);
+	KUNIT_ASSERT_EQ(test, htm_target_claim(&other, test), 0);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&global, test + 1), -EBUSY);
+	htm_target_release(&other, test);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&global, test + 1), 0);
+	htm_target_release(&global, test + 1);
+}
+
 /* A failed CONFIGURE leaves the channel idle and the target free. */
 static void chan_configure_error_unwinds(struct kunit *test)
 {
@@ -658,6 +675,7 @@ static void config_checks(struct kunit *test)
 static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_state_machine),
 	KUNIT_CASE(chan_target_held_once),
+	KUNIT_CASE(chan_target_global_overlaps),
 	KUNIT_CASE(chan_configure_error_unwinds),
 	KUNIT_CASE(chan_deconfigure_error_keeps),
 	KUNIT_CASE(chan_read_unaligned),

@@ -51,12 +51,21 @@ static bool htm_target_equal(const struct htm_target *a,
 	       a->chip == b->chip && a->core == b->core;
 }
 
+/* Two targets overlap if they are the same unit, or one is GLOBAL (all). */
+static bool htm_target_overlap(const struct htm_target *a,
+			       const struct htm_target *b)
+{
+	return a->type == HTMTRACE_TYPE_GLOBAL ||
+	       b->type == HTMTRACE_TYPE_GLOBAL || htm_target_equal(a, b);
+}
+
 /**
  * htm_target_claim() - become the one holder of a target
  * @t: target
  * @owner: cookie identifying the holder
  *
- * Return: 0, -EBUSY if another holder has it, -ENOMEM.
+ * Return: 0, -EBUSY if another holder has it or one that overlaps it (a
+ * GLOBAL target overlaps every other), -ENOMEM.
  */
 int htm_target_claim(const struct htm_target *t, const void *owner)
 {
@@ -71,7 +80,7 @@ int htm_target_claim(const struct htm_target *t, const void *owner)
 
 	mutex_lock(&htm_targets_lock);
 	list_for_each_entry(hold, &htm_targets, node) {
-		if (htm_target_equal(&hold->target, t)) {
+		if (htm_target_overlap(&hold->target, t)) {
 			ret = -EBUSY;
 			break;
 		}
