@@ -1,0 +1,55 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2154 # $stderr is set by bats' run --separate-stderr
+# tests/deps.sh against stand-ins for dpkg-query, apt-get and id: it must
+# refuse an install that apt says would remove a package or bring in a
+# foreign one, and install nothing then.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	DEPS=$BATS_TEST_DIRNAME/../deps.sh
+	bin=$BATS_TEST_TMPDIR/bin
+	mkdir -p "$bin"
+	# every package is missing but "make"; we are root
+	cat > "$bin/dpkg-query" <<-'EOF2'
+	#!/bin/sh
+	[ "$3" = make ] && echo 'install ok installed'
+	exit 0
+	EOF2
+	cat > "$bin/id" <<-'EOF2'
+	#!/bin/sh
+	echo 0
+	EOF2
+	# apt-get: log the call; a dry run answers $PLAN
+	cat > "$bin/apt-get" <<-'EOF2'
+	#!/bin/sh
+	echo "apt-get $*" >> "$APT_LOG"
+	case "$*" in *" -s "*) printf '%s\n' "$PLAN" ;; esac
+	exit 0
+	EOF2
+	chmod +x "$bin"/*
+	export APT_LOG=$BATS_TEST_TMPDIR/apt.log
+	export HTMTRACE_CACHE=$BATS_TEST_TMPDIR/cache
+}
+
+@test "deps: an install that would remove a package is refused, nothing installed" {
+	PLAN='Inst gcc-powerpc64le-linux-gnu (4:12.2.0-3 Debian:12)
+Remv busybox [1:1.35.0-4+b3]' PATH=$bin:$PATH run --separate-stderr bash "$DEPS"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"would remove or add foreign packages:"* ]]
+	[[ $stderr == *"deps:   Remv busybox [1:1.35.0-4+b3]"* ]]
+	[[ $stderr == *"refusing"* ]]
+	# a dry run only
+	run grep -c -- '-y' "$APT_LOG"
+	[ "$output" = 0 ]
+}
+
+@test "deps: a foreign-architecture package in the plan is refused" {
+	PLAN='Inst busybox-static:ppc64el (1:1.35.0-4+deb12u1+b1 Debian:12 [ppc64el])' \
+		PATH=$bin:$PATH run --separate-stderr bash "$DEPS"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"deps:   Inst busybox-static:ppc64el"* ]]
+	run grep -c -- '-y' "$APT_LOG"
+	[ "$output" = 0 ]
+}
