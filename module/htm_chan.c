@@ -435,7 +435,8 @@ int htm_chan_setup(struct htm_chan *chan, const struct htm_target *t,
 
 	if (!log2_size || log2_size > HTM_LOG2_SIZE_MAX)
 		return -EINVAL;
-	mutex_lock(&chan->lock);
+	if (mutex_lock_killable(&chan->lock))
+		return -EINTR;
 	ret = htm_hv_call(chan->hv, &chan->stats, t, 0, HTM_OP_SETUP,
 			  log2_size, 0, 0, NULL);
 	mutex_unlock(&chan->lock);
@@ -459,7 +460,8 @@ int htm_chan_configure(struct htm_chan *chan, const struct htm_target *t,
 {
 	int ret;
 
-	mutex_lock(&chan->lock);
+	if (mutex_lock_killable(&chan->lock))
+		return -EINTR;
 	if (chan->state != HTMTRACE_STATE_IDLE) {
 		ret = -EBADFD;
 		goto out;
@@ -503,7 +505,8 @@ int htm_chan_start(struct htm_chan *chan)
 {
 	int ret;
 
-	mutex_lock(&chan->lock);
+	if (mutex_lock_killable(&chan->lock))
+		return -EINTR;
 	if (chan->state != HTMTRACE_STATE_CONFIGURED &&
 	    chan->state != HTMTRACE_STATE_STOPPED) {
 		ret = -EBADFD;
@@ -537,7 +540,8 @@ int htm_chan_stop(struct htm_chan *chan)
 {
 	int ret = 0;
 
-	mutex_lock(&chan->lock);
+	if (mutex_lock_killable(&chan->lock))
+		return -EINTR;
 	if (chan->state == HTMTRACE_STATE_TRACING)
 		ret = htm_chan_stop_locked(chan);
 	else if (chan->state != HTMTRACE_STATE_STOPPED)
@@ -562,7 +566,8 @@ int htm_chan_deconfigure(struct htm_chan *chan)
 {
 	int ret, stop = 0;
 
-	mutex_lock(&chan->lock);
+	if (mutex_lock_killable(&chan->lock))
+		return -EINTR;
 	if (chan->state == HTMTRACE_STATE_IDLE) {
 		ret = -EBADFD;
 		goto out;
@@ -611,7 +616,8 @@ int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr)
 	memset(st, 0, sizeof(*st));
 	if (hdr)
 		memset(hdr, 0, HTM_BLOCK_HDR_SIZE);
-	mutex_lock(&chan->lock);
+	if (mutex_lock_killable(&chan->lock))
+		return -EINTR;
 	st->state = chan->state;
 	st->flags = chan->flags;
 	if (chan->state != HTMTRACE_STATE_IDLE) {
@@ -669,7 +675,8 @@ int htm_chan_info(struct htm_chan *chan, unsigned int op,
 	long rc;
 	int ret;
 
-	mutex_lock(&chan->lock);
+	if (mutex_lock_killable(&chan->lock))
+		return -EINTR;
 	do {
 		memset(chan->info, 0, PAGE_SIZE);
 		ret = htm_hv_call(chan->hv, &chan->stats, t, 0, op,
@@ -818,7 +825,8 @@ loff_t htm_chan_size(struct htm_chan *chan)
 {
 	loff_t ret;
 
-	mutex_lock(&chan->lock);
+	if (mutex_lock_killable(&chan->lock))
+		return -EINTR;
 	if (chan->state == HTMTRACE_STATE_IDLE ||
 	    chan->state == HTMTRACE_STATE_CONFIGURED) {
 		ret = -ENODATA;

@@ -278,7 +278,8 @@ int htm_hv_call_policy(const struct htmtrace_hv_ops *ops,
 			       HTM_TARGET_CHIP(t->chip) |
 			       HTM_TARGET_CORE(t->core);
 	unsigned long opword = HTM_OP(op) | HTM_TYPE(t->type);
-	unsigned int busy = 0, slept_ms = 0;
+	unsigned int busy = 0;
+	ktime_t first_long_busy = 0;
 	long rc;
 	int ret;
 
@@ -295,10 +296,16 @@ int htm_hv_call_policy(const struct htmtrace_hv_ops *ops,
 		if (H_IS_LONG_BUSY(rc)) {
 			unsigned int ms = get_longbusy_msecs(rc);
 
-			if (slept_ms + ms > policy->long_busy_max_ms)
+			/*
+			 * The bound is on the time that passed, not on the
+			 * hints: msleep(1) sleeps a jiffy or two.
+			 */
+			if (!first_long_busy)
+				first_long_busy = ktime_get();
+			if (ktime_ms_delta(ktime_get(), first_long_busy) + ms >
+			    policy->long_busy_max_ms)
 				break;
 			stats->long_busy_sleeps++;
-			slept_ms += ms;
 			if (msleep_interruptible(ms) || signal_pending(current)) {
 				if (hrc)
 					*hrc = rc;

@@ -23,14 +23,17 @@
  *            event, or the hypervisor stayed busy for longer than the
  *            driver waits
  *   -EIO     the hypervisor failed the request (H_STATE, H_HARDWARE, ...)
+ *   -EINTR   a fatal signal came while the command waited for the channel
  *
  * read() of an unconfigured channel, or of one that was never started,
  * fails with -ENODATA, and poll() reports EPOLLERR | EPOLLHUP for it.
  * read() of a tracing channel stops the trace (unless HTMTRACE_CFG_WAIT), so
  * it needs what HTMTRACE_IOC_STOP needs, checked against whoever opened the
  * file: -EPERM otherwise, and the trace goes on. The queries (STATUS, CAPS,
- * SYSMEM, SYSPROC, lseek SEEK_END) change nothing and need no capability. A hypervisor that reports the end of the data before
- * the buffer size it gave makes read() fail with -EIO, never return 0 early.
+ * SYSMEM, SYSPROC, lseek SEEK_END) change nothing and need no capability.
+ *
+ * A hypervisor that reports the end of the data before the buffer size it
+ * gave makes read() fail with -EIO, never return 0 early.
  * H_HTM returns no byte count: bytes of a transfer the hypervisor did not
  * write (H_PARTIAL) read as zeros, never as older trace or other memory.
  */
