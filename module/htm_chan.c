@@ -24,6 +24,7 @@
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
@@ -200,14 +201,25 @@ static void htm_dump_forget(struct htm_chan *chan)
 	chan->hw_size = 0;
 }
 
+/*
+ * The bounce buffer: htm_bounce_size if memory is not too fragmented for it,
+ * else the largest of its halves (down to 64 KiB) the allocator can give.
+ * The dump works with any size; a smaller one costs more hcalls.
+ */
 static int htm_dump_alloc(struct htm_dump *dump)
 {
-	dump->buf = alloc_pages_exact(htm_bounce_size,
-				      GFP_KERNEL | __GFP_NOWARN);
+	size_t size = htm_bounce_size;
+
+	for (;;) {
+		dump->buf = alloc_pages_exact(size, GFP_KERNEL | __GFP_NOWARN);
+		if (dump->buf || size <= max_t(size_t, SZ_64K, PAGE_SIZE))
+			break;
+		size = max_t(size_t, round_down(size / 2, PAGE_SIZE), PAGE_SIZE);
+	}
 	if (!dump->buf)
 		return -ENOMEM;
-	dump->size = htm_bounce_size;
-	dump->xfer = htm_bounce_size;
+	dump->size = size;
+	dump->xfer = size;
 	dump->len = 0;
 	return 0;
 }

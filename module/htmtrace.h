@@ -6,6 +6,7 @@
 #define _HTMTRACE_H
 
 #include <linux/bits.h>
+#include <linux/mmzone.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/types.h>
@@ -23,6 +24,8 @@ const char *htm_platform_check(bool lpar, bool kvm_guest);
 
 extern unsigned int htm_nr_channels;
 extern unsigned int htm_bounce_size;
+/* The largest bounce buffer: one allocation of MAX_PAGE_ORDER pages. */
+#define HTM_BOUNCE_MAX	((unsigned int)(PAGE_SIZE << MAX_PAGE_ORDER))
 extern unsigned int htm_poll_ms;
 
 /* hv.c: the hypervisor boundary */

@@ -66,7 +66,7 @@ static unsigned int bounce_kb = 1024;
 static struct htm_uint_param bounce_kb_param = { &bounce_kb, 64, 65536 };
 module_param_cb(bounce_kb, &htm_uint_param_ops, &bounce_kb_param, 0444);
 MODULE_PARM_DESC(bounce_kb,
-		 "dump bounce buffer per configured channel, KiB (64..65536, default 1024)");
+		 "dump bounce buffer per configured channel, KiB (64..65536, default 1024; capped at the largest contiguous allocation)");
 
 unsigned int htm_poll_ms = 20;
 static struct htm_uint_param poll_ms_param = { &htm_poll_ms, 1, 10000 };
@@ -112,6 +112,12 @@ static int __init htmtrace_init(void)
 	}
 
 	htm_bounce_size = round_up(bounce_kb * 1024, PAGE_SIZE);
+	/* One physically contiguous allocation: at most MAX_PAGE_ORDER. */
+	if (htm_bounce_size > HTM_BOUNCE_MAX) {
+		htm_bounce_size = HTM_BOUNCE_MAX;
+		pr_info("bounce_kb=%u is more than one allocation gives: using %u KiB\n",
+			bounce_kb, htm_bounce_size / 1024);
+	}
 	htm_debugfs_init();
 	ret = htm_hv_init();
 	if (ret)

@@ -142,3 +142,20 @@ refused() {
 	done
 	assert_no_splat
 }
+
+@test "bounce_kb above the largest contiguous allocation is capped, and configuring works" {
+	guest_load htmtrace bounce_kb=65536
+	guest_load htmtrace_hvsim
+	run guest_dmesg
+	local kb
+	kb=$(sed -n 's/.*bounce_kb=65536 is more than one allocation gives: using \([0-9]*\) KiB$/\1/p' <<<"$output")
+	echo "$output"
+	[ -n "$kb" ]
+	[ "$kb" -lt 65536 ]
+	run guest "htmtest configure /dev/htm0 2 0 0 0 &&
+		grep bounce_bytes /sys/kernel/debug/htmtrace/htm0/config &&
+		htmtest deconfigure /dev/htm0"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "bounce_bytes: $((kb * 1024))" ]
+}
