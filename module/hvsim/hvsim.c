@@ -46,7 +46,7 @@
 #define HVSIM_MAX_CORES		64
 #define HVSIM_NR_TYPES		3		/* nest, core, llat */
 #define HVSIM_LOG2_MIN		12		/* 4 KiB buffer */
-#define HVSIM_LOG2_MAX		30		/* 1 GiB buffer */
+#define HVSIM_LOG2_MAX		40		/* 1 TiB: costs no memory */
 #define HVSIM_RATE_MAX		1000000000ULL	/* one record per ns */
 #define HVSIM_ADVANCE_MAX	BIT_ULL(40)
 #define HVSIM_LATENCY_MAX	(10 * USEC_PER_SEC)
@@ -104,7 +104,7 @@ MODULE_PARM_DESC(cores, "Cores per chip (1-64, default 4)");
 static unsigned int hvsim_log2_size = 16;
 module_param_named(log2_size, hvsim_log2_size, uint, 0444);
 MODULE_PARM_DESC(log2_size,
-		 "log2 of the HTM buffer size of every target until SETUP (12-30, default 16)");
+		 "log2 of the HTM buffer size of every target until SETUP (12-40, default 16)");
 
 static unsigned long hvsim_rate = 200000;
 module_param_named(rate, hvsim_rate, ulong, 0444);

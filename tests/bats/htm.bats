@@ -121,6 +121,39 @@ skip=3000 bs=1000 same" ]
 	[ "$(guest htmtest seek-end /dev/htm0)" -eq $SIZE ]
 }
 
+# The bytes of big-endian u64 VALUE as od -An -tx1 prints them.
+be64() {
+	printf '%016x' "$1" | sed 's/../ &/g'
+}
+
+@test "a 64 GiB trace: lseek and read are exact around 4 GiB and at the last record" {
+	local size=$((1 << 36)) g4=$((1 << 32))
+	local recs=$((size / 128))
+	guest htmtest setup /dev/htm0 2 0 0 0 36
+	# no-wrap, filled: every record written, the trace stopped itself
+	guest "htmtest configure /dev/htm0 2 0 0 0 1 && htmtest start /dev/htm0 &&
+	       echo $recs > $HVSIM/advance"
+	run guest htmtest stop /dev/htm0
+	[ "$output" = ok ]
+	run guest htmtest seek-end /dev/htm0
+	[ "$output" = $size ]
+	# word 2 of a record is its sequence number: slot = seq in a full trace
+	for off in $((g4 - 128)) $g4 $((g4 + 128)) $((size - 128)); do
+		run guest "dd if=/dev/htm0 bs=128 skip=$((off / 128)) count=1 2>/dev/null |
+			od -An -tx1 -j16 -N8"
+		echo "offset $off: $output"
+		[ "$output" = "$(be64 $((off / 128)))" ]
+	done
+	# a read across the 4 GiB line: the tail of one record, then the
+	# magic and target words of record 2^25
+	run guest "dd if=/dev/htm0 bs=1 skip=$((g4 - 8)) count=24 2>/dev/null |
+		od -An -tx1 -j8 -N16 | tr -d '\n'"
+	[ "$output" = "$(be64 0x48544d53494d3031)$(be64 2)" ]
+	# past the end: nothing
+	run guest "dd if=/dev/htm0 bs=128 skip=$recs count=1 2>/dev/null | wc -c"
+	[ "$output" = 0 ]
+}
+
 @test "two channels trace two targets at once" {
 	guest htmtest configure /dev/htm0 2 0 0 1
 	guest htmtest configure /dev/htm1 1 1 1 0
