@@ -45,7 +45,10 @@ static const struct command commands[] = {
 	  TARGET_HELP
 	  DEVICE_HELP
 	  "  -o, --output DIR      directory of the output files (default .)\n"
-	  "      --nowrap          stop tracing when the HTM buffer is full\n"
+	  "      --nowrap          stop tracing when the HTM buffer is full (the\n"
+	  "                        default)\n"
+	  "      --wrap            wrap around instead: the dump is then in buffer\n"
+	  "                        order, not time order\n"
 	  "      --duration SECS   trace for SECS seconds, e.g. 2 or 0.5\n"
 	  "      --bs SIZE         read() size (default 1M; K, M, G suffixes)\n"
 	  "      --dry-run         print the output file names and exit\n" },

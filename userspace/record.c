@@ -252,6 +252,7 @@ static const struct option record_options[] = {
 	DEVICE_OPTION,
 	{ "output", required_argument, NULL, 'o' },
 	{ "nowrap", no_argument, NULL, OPT_NOWRAP },
+	{ "wrap", no_argument, NULL, OPT_WRAP },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "bs", required_argument, NULL, OPT_BS },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
@@ -274,7 +275,11 @@ int cmd_record(int argc, char **argv)
 	double secs = 0;
 	size_t bs = DEFAULT_BS, xlate_len = 0;
 	__u64 trace_len = 0, nr_blocks = 0, nr_entries = 0;
-	__u32 flags = 0;
+	/*
+	 * No-wrap unless asked: every public PowerVM user forces it, and with
+	 * no write pointer a wrapped dump cannot be put in time order.
+	 */
+	__u32 flags = HTMTRACE_CFG_NOWRAP;
 	int fd, trace_fd, xlate_fd, opt, err, ret = EXIT_FAIL;
 
 	/* '+': the first operand starts the command and its own options. */
@@ -286,6 +291,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_NOWRAP:
 			flags |= HTMTRACE_CFG_NOWRAP;
+			break;
+		case OPT_WRAP:
+			flags &= ~HTMTRACE_CFG_NOWRAP;
 			break;
 		case OPT_DURATION:
 			if (parse_seconds(optarg, &secs))

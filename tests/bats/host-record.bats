@@ -63,7 +63,7 @@ XLATE=translation.n0.p2.c5.t2
 	[ "${lines[1]}" = "traced for 0 s" ]
 	[ "${lines[2]}" = "wrote 4096 bytes of trace to $TRACE" ]
 	[ "${lines[3]}" = "wrote 128 bytes of memory configuration (1 blocks, 3 entries) to $XLATE" ]
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STATUS state=2 STOP READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
 	# The channel is idle again.
 	[ "$(cat "$FAKE_HTM_STATE")" = "0 0 0 0 0 0" ]
 	# The trace is the fake's buffer, byte for byte.
@@ -105,6 +105,11 @@ XLATE=translation.n0.p2.c5.t2
 	cmp want.bin "$TRACE"
 }
 
+@test "record is no-wrap by default; --wrap asks for a wrapping trace" {
+	run -0 fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --wrap --duration 0
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STATUS state=2 STOP READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
+}
+
 @test "record --nowrap: the flag is passed; a trace that stopped itself is not stopped again" {
 	export FAKE_HTM_SELFSTOP=1
 	run -0 fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --nowrap --duration 0
@@ -114,7 +119,7 @@ XLATE=translation.n0.p2.c5.t2
 @test "record -- COMMAND: the workload runs between start and stop" {
 	run -0 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- \
 		sh -c 'echo WORKLOAD >>"$FAKE_HTM_LOG"; exit 3'
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START WORKLOAD STATUS state=2 STOP READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START WORKLOAD STATUS state=2 STOP READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
 	[ "${lines[1]}" = "workload exited with status 3" ]
 	[ -f "$TRACE" ]
 }
@@ -134,7 +139,7 @@ XLATE=translation.n0.p2.c5.t2
 	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- no-such-command-htm
 	[ "${stderr_lines[0]}" = "htmtrace record: run 'no-such-command-htm': No such file or directory" ]
 	[ "${stderr_lines[1]}" = "htmtrace record: removed the partial $TRACE and $XLATE" ]
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STOP DECONFIGURE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STOP DECONFIGURE" ]
 	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
 }
 
@@ -142,7 +147,7 @@ XLATE=translation.n0.p2.c5.t2
 	export FAKE_HTM_FAIL=start:5
 	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- touch ran
 	[ "${stderr_lines[0]}" = "htmtrace record: start $DEV: Input/output error" ]
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START FAIL 5 DECONFIGURE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START FAIL 5 DECONFIGURE" ]
 	[ ! -e ran ]
 	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
 }
@@ -176,7 +181,7 @@ XLATE=translation.n0.p2.c5.t2
 	export FAKE_HTM_FAIL=stop:5
 	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
 	[ "${stderr_lines[0]}" = "htmtrace record: stop $DEV: Input/output error" ]
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STATUS state=2 STOP FAIL 5 DECONFIGURE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP FAIL 5 DECONFIGURE" ]
 	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
 }
 
@@ -184,7 +189,7 @@ XLATE=translation.n0.p2.c5.t2
 	export FAKE_HTM_FAIL=read:5:2048
 	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
 	[ "${stderr_lines[0]}" = "htmtrace record: read $DEV at offset 3000: Input/output error" ]
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STATUS state=2 STOP READ FAIL 5 DECONFIGURE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP READ FAIL 5 DECONFIGURE" ]
 	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
 }
 
@@ -205,7 +210,7 @@ XLATE=translation.n0.p2.c5.t2
 	export FAKE_HTM_FAIL=sysmem:5
 	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
 	[ "${stderr_lines[0]}" = "htmtrace record: memory configuration $DEV: Input/output error" ]
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STATUS state=2 STOP READ EOF at 4096 SYSMEM FAIL 5 DECONFIGURE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP READ EOF at 4096 SYSMEM FAIL 5 DECONFIGURE" ]
 	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
 }
 
@@ -236,7 +241,7 @@ XLATE=translation.n0.p2.c5.t2
 	[ "$(cat err.txt)" = "htmtrace record: tracing; press Ctrl-C to stop" ]
 	[ "$(sed -n 2p out.txt)" = "traced until a signal" ]
 	[ "$(sed -n 3p out.txt)" = "wrote 4096 bytes of trace to $TRACE" ]
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STATUS state=2 STOP READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
 }
 
 @test "record --duration traces at least that long" {

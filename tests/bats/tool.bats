@@ -162,7 +162,9 @@ core 0 1 2 state=configured log2_size=18 nowrap=0 full=0 records=0" ]
 	# the second DUMP_DATA (offset 64 KiB) and every later one fail
 	guest "mkdir -p /tmp/f && cd $HVSIM && echo 0 > fail_count &&
 		echo 1 > fail_after && echo -1 > fail_rc && echo 9 > fail_op"
-	run --separate-stderr guest "htmtrace record $TARGET -o /tmp/f $WORKLOAD"
+	# --wrap: a no-wrap channel probes DUMP_DATA while it traces, which
+	# would take the first of the injected failures
+	run --separate-stderr guest "htmtrace record $TARGET --wrap -o /tmp/f $WORKLOAD"
 	echo "$output"
 	echo "$stderr"
 	[ "$status" -eq 1 ]
@@ -184,7 +186,7 @@ $IDLE" ]
 	# version 1, log2 sizes 12..30, default 18, types nest/core/llat,
 	# NOWRAP, 128-byte records, 2 nodes, 2 chips, 4 cores, 8 threads;
 	# then no transfer limit and rate 0
-	[ "${lines[1]}" = "00000000  01 0c 1e 12 0e 01 00 80  00 02 00 02 00 04 00 08  |................|" ]
+	[ "${lines[1]}" = "00000000  01 0c 28 12 0e 01 00 80  00 02 00 02 00 04 00 08  |..(.............|" ]
 	for i in 1 2 3 4 5 6 7; do
 		[ "${lines[i + 1]}" = "000000${i}0  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|" ]
 	done
