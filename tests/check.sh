@@ -29,11 +29,15 @@ passed=0 failed=0 skipped=0 notrun=0
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 
-say() { printf '\n=== %s\n' "$*"; }
+# Each step's header says when it began (seconds since the start): the time
+# breakdown of a run is in its log.
+t0=$SECONDS
+say() { printf '\n=== [%4ds] %s\n' $((SECONDS - t0)) "$*"; }
 fail() { echo "check: FAILED: $*"; failed=$((failed + 1)); }
 
 summary() {
 	local line="$passed passed, $failed failed"
+	say "done"
 	[ "$skipped" -eq 0 ] || line+=", $skipped skipped"
 	[ "$notrun" -eq 0 ] || line+=", $notrun not run"
 	echo
@@ -168,7 +172,10 @@ if [ "$built" -eq 1 ]; then
 	export HTMTRACE_GUEST=check
 	say "wait for the $variant guest"
 	if wait $boot; then
-		[ ${#guest_suites[@]} -eq 0 ] || run_bats guest "${guest_suites[@]}"
+		# One bats run per file: the step headers then time each suite.
+		for f in "${guest_suites[@]}"; do
+			run_bats "guest-$(basename "$f" .bats)" "$f"
+		done
 		# The /dev/htmN suite once more with every field that only the
 		# simulator defines random: the driver must not read one.
 		HTMTRACE_HVSIM_STRICT=1 run_bats guest-strict "$top/tests/bats/htm.bats"
