@@ -179,15 +179,19 @@ be64() {
 	guest htmtest configure /dev/htm1 2 0 1 2
 }
 
+# fail OP RC [AFTER]: the simulator answers OP with RC, every time, after
+# AFTER calls of it succeeded.
+fail() {
+	guest "cd $HVSIM && echo 0 > fail_count && echo ${3:-0} > fail_after &&
+	       echo $2 > fail_rc && echo $1 > fail_op"
+}
+
 # inject RC ERRNO: DUMP_DATA fails with RC after the first chunk; the reader
 # gets ERRNO, exactly the bytes before it, and no garbage.
 inject_mid_dump() {
 	trace /dev/htm0 2 0 0 0 1500
 	guest 'cat /dev/htm0 > /tmp/ref.bin'
-	sim fail_count 0
-	sim fail_after 1
-	sim fail_rc "$1"
-	sim fail_op 9
+	fail 9 "$1" 1
 	run guest htmtest copy /dev/htm0 /tmp/part.bin 65536
 	echo "$output"
 	[ "$status" -eq 1 ]
@@ -219,13 +223,6 @@ inject_mid_dump() {
 
 @test "H_FUNCTION mid-dump: EOPNOTSUPP" {
 	inject_mid_dump -2 EOPNOTSUPP
-}
-
-# fail OP RC [AFTER]: the simulator answers OP with RC, every time, after
-# AFTER calls of it succeeded.
-fail() {
-	guest "cd $HVSIM && echo 0 > fail_count && echo ${3:-0} > fail_after &&
-	       echo $2 > fail_rc && echo $1 > fail_op"
 }
 
 @test "H_PARTIAL on configure, start, stop, deconfigure: EIO, the state unchanged" {
