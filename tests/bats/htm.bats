@@ -498,6 +498,7 @@ ready" ]
 	sim advance 10
 	start_waiters /dev/htm0 128
 	run guest htmtest stop /dev/htm0
+	echo "stop: $output"
 	[ "$output" = ok ]
 	run waiters_done
 	echo "$output"

@@ -181,11 +181,17 @@ static int wait_for(pid_t pid, double secs)
 		end.tv_nsec -= 1000000000L;
 	}
 	for (;;) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
+		pid_t r;
 
-		if (r == pid)
-			return status;
-		reap_orphans();
+		/*
+		 * One wait for any child: the command, or an orphan handed to
+		 * PID 1. (Waiting for the command and then reaping orphans with
+		 * a second wait lost the command's status whenever it exited
+		 * in between, and the command then "ran" until its timeout.)
+		 */
+		while ((r = waitpid(-1, &status, WNOHANG)) > 0)
+			if (r == pid)
+				return status;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		left.tv_sec = end.tv_sec - now.tv_sec;
 		left.tv_nsec = end.tv_nsec - now.tv_nsec;

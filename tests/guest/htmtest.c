@@ -31,6 +31,8 @@
  *				wait up to MS ms until process PID sleeps in
  *				that system call (/proc/PID/stat and syscall):
  *				prints "blocked", or what it saw instead
+ *   htmtest orphans N	leave N orphans (children of PID 1), then exit
+ *				just as they all do; prints "ok"
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -46,6 +48,7 @@
 #include <grp.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -285,6 +288,41 @@ static int cmd_cleanup(void)
 	return 0;
 }
 
+/*
+ * For the command server: its command exits just as orphans it must reap
+ * exit too. N sleepers are handed to PID 1 (their parent exits at once),
+ * then all wake together when this process closes the pipe they wait on,
+ * and this process exits with them.
+ */
+static int cmd_orphans(unsigned long n)
+{
+	unsigned long i;
+	int fds[2];
+	char c;
+	pid_t mid;
+
+	if (pipe(fds))
+		return fail();
+	mid = fork();
+	if (mid < 0)
+		return fail();
+	if (mid == 0) {
+		for (i = 0; i < n; i++) {
+			if (fork() == 0) {
+				close(fds[1]);
+				_exit(read(fds[0], &c, 1) ? 1 : 0);
+			}
+		}
+		_exit(0);
+	}
+	if (waitpid(mid, NULL, 0) != mid)
+		return fail();
+	printf("ok\n");
+	fflush(stdout);
+	close(fds[1]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -306,6 +344,8 @@ int main(int argc, char **argv)
 		return fail();
 	}
 
+	if (!strcmp(cmd, "orphans") && argc == 3)
+		return cmd_orphans(num(argv[2]));
 	if (!strcmp(cmd, "blocked") && argc == 5)
 		return cmd_blocked(num(argv[2]), argv[3], num(argv[4]));
 
