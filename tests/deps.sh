@@ -48,10 +48,11 @@ if [ ${#need[@]} -gt 0 ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt_update
 	# A dry run first: apt may upgrade what the new packages depend on, but
-	# it may neither remove a package ("Remv") nor bring in a foreign one.
+	# it may neither remove a package ("Remv") nor bring in a foreign one
+	# (apt names only a foreign-architecture package with its :ARCH).
 	plan=$(apt-get install -s -q --no-install-recommends "${need[@]}") ||
 		die "apt-get cannot install: ${need[*]}"
-	bad=$(grep -E '^Remv |^Inst [^ ]+:ppc64el ' <<<"$plan" || true)
+	bad=$(grep -E '^Remv |^Inst [^ ]+:[^ ]+ ' <<<"$plan" || true)
 	if [ -n "$bad" ]; then
 		echo "deps: installing ${need[*]} would remove or add foreign packages:" >&2
 		sed 's/^/deps:   /' <<<"$bad" >&2

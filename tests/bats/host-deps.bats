@@ -53,3 +53,14 @@ Remv busybox [1:1.35.0-4+b3]' PATH=$bin:$PATH run --separate-stderr bash "$DEPS"
 	run grep -c -- '-y' "$APT_LOG"
 	[ "$output" = 0 ]
 }
+
+@test "deps: a package of any other foreign architecture is refused too" {
+	PLAN='Inst make [4.3-4.1] (4.3-4.1+b1 Debian:12 [amd64])
+Inst libc6:i386 (2.36-9+deb12u14 Debian:12 [i386])' \
+		PATH=$bin:$PATH run --separate-stderr bash "$DEPS"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"deps:   Inst libc6:i386"* ]]
+	[[ $stderr != *"Inst make"* ]]
+	run grep -c -- '-y' "$APT_LOG"
+	[ "$output" = 0 ]
+}

@@ -12,11 +12,18 @@ setup() {
 	PY=python3
 	[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 	cd "$BATS_TEST_TMPDIR" || return 1
+	# The stand-in's name, unique to this test of this run ($$): another run
+	# of this file on the machine (CI, a second checkout) has its own, and
+	# neither sees nor kills the other's processes.
+	FAKE=htmtrace-fake-qemu-$BATS_TEST_NUMBER-$$
+	OWNER=
 }
 
 teardown() {
-	# nothing this file started may survive it
-	pkill -KILL -f "htmtrace-fake-qemu-$BATS_TEST_NUMBER" 2>/dev/null || true
+	# nothing this file started may survive it (a failed test too: a
+	# leftover owner would also hold bats' output open until it ends)
+	[ -z "$OWNER" ] || kill -KILL "$OWNER" 2>/dev/null || true
+	pkill -KILL -f "$FAKE( |\$)" 2>/dev/null || true
 	pkill -KILL -f "keeper.*$BATS_TEST_TMPDIR" 2>/dev/null || true
 }
 
@@ -27,7 +34,7 @@ start_time() {
 
 # A process that stands in for QEMU: findable by its command line.
 fake_qemu() {
-	echo "exec -a htmtrace-fake-qemu-$BATS_TEST_NUMBER sleep 300"
+	echo "exec -a $FAKE sleep 300"
 }
 
 up_within() {
@@ -51,16 +58,17 @@ gone_within() {
 @test "keeper: QEMU ends within seconds of its owner, even a SIGKILLed one" {
 	sleep 300 &
 	local owner=$!
+	OWNER=$owner
 	"$PY" "$GUEST_PY" keeper --owner $owner --owner-start "$(start_time $owner)" \
 		--sock "$BATS_TEST_TMPDIR/s" --log "$BATS_TEST_TMPDIR/q.log" \
 		-- bash -c "$(fake_qemu)" &
 	local keeper=$!
 	# up, and alive while the owner is
-	up_within 5 "^htmtrace-fake-qemu-$BATS_TEST_NUMBER"
+	up_within 5 "^$FAKE "
 	sleep 1
-	pgrep -f "^htmtrace-fake-qemu-$BATS_TEST_NUMBER"
+	pgrep -f "^$FAKE "
 	kill -KILL $owner
-	gone_within 5 "^htmtrace-fake-qemu-$BATS_TEST_NUMBER"
+	gone_within 5 "^$FAKE "
 	local rc=0
 	wait $keeper || rc=$?
 	[ "$rc" -eq 0 ]
@@ -69,13 +77,14 @@ gone_within() {
 @test "keeper: an owner whose pid was reused counts as gone" {
 	sleep 300 &
 	local owner=$!
+	OWNER=$owner
 	# the right pid with another start time is another process
 	"$PY" "$GUEST_PY" keeper --owner $owner --owner-start 1 \
 		--sock "$BATS_TEST_TMPDIR/s" --log "$BATS_TEST_TMPDIR/q.log" \
 		-- bash -c "$(fake_qemu)" &
 	local keeper=$!
 	wait $keeper
-	run pgrep -f "^htmtrace-fake-qemu-$BATS_TEST_NUMBER"
+	run pgrep -f "^$FAKE "
 	[ "$status" -eq 1 ]
 	kill $owner
 }
@@ -83,7 +92,7 @@ gone_within() {
 @test "kill: a recorded pid that is not our keeper is never signalled" {
 	# the arguments a keeper has, as separate words, and our marker
 	"$PY" -c 'import time; time.sleep(300)' keeper --sock "$BATS_TEST_TMPDIR/s/ctl" \
-		"htmtrace-fake-qemu-$BATS_TEST_NUMBER" &
+		"$FAKE" &
 	local victim=$!
 	# state that names the victim's pid, with a socket it does not carry,
 	# then with its socket but another start time
