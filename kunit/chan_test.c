@@ -35,6 +35,7 @@ static struct {
 	size_t short_xfer;	/* DUMP_DATA writes only this much, H_PARTIAL */
 	u64 status_next;	/* STATUS iterator (+0x08) */
 	long status_rc;		/* what STATUS answers after writing */
+	unsigned long mode[2];	/* the last CONFIGURE's mask and value */
 } fk;
 
 static u8 fake_byte(u64 o)
@@ -79,6 +80,8 @@ static long fake_htm(unsigned long flags, unsigned long target,
 	case HTM_OP_CONFIGURE:
 		if (fk.state != FK_IDLE)
 			return H_STATE;
+		fk.mode[0] = p1;
+		fk.mode[1] = p2;
 		fk.state = FK_CONFIGURED;
 		return H_SUCCESS;
 	case HTM_OP_START:
@@ -135,8 +138,58 @@ static struct htm_chan *new_chan(struct kunit *test)
 	return chan;
 }
 
+/* The channels' readers, each as one open file of its channel. */
+static struct {
+	struct htm_chan *chan;
+	struct htm_reader rd;
+} readers[4];
+
+static void reader_release(void *rd)
+{
+	htm_reader_release(rd);
+}
+
+/* @chan's reader, made on first use and released before the channel. */
+static struct htm_reader *rd_of(struct kunit *test, struct htm_chan *chan)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(readers) && readers[i].chan; i++)
+		if (readers[i].chan == chan)
+			return &readers[i].rd;
+	KUNIT_ASSERT_LT(test, i, ARRAY_SIZE(readers));
+	readers[i].chan = chan;
+	htm_reader_init(&readers[i].rd, chan);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, reader_release,
+							&readers[i].rd), 0);
+	return &readers[i].rd;
+}
+
+/* read() on @chan as its one open file does. */
+static ssize_t chan_read(struct kunit *test, struct htm_chan *chan,
+			 char __user *ubuf, size_t count, loff_t *pos,
+			 unsigned int how)
+{
+	return htm_chan_read(rd_of(test, chan), ubuf, count, pos, how);
+}
+
+/* Configure @chan for @t with @flags and the default mode. */
+static int configure(struct htm_chan *chan, const struct htm_target *t,
+		     u32 flags)
+{
+	struct htm_config cfg = {
+		.target = *t,
+		.flags = flags,
+		.mode_mask = -1ULL,
+		.mode_value = -1ULL,
+	};
+
+	return htm_chan_configure(chan, &cfg);
+}
+
 static int chan_test_init(struct kunit *test)
 {
+	memset(readers, 0, sizeof(readers));
 	memset(&fk, 0, sizeof(fk));
 	fk.log2 = 22;	/* 4 MiB: four chunks of the default bounce buffer */
 	return 0;
@@ -150,9 +203,9 @@ static void chan_state_machine(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), -EBADFD);
 	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), -EBADFD);
 
-	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, 0), 0);
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_CONFIGURED);
-	KUNIT_EXPECT_EQ(test, htm_chan_configure(chan, &t2, 0), -EBADFD);
+	KUNIT_EXPECT_EQ(test, configure(chan, &t2, 0), -EBADFD);
 	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), -EBADFD);
 
 	KUNIT_EXPECT_EQ(test, htm_chan_start(chan), 0);
@@ -167,7 +220,6 @@ static void chan_state_machine(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), 0);	/* stops first */
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, fk.state, FK_IDLE);
-	KUNIT_EXPECT_NULL(test, chan->dump.buf);
 	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), -EBADFD);
 }
 
@@ -175,15 +227,15 @@ static void chan_target_held_once(struct kunit *test)
 {
 	struct htm_chan *a = new_chan(test), *b = new_chan(test);
 
-	KUNIT_ASSERT_EQ(test, htm_chan_configure(a, &t1, 0), 0);
-	KUNIT_EXPECT_EQ(test, htm_chan_configure(b, &t1, 0), -EBUSY);
+	KUNIT_ASSERT_EQ(test, configure(a, &t1, 0), 0);
+	KUNIT_EXPECT_EQ(test, configure(b, &t1, 0), -EBUSY);
 	KUNIT_EXPECT_EQ(test, b->state, HTMTRACE_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_CONFIGURE], 1);
 	/* the registry is by target: a perf event owner is refused too */
 	KUNIT_EXPECT_EQ(test, htm_target_claim(&t1, test), -EBUSY);
 
 	KUNIT_ASSERT_EQ(test, htm_chan_deconfigure(a), 0);
-	KUNIT_EXPECT_EQ(test, htm_chan_configure(b, &t1, 0), 0);
+	KUNIT_EXPECT_EQ(test, configure(b, &t1, 0), 0);
 }
 
 /* GLOBAL overlaps every unit: refused before the hypervisor is asked. */
@@ -210,16 +262,15 @@ static void chan_configure_error_unwinds(struct kunit *test)
 
 	fk.fail_op = HTM_OP_CONFIGURE;
 	fk.fail_rc = H_HARDWARE;
-	KUNIT_EXPECT_EQ(test, htm_chan_configure(chan, &t1, 0), -EIO);
+	KUNIT_EXPECT_EQ(test, configure(chan, &t1, 0), -EIO);
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_IDLE);
-	KUNIT_EXPECT_NULL(test, chan->dump.buf);
 	KUNIT_EXPECT_EQ(test, htm_target_claim(&t1, test), 0);
 	htm_target_release(&t1, test);
 
 	fk.fail_rc = H_RESOURCE;
-	KUNIT_EXPECT_EQ(test, htm_chan_configure(chan, &t1, 0), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, configure(chan, &t1, 0), -ENOBUFS);
 	fk.fail_op = 0;
-	KUNIT_EXPECT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+	KUNIT_EXPECT_EQ(test, configure(chan, &t1, 0), 0);
 }
 
 /* A failed DECONFIGURE keeps the channel configured and its target held. */
@@ -227,7 +278,7 @@ static void chan_deconfigure_error_keeps(struct kunit *test)
 {
 	struct htm_chan *chan = new_chan(test);
 
-	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, 0), 0);
 	fk.fail_op = HTM_OP_DECONFIGURE;
 	fk.fail_rc = H_STATE;
 	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), -EIO);
@@ -257,7 +308,7 @@ static void read_and_check(struct kunit *test, struct htm_chan *chan,
 	KUNIT_ASSERT_NOT_NULL(test, kbuf);
 	while (done < len) {
 		loff_t before = pos;
-		ssize_t n = htm_chan_read(chan, ubuf, min(step, len - done),
+		ssize_t n = chan_read(test, chan, ubuf, min(step, len - done),
 					  &pos, HTM_READ_MAY_STOP);
 
 		KUNIT_ASSERT_GT(test, n, 0);
@@ -274,7 +325,7 @@ static struct htm_chan *stopped_chan(struct kunit *test, u32 flags)
 {
 	struct htm_chan *chan = new_chan(test);
 
-	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, flags), 0);
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, flags), 0);
 	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
 	KUNIT_ASSERT_EQ(test, htm_chan_stop(chan), 0);
 	return chan;
@@ -295,13 +346,13 @@ static void chan_read_unaligned(struct kunit *test)
 	read_and_check(test, chan, size - 129, 129, 4096);
 
 	pos = size;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 10, &pos, HTM_READ_MAY_STOP), 0);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 10, &pos, HTM_READ_MAY_STOP), 0);
 	KUNIT_EXPECT_EQ(test, pos, size);
 	pos = size + 12345;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 10, &pos, HTM_READ_MAY_STOP), 0);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 10, &pos, HTM_READ_MAY_STOP), 0);
 	KUNIT_EXPECT_EQ(test, pos, size + 12345);
 	pos = -1;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 10, &pos, HTM_READ_MAY_STOP),
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 10, &pos, HTM_READ_MAY_STOP),
 			-EINVAL);
 }
 
@@ -316,11 +367,11 @@ static void chan_read_small_buffer(struct kunit *test)
 	chan = stopped_chan(test, 0);
 	read_and_check(test, chan, 0, 4096, 1000);
 	pos = 4096;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
 			0);
 	KUNIT_EXPECT_EQ(test, pos, 4096);
 	pos = 4000;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
 			96);
 	/* the EOF probe may have written the bounce buffer: fetched again */
 	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 3);
@@ -336,14 +387,14 @@ static void chan_read_one_hcall_per_chunk(struct kunit *test)
 	ssize_t n;
 
 	do {
-		n = htm_chan_read(chan, ubuf, 65536, &pos, HTM_READ_MAY_STOP);
+		n = chan_read(test, chan, ubuf, 65536, &pos, HTM_READ_MAY_STOP);
 	} while (n > 0);
 	KUNIT_EXPECT_EQ(test, n, 0);
 	KUNIT_EXPECT_EQ(test, pos, size);
 	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA],
 			size / htm_bounce_size + 1);
 	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STATUS], 1);
-	KUNIT_EXPECT_EQ(test, chan->bytes_dumped, size);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&chan->bytes_dumped), size);
 }
 
 /* The hypervisor refuses long transfers: the engine halves its chunk. */
@@ -353,7 +404,7 @@ static void chan_read_shrinks_transfer(struct kunit *test)
 
 	fk.max_xfer = htm_bounce_size / 4;
 	read_and_check(test, chan, 0, 1ULL << fk.log2, 65536);
-	KUNIT_EXPECT_EQ(test, chan->dump.xfer, htm_bounce_size / 4);
+	KUNIT_EXPECT_EQ(test, chan->max_xfer, htm_bounce_size / 4);
 	/* refused once at the full size and once at half of it */
 	KUNIT_EXPECT_EQ(test, chan->stats.errors[htm_hv_rc_slot(H_P5)], 2);
 }
@@ -370,11 +421,11 @@ static void chan_read_error_midway(struct kunit *test)
 	fk.fail_rc = H_HARDWARE;
 	read_and_check(test, chan, 0, htm_bounce_size, PAGE_SIZE);
 	pos = htm_bounce_size;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
 			-EIO);
 	KUNIT_EXPECT_EQ(test, pos, htm_bounce_size);
 	fk.fail_rc = H_P2;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
 			-EINVAL);
 	fk.fail_op = 0;
 	read_and_check(test, chan, pos, PAGE_SIZE, PAGE_SIZE);
@@ -386,24 +437,23 @@ static void chan_read_states(struct kunit *test)
 	char __user *ubuf = user_buf(test, PAGE_SIZE);
 	loff_t pos = 0;
 
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP),
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, HTM_READ_MAY_STOP),
 			-ENODATA);
-	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1,
-						 HTMTRACE_CFG_WAIT), 0);
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP),
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, HTMTRACE_CFG_WAIT), 0);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, HTM_READ_MAY_STOP),
 			-ENODATA);
 	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
 	/* configured to wait: a non-blocking read does not stop the trace */
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos,
-					    HTM_READ_NONBLOCK | HTM_READ_MAY_STOP),
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos,
+					HTM_READ_NONBLOCK | HTM_READ_MAY_STOP),
 			-EAGAIN);
-	KUNIT_EXPECT_TRUE(test, !htm_chan_poll_mask(chan));
+	KUNIT_EXPECT_TRUE(test, !htm_chan_poll_mask(rd_of(test, chan)));
 	KUNIT_EXPECT_EQ(test, fk.state, FK_TRACING);
 	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), 0);
-	KUNIT_EXPECT_TRUE(test, htm_chan_poll_mask(chan) ==
+	KUNIT_EXPECT_TRUE(test, htm_chan_poll_mask(rd_of(test, chan)) ==
 				(EPOLLIN | EPOLLRDNORM));
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos,
-					    HTM_READ_NONBLOCK | HTM_READ_MAY_STOP), 1);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos,
+					HTM_READ_NONBLOCK | HTM_READ_MAY_STOP), 1);
 	KUNIT_EXPECT_EQ(test, pos, 1);
 }
 
@@ -415,17 +465,17 @@ static void chan_read_stop_needs_permission(struct kunit *test)
 	loff_t pos = 0;
 
 	KUNIT_EXPECT_TRUE(test,
-			  htm_chan_poll_mask(chan) == (EPOLLERR | EPOLLHUP));
-	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+			  htm_chan_poll_mask(rd_of(test, chan)) == (EPOLLERR | EPOLLHUP));
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, 0), 0);
 	KUNIT_EXPECT_TRUE(test,
-			  htm_chan_poll_mask(chan) == (EPOLLERR | EPOLLHUP));
+			  htm_chan_poll_mask(rd_of(test, chan)) == (EPOLLERR | EPOLLHUP));
 	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, 0), -EPERM);
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
 	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STOP], 0);
 	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), 0);
 	/* a stopped trace needs no permission to be read */
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, 0), 1);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, 0), 1);
 }
 
 /* Without the wait flag, reading a tracing channel stops it. */
@@ -433,9 +483,9 @@ static void chan_read_stops_trace(struct kunit *test)
 {
 	struct htm_chan *chan = new_chan(test);
 
-	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, 0), 0);
 	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
-	KUNIT_EXPECT_TRUE(test, htm_chan_poll_mask(chan) ==
+	KUNIT_EXPECT_TRUE(test, htm_chan_poll_mask(rd_of(test, chan)) ==
 				(EPOLLIN | EPOLLRDNORM));
 	read_and_check(test, chan, 0, 256, 256);
 	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STOP], 1);
@@ -447,7 +497,7 @@ static void chan_stop_after_self_stop(struct kunit *test)
 {
 	struct htm_chan *chan = new_chan(test);
 
-	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, 0), 0);
 	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
 	fk.state = FK_STOPPED;
 	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), 0);
@@ -459,7 +509,7 @@ static void chan_deconfigure_after_failed_stop(struct kunit *test)
 {
 	struct htm_chan *chan = new_chan(test);
 
-	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, 0), 0);
 	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
 	fk.fail_op = HTM_OP_STOP;
 	fk.fail_rc = H_HARDWARE;
@@ -480,10 +530,10 @@ static void chan_partial_changes_nothing(struct kunit *test)
 
 	fk.fail_rc = H_PARTIAL;
 	fk.fail_op = HTM_OP_CONFIGURE;
-	KUNIT_EXPECT_EQ(test, htm_chan_configure(chan, &t1, 0), -EIO);
+	KUNIT_EXPECT_EQ(test, configure(chan, &t1, 0), -EIO);
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_IDLE);
 	fk.fail_op = HTM_OP_START;
-	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &t1, 0), 0);
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, 0), 0);
 	KUNIT_EXPECT_EQ(test, htm_chan_start(chan), -EIO);
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_CONFIGURED);
 	fk.fail_op = 0;
@@ -515,11 +565,14 @@ static void chan_read_partial_zero_filled(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, kbuf);
 	/* what an earlier user of the pages might have left there */
-	memset(chan->dump.buf, 0xa5, chan->dump.size);
+	pos = 0;
+	KUNIT_ASSERT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, 0), 1);
+	memset(rd_of(test, chan)->dump.buf, 0xa5, rd_of(test, chan)->dump.size);
+	rd_of(test, chan)->dump.len = 0;
 	fk.short_xfer = 4096;
 	for (pos = 0; pos < 2 * chunk; ) {
 		loff_t start = pos;
-		ssize_t n = htm_chan_read(chan, ubuf, chunk, &pos, HTM_READ_MAY_STOP);
+		ssize_t n = chan_read(test, chan, ubuf, chunk, &pos, HTM_READ_MAY_STOP);
 
 		KUNIT_ASSERT_EQ(test, n, (ssize_t)chunk);
 		KUNIT_ASSERT_EQ(test, copy_from_user(kbuf, ubuf, n), 0);
@@ -539,7 +592,7 @@ static void chan_read_not_available_early(struct kunit *test)
 
 	fk.fail_op = HTM_OP_DUMP_DATA;
 	fk.fail_rc = H_NOT_AVAILABLE;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
 			-EIO);
 	KUNIT_EXPECT_EQ(test, pos, 0);
 	fk.fail_op = 0;
@@ -547,7 +600,7 @@ static void chan_read_not_available_early(struct kunit *test)
 	fk.fail_op = HTM_OP_DUMP_DATA;
 	fk.fail_after = fk.calls[HTM_OP_DUMP_DATA];
 	pos = htm_bounce_size + 128;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
 			-EIO);
 	fk.fail_op = 0;
 }
@@ -561,16 +614,16 @@ static void chan_read_status_errors(struct kunit *test)
 
 	fk.fail_op = HTM_OP_STATUS;
 	fk.fail_rc = H_NOT_AVAILABLE;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
 	/* H_PARTIAL with nothing written, then with an iterator that ends */
 	fk.fail_rc = H_PARTIAL;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
 	fk.fail_op = 0;
 	fk.status_rc = H_PARTIAL;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
 	/* H_PARTIAL with more blocks to follow: the header is whole */
 	fk.status_next = 0x100;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), 1);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), 1);
 	KUNIT_EXPECT_EQ(test, pos, 1);
 }
 
@@ -582,9 +635,9 @@ static void chan_status_log2_checked(struct kunit *test)
 	loff_t pos = 0;
 
 	fk.log2 = 63;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
 	fk.log2 = 6;
-	KUNIT_EXPECT_EQ(test, htm_chan_read(chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
 	KUNIT_EXPECT_EQ(test, htm_chan_setup(chan, &t1, 63), -EINVAL);
 	KUNIT_EXPECT_EQ(test, htm_chan_setup(chan, &t1, 0), -EINVAL);
 }
@@ -632,44 +685,170 @@ static void dump_plan(struct kunit *test)
 
 static void config_checks(struct kunit *test)
 {
-	struct htmtrace_config cfg = {
+	struct htmtrace_config ucfg = {
 		.target = { .type = HTMTRACE_TYPE_CORE, .node = 1, .chip = 2,
 			    .core = 3 },
 		.flags = HTMTRACE_CFG_NOWRAP | HTMTRACE_CFG_WAIT,
 	};
+	struct htm_config cfg;
 	struct htm_target t;
 
-	KUNIT_ASSERT_EQ(test, htm_config_check(&cfg, &t), 0);
-	KUNIT_EXPECT_EQ(test, t.type, 2);
-	KUNIT_EXPECT_EQ(test, t.node, 1);
-	KUNIT_EXPECT_EQ(test, t.chip, 2);
-	KUNIT_EXPECT_EQ(test, t.core, 3);
+	KUNIT_ASSERT_EQ(test, htm_config_check(&ucfg, &cfg), 0);
+	KUNIT_EXPECT_EQ(test, cfg.target.type, 2);
+	KUNIT_EXPECT_EQ(test, cfg.target.node, 1);
+	KUNIT_EXPECT_EQ(test, cfg.target.chip, 2);
+	KUNIT_EXPECT_EQ(test, cfg.target.core, 3);
+	KUNIT_EXPECT_EQ(test, cfg.flags, ucfg.flags);
+	/* no mode given: the hypervisor's default, all ones twice */
+	KUNIT_EXPECT_EQ(test, cfg.mode_mask, -1ULL);
+	KUNIT_EXPECT_EQ(test, cfg.mode_value, -1ULL);
 
-	cfg.reserved[2] = 1;
-	KUNIT_EXPECT_EQ(test, htm_config_check(&cfg, &t), -EINVAL);
-	cfg.reserved[2] = 0;
-	cfg.flags = 1U << 7;
-	KUNIT_EXPECT_EQ(test, htm_config_check(&cfg, &t), -EINVAL);
-	cfg.flags = 0;
-	cfg.target.type = 0;
-	KUNIT_EXPECT_EQ(test, htm_config_check(&cfg, &t), -EINVAL);
-	cfg.target.type = 4;
-	KUNIT_EXPECT_EQ(test, htm_config_check(&cfg, &t), -EINVAL);
-	cfg.target.type = HTMTRACE_TYPE_NEST;
-	cfg.target.node = HTMTRACE_INDEX_MAX + 1;
-	KUNIT_EXPECT_EQ(test, htm_config_check(&cfg, &t), -EINVAL);
-	cfg.target.node = HTMTRACE_INDEX_MAX;
-	cfg.target.core = 0x10000;
-	KUNIT_EXPECT_EQ(test, htm_config_check(&cfg, &t), -EINVAL);
-	cfg.target.core = HTMTRACE_INDEX_MAX;
-	KUNIT_EXPECT_EQ(test, htm_config_check(&cfg, &t), 0);
+	ucfg.reserved[1] = 1;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&ucfg, &cfg), -EINVAL);
+	ucfg.reserved[1] = 0;
+	ucfg.reserved0 = 1;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&ucfg, &cfg), -EINVAL);
+	ucfg.reserved0 = 0;
+	ucfg.flags = 1U << 7;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&ucfg, &cfg), -EINVAL);
+	ucfg.flags = 0;
+	/* a mode without the flag that says to use it */
+	ucfg.mode_value = 5;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&ucfg, &cfg), -EINVAL);
+	ucfg.flags = HTMTRACE_CFG_MODE;
+	ucfg.mode_mask = 0xf0;
+	KUNIT_ASSERT_EQ(test, htm_config_check(&ucfg, &cfg), 0);
+	KUNIT_EXPECT_EQ(test, cfg.mode_mask, 0xf0);
+	KUNIT_EXPECT_EQ(test, cfg.mode_value, 5);
+	ucfg.flags = 0;
+	ucfg.mode_mask = 0;
+	ucfg.mode_value = 0;
+
+	/* only hardware targets, and their reserved word must be zero */
+	ucfg.target.kind = 1;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&ucfg, &cfg), -EINVAL);
+	ucfg.target.kind = HTMTRACE_TARGET_HW;
+	ucfg.target.reserved = 1;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&ucfg, &cfg), -EINVAL);
+	ucfg.target.reserved = 0;
+
+	ucfg.target.type = 0;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&ucfg, &cfg), -EINVAL);
+	ucfg.target.type = 4;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&ucfg, &cfg), -EINVAL);
+	ucfg.target.type = HTMTRACE_TYPE_NEST;
+	ucfg.target.node = HTMTRACE_INDEX_MAX + 1;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&ucfg, &cfg), -EINVAL);
+	ucfg.target.node = HTMTRACE_INDEX_MAX;
+	ucfg.target.core = 0x10000;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&ucfg, &cfg), -EINVAL);
+	ucfg.target.core = HTMTRACE_INDEX_MAX;
+	KUNIT_EXPECT_EQ(test, htm_config_check(&ucfg, &cfg), 0);
 
 	/* information queries take any 8-bit type, 0 included */
-	cfg.target.type = 0;
-	KUNIT_EXPECT_EQ(test, htm_target_from_user(&cfg.target, true, &t), 0);
-	cfg.target.type = 0x100;
-	KUNIT_EXPECT_EQ(test, htm_target_from_user(&cfg.target, true, &t),
+	ucfg.target.type = 0;
+	KUNIT_EXPECT_EQ(test, htm_target_from_user(&ucfg.target, true, &t), 0);
+	ucfg.target.type = 0x100;
+	KUNIT_EXPECT_EQ(test, htm_target_from_user(&ucfg.target, true, &t),
 			-EINVAL);
+}
+
+/* CONFIGURE passes the user's mode, or all ones twice without one. */
+static void chan_configure_mode(struct kunit *test)
+{
+	struct htm_chan *chan = new_chan(test);
+	struct htm_config cfg = {
+		.target = t1,
+		.flags = HTMTRACE_CFG_MODE,
+		.mode_mask = 0x00ff00ff00ff00ffULL,
+		.mode_value = 0x1234,
+	};
+
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, 0), 0);
+	KUNIT_EXPECT_EQ(test, fk.mode[0], -1UL);
+	KUNIT_EXPECT_EQ(test, fk.mode[1], -1UL);
+	KUNIT_ASSERT_EQ(test, htm_chan_deconfigure(chan), 0);
+	KUNIT_ASSERT_EQ(test, htm_chan_configure(chan, &cfg), 0);
+	KUNIT_EXPECT_EQ(test, fk.mode[0], 0x00ff00ff00ff00ffUL);
+	KUNIT_EXPECT_EQ(test, fk.mode[1], 0x1234UL);
+}
+
+/*
+ * A file reads one trace: after a START or a DECONFIGURE from anywhere,
+ * read() fails with -ESTALE and poll() says so, until the file is seeked
+ * (htm_cdev_llseek() clears the binding as done here).
+ */
+static void chan_read_stale_generation(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+	struct htm_reader *rd = rd_of(test, chan);
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	struct htmtrace_status st;
+	u64 gen;
+	loff_t pos = 0;
+
+	KUNIT_ASSERT_EQ(test, htm_chan_status(chan, &st, NULL), 0);
+	gen = st.generation;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(rd, ubuf, 100, &pos, 0), 100);
+	KUNIT_EXPECT_EQ(test, rd->gen, gen);
+	/* a redundant STOP keeps the trace */
+	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_read(rd, ubuf, 100, &pos, 0), 100);
+
+	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+	KUNIT_ASSERT_EQ(test, htm_chan_status(chan, &st, NULL), 0);
+	KUNIT_EXPECT_NE(test, st.generation, gen);
+	KUNIT_EXPECT_TRUE(test, htm_chan_poll_mask(rd) == (EPOLLIN | EPOLLERR));
+	KUNIT_EXPECT_EQ(test, htm_chan_read(rd, ubuf, 100, &pos,
+					    HTM_READ_MAY_STOP), -ESTALE);
+	/* the new trace was not stopped by the failed read */
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
+	KUNIT_EXPECT_EQ(test, pos, 200);
+
+	/* after a seek, the file reads the trace that is there */
+	WRITE_ONCE(rd->gen, 0);
+	read_and_check(test, chan, 0, 300, 300);
+	KUNIT_EXPECT_EQ(test, rd->gen, st.generation);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STOP], 2);
+
+	KUNIT_ASSERT_EQ(test, htm_chan_deconfigure(chan), 0);
+	KUNIT_EXPECT_TRUE(test, htm_chan_poll_mask(rd) == (EPOLLIN | EPOLLERR));
+	pos = 0;
+	KUNIT_EXPECT_EQ(test, htm_chan_read(rd, ubuf, 1, &pos, 0), -ESTALE);
+	KUNIT_ASSERT_EQ(test, htm_chan_status(chan, &st, NULL), 0);
+	KUNIT_EXPECT_NE(test, st.generation, rd->gen);
+	WRITE_ONCE(rd->gen, 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_read(rd, ubuf, 1, &pos, 0), -ENODATA);
+	KUNIT_EXPECT_TRUE(test, htm_chan_poll_mask(rd) == (EPOLLERR | EPOLLHUP));
+}
+
+/*
+ * Two files reading at different offsets each keep their own chunk: taking
+ * turns costs one DUMP_DATA per chunk each, not one per read.
+ */
+static void chan_readers_keep_own_chunks(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+	struct htm_reader *other = kunit_kzalloc(test, sizeof(*other),
+						 GFP_KERNEL);
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	loff_t a = 0, b = 2 * htm_bounce_size;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	htm_reader_init(other, chan);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, reader_release,
+							other), 0);
+	for (i = 0; i < 16; i++) {
+		KUNIT_ASSERT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE,
+						&a, 0),
+				(ssize_t)PAGE_SIZE);
+		KUNIT_ASSERT_EQ(test, htm_chan_read(other, ubuf, PAGE_SIZE, &b,
+						    0), (ssize_t)PAGE_SIZE);
+	}
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&chan->bytes_dumped),
+			32 * PAGE_SIZE);
 }
 
 static struct kunit_case htmtrace_chan_cases[] = {
@@ -695,6 +874,9 @@ static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_status_log2_checked),
 	KUNIT_CASE_PARAM(dump_plan, plan_gen_params),
 	KUNIT_CASE(config_checks),
+	KUNIT_CASE(chan_configure_mode),
+	KUNIT_CASE(chan_read_stale_generation),
+	KUNIT_CASE(chan_readers_keep_own_chunks),
 	{}
 };
 

@@ -33,7 +33,7 @@ static const struct rc_case rc_cases[] = {
 	{ H_AUTHORITY, -EPERM },
 	{ H_PRIVILEGE, -EPERM },
 	{ H_FUNCTION, -EOPNOTSUPP },
-	{ H_RESOURCE, -ENOSPC },
+	{ H_RESOURCE, -ENOBUFS },
 	{ H_CLOSED, -ENXIO },
 	{ H_STATE, -EIO },
 	{ H_HARDWARE, -EIO },

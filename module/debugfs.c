@@ -34,7 +34,10 @@ static const char * const htm_state_names[] = {
 
 static int backend_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "%s\n", htm_hv_backend_name());
+	char name[32];
+
+	htm_hv_backend_name(name, sizeof(name));
+	seq_printf(m, "%s\n", name);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(backend);
@@ -42,24 +45,29 @@ DEFINE_SHOW_ATTRIBUTE(backend);
 static void htm_chan_target(struct htm_chan *chan, struct htm_target *t)
 {
 	mutex_lock(&chan->lock);
-	*t = chan->target;
+	*t = chan->cfg.target;
 	mutex_unlock(&chan->lock);
 }
 
 static int config_show(struct seq_file *m, void *v)
 {
 	struct htm_chan *chan = m->private;
+	const struct htm_config *cfg = &chan->cfg;
 
 	mutex_lock(&chan->lock);
 	seq_printf(m, "state: %s\n", htm_state_names[chan->state]);
+	seq_printf(m, "generation: %llu\n", chan->gen);
 	seq_printf(m, "target: type %u node %u chip %u core %u\n",
-		   chan->target.type, chan->target.node, chan->target.chip,
-		   chan->target.core);
-	seq_printf(m, "flags:%s%s\n",
-		   chan->flags & HTMTRACE_CFG_NOWRAP ? " nowrap" : "",
-		   chan->flags & HTMTRACE_CFG_WAIT ? " wait" : "");
-	seq_printf(m, "bounce_bytes: %zu\n", chan->dump.size);
-	seq_printf(m, "transfer_bytes: %zu\n", chan->dump.xfer);
+		   cfg->target.type, cfg->target.node, cfg->target.chip,
+		   cfg->target.core);
+	seq_printf(m, "flags:%s%s%s\n",
+		   cfg->flags & HTMTRACE_CFG_NOWRAP ? " nowrap" : "",
+		   cfg->flags & HTMTRACE_CFG_WAIT ? " wait" : "",
+		   cfg->flags & HTMTRACE_CFG_MODE ? " mode" : "");
+	seq_printf(m, "mode: mask %#llx value %#llx\n", cfg->mode_mask,
+		   cfg->mode_value);
+	seq_printf(m, "bounce_bytes: %u\n", htm_bounce_size);
+	seq_printf(m, "transfer_bytes: %zu\n", chan->max_xfer);
 	mutex_unlock(&chan->lock);
 	return 0;
 }
@@ -116,7 +124,8 @@ static int counters_show(struct seq_file *m, void *v)
 
 	mutex_lock(&chan->lock);
 	seq_printf(m, "hcalls: %llu\n", chan->stats.hcalls);
-	seq_printf(m, "bytes_dumped: %llu\n", chan->bytes_dumped);
+	seq_printf(m, "bytes_dumped: %lld\n",
+		   (long long)atomic64_read(&chan->bytes_dumped));
 	seq_printf(m, "busy_retries: %llu\n", chan->stats.busy_retries);
 	seq_printf(m, "long_busy_sleeps: %llu\n", chan->stats.long_busy_sleeps);
 	for (i = 0; i < HTM_HV_NR_RC; i++) {

@@ -28,25 +28,44 @@ struct htm_cdev {
 static struct htm_cdev *htm_cdevs;
 static unsigned int htm_nr_cdevs;
 
+/* An open file's reader; open() put it in place of the miscdevice. */
+static struct htm_reader *htm_file_reader(struct file *file)
+{
+	return file->private_data;
+}
+
 static struct htm_chan *htm_file_chan(struct file *file)
 {
-	struct miscdevice *misc = file->private_data;
-
-	return container_of(misc, struct htm_cdev, misc)->chan;
+	return htm_file_reader(file)->chan;
 }
 
 static int htm_cdev_open(struct inode *inode, struct file *file)
 {
-	int ret = htm_hv_session_get();
+	struct miscdevice *misc = file->private_data;
+	struct htm_reader *rd;
+	int ret;
 
+	rd = kmalloc(sizeof(*rd), GFP_KERNEL);
+	if (!rd)
+		return -ENOMEM;
+	ret = htm_hv_session_get();
+	if (ret) {
+		kfree(rd);
+		return ret;
+	}
+	htm_reader_init(rd, container_of(misc, struct htm_cdev, misc)->chan);
+	file->private_data = rd;
 	/* One position for every thread that shares the file, as for files. */
-	if (!ret)
-		file->f_mode |= FMODE_ATOMIC_POS;
-	return ret;
+	file->f_mode |= FMODE_ATOMIC_POS;
+	return 0;
 }
 
 static int htm_cdev_release(struct inode *inode, struct file *file)
 {
+	struct htm_reader *rd = htm_file_reader(file);
+
+	htm_reader_release(rd);
+	kfree(rd);
 	htm_hv_session_put();
 	return 0;
 }
@@ -71,28 +90,42 @@ static ssize_t htm_cdev_read(struct file *file, char __user *buf,
 		how |= HTM_READ_NONBLOCK;
 	if (htm_file_may_stop(file))
 		how |= HTM_READ_MAY_STOP;
-	return htm_chan_read(htm_file_chan(file), buf, count, pos, how);
+	return htm_chan_read(htm_file_reader(file), buf, count, pos, how);
 }
 
 static __poll_t htm_cdev_poll(struct file *file, poll_table *wait)
 {
-	struct htm_chan *chan = htm_file_chan(file);
+	struct htm_reader *rd = htm_file_reader(file);
 
-	poll_wait(file, &chan->wait, wait);
-	return htm_chan_poll_mask(chan);
+	poll_wait(file, &rd->chan->wait, wait);
+	return htm_chan_poll_mask(rd);
 }
 
+/*
+ * SEEK_END is the size of the trace. A seek also unbinds the file from the
+ * trace it read: its next read() reads whichever trace is there then.
+ */
 static loff_t htm_cdev_llseek(struct file *file, loff_t offset, int whence)
 {
-	loff_t size = 0;
+	struct htm_reader *rd = htm_file_reader(file);
+	loff_t size = 0, ret;
 
+	if (mutex_lock_interruptible(&rd->lock))
+		return -ERESTARTSYS;
 	if (whence == SEEK_END || whence == SEEK_DATA || whence == SEEK_HOLE) {
-		size = htm_chan_size(htm_file_chan(file));
-		if (size < 0)
-			return size;
+		size = htm_chan_size(rd->chan);
+		if (size < 0) {
+			ret = size;
+			goto out;
+		}
 	}
-	return generic_file_llseek_size(file, offset, whence, MAX_LFS_FILESIZE,
-					size);
+	ret = generic_file_llseek_size(file, offset, whence, MAX_LFS_FILESIZE,
+				       size);
+	if (ret >= 0)
+		WRITE_ONCE(rd->gen, 0);
+out:
+	mutex_unlock(&rd->lock);
+	return ret;
 }
 
 static bool htm_may_trace(void)
@@ -102,20 +135,20 @@ static bool htm_may_trace(void)
 
 static long htm_ioctl_configure(struct htm_chan *chan, void __user *argp)
 {
-	struct htmtrace_config cfg;
-	struct htm_target t;
+	struct htmtrace_config ucfg;
+	struct htm_config cfg;
 	int ret;
 
-	if (copy_from_user(&cfg, argp, sizeof(cfg)))
+	if (copy_from_user(&ucfg, argp, sizeof(ucfg)))
 		return -EFAULT;
-	ret = htm_config_check(&cfg, &t);
+	ret = htm_config_check(&ucfg, &cfg);
 	if (ret)
 		return ret;
 	/* A configured channel pins the backend like an open file does. */
 	ret = htm_hv_session_get();
 	if (ret)
 		return ret;
-	ret = htm_chan_configure(chan, &t, cfg.flags);
+	ret = htm_chan_configure(chan, &cfg);
 	if (ret)
 		htm_hv_session_put();
 	return ret;
@@ -170,7 +203,8 @@ static long htm_ioctl_hvbuf(struct htm_chan *chan, unsigned int op,
 
 	if (copy_from_user(&hb, argp, sizeof(hb)))
 		return -EFAULT;
-	if (hb.reserved[0] || hb.reserved[1] || hb.length)
+	/* @length is an answer: a caller may retry with its first one in. */
+	if (hb.reserved[0] || hb.reserved[1])
 		return -EINVAL;
 	ret = htm_target_from_user(&hb.target, true, &t);
 	if (ret)

@@ -9,8 +9,11 @@
  *	                                             +------start------+
  *
  * (deconfigure returns to IDLE from any state but IDLE) and dumps the
- * stopped trace through a bounce buffer: each DUMP_DATA fetches a chunk as
- * large as the buffer, and reads served from the chunk cost no hcall.
+ * stopped trace through a bounce buffer of each reading file (struct
+ * htm_reader): each DUMP_DATA fetches a chunk as large as the buffer, and
+ * reads served from the chunk cost no hcall. Every START and DECONFIGURE
+ * begins a new generation of the trace; a file reads one generation and
+ * gets -ESTALE once it is gone, so that no read splices two traces.
  *
  * The target registry makes sure one (type, node, chip, core) has one holder
  * at a time, whether a channel or a perf event.
@@ -121,7 +124,8 @@ EXPORT_SYMBOL_IF_KUNIT(htm_target_release);
  *	HTMTRACE_TYPE_* a trace needs
  * @t: result
  *
- * Return: 0 or -EINVAL.
+ * Return: 0 or -EINVAL (bad type or index, a target kind other than
+ * HTMTRACE_TARGET_HW, a reserved field set).
  */
 int htm_target_from_user(const struct htmtrace_target *ut, bool any_type,
 			 struct htm_target *t)
@@ -139,6 +143,9 @@ int htm_target_from_user(const struct htmtrace_target *ut, bool any_type,
 	if (ut->node > HTMTRACE_INDEX_MAX || ut->chip > HTMTRACE_INDEX_MAX ||
 	    ut->core > HTMTRACE_INDEX_MAX)
 		return -EINVAL;
+	/* Logical and processor-id targets have no public meaning yet. */
+	if (ut->kind != HTMTRACE_TARGET_HW || ut->reserved)
+		return -EINVAL;
 
 	t->type = ut->type;
 	t->node = ut->node;
@@ -150,21 +157,34 @@ EXPORT_SYMBOL_IF_KUNIT(htm_target_from_user);
 
 /**
  * htm_config_check() - check a configuration from the user
- * @cfg: HTMTRACE_IOC_CONFIGURE argument
- * @t: receives the target
+ * @ucfg: HTMTRACE_IOC_CONFIGURE argument
+ * @cfg: receives the checked configuration; without HTMTRACE_CFG_MODE its
+ *	mode is all ones twice, the hypervisor's default HTM mode
  *
- * Return: 0 or -EINVAL (unknown flag, reserved field set, bad target).
+ * Return: 0 or -EINVAL (unknown flag, reserved field set, a mode without
+ * HTMTRACE_CFG_MODE, bad target).
  */
-int htm_config_check(const struct htmtrace_config *cfg, struct htm_target *t)
+int htm_config_check(const struct htmtrace_config *ucfg,
+		     struct htm_config *cfg)
 {
 	unsigned int i;
 
-	if (cfg->flags & ~HTMTRACE_CFG_FLAGS)
+	if (ucfg->flags & ~HTMTRACE_CFG_FLAGS || ucfg->reserved0)
 		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(cfg->reserved); i++)
-		if (cfg->reserved[i])
+	for (i = 0; i < ARRAY_SIZE(ucfg->reserved); i++)
+		if (ucfg->reserved[i])
 			return -EINVAL;
-	return htm_target_from_user(&cfg->target, false, t);
+	if (ucfg->flags & HTMTRACE_CFG_MODE) {
+		cfg->mode_mask = ucfg->mode_mask;
+		cfg->mode_value = ucfg->mode_value;
+	} else {
+		if (ucfg->mode_mask || ucfg->mode_value)
+			return -EINVAL;
+		cfg->mode_mask = -1ULL;
+		cfg->mode_value = -1ULL;
+	}
+	cfg->flags = ucfg->flags;
+	return htm_target_from_user(&ucfg->target, false, &cfg->target);
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_config_check);
 
@@ -195,12 +215,6 @@ void htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start, size_t *len)
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_dump_plan);
 
-static void htm_dump_forget(struct htm_chan *chan)
-{
-	chan->dump.len = 0;
-	chan->hw_size = 0;
-}
-
 /*
  * The bounce buffer: htm_bounce_size if memory is not too fragmented for it,
  * else the largest of its halves (down to 64 KiB) the allocator can give.
@@ -219,7 +233,6 @@ static int htm_dump_alloc(struct htm_dump *dump)
 	if (!dump->buf)
 		return -ENOMEM;
 	dump->size = size;
-	dump->xfer = size;
 	dump->len = 0;
 	return 0;
 }
@@ -232,6 +245,12 @@ static void htm_dump_free(struct htm_dump *dump)
 	dump->len = 0;
 }
 
+static bool htm_dump_holds(const struct htm_dump *dump, u64 gen, u64 pos)
+{
+	return dump->len && dump->gen == gen && pos >= dump->start &&
+	       pos - dump->start < dump->len;
+}
+
 static int htm_chan_call(struct htm_chan *chan, unsigned int op,
 			 unsigned long p1, unsigned long p2, unsigned long p3,
 			 long *hrc)
@@ -239,10 +258,10 @@ static int htm_chan_call(struct htm_chan *chan, unsigned int op,
 	unsigned long flags = 0;
 
 	lockdep_assert_held(&chan->lock);
-	if (chan->flags & HTMTRACE_CFG_NOWRAP)
+	if (chan->cfg.flags & HTMTRACE_CFG_NOWRAP)
 		flags |= HTM_FLAGS_NOWRAP;
-	return htm_hv_call(chan->hv, &chan->stats, &chan->target, flags, op,
-			   p1, p2, p3, hrc);
+	return htm_hv_call(chan->hv, &chan->stats, &chan->cfg.target, flags,
+			   op, p1, p2, p3, hrc);
 }
 
 /*
@@ -279,18 +298,20 @@ static int htm_chan_query_status(struct htm_chan *chan)
 }
 
 /*
- * Fetch the chunk holding @pos. Return: 0; -ENODATA past the end of the trace
- * (H_NOT_AVAILABLE at or beyond the size STATUS reported); -EIO for
- * H_NOT_AVAILABLE below it, or a STATUS that is no answer; another errno.
+ * Fetch the chunk holding @pos of the stopped trace into @dump. Return: 0;
+ * -ENODATA past the end of the trace (H_NOT_AVAILABLE at or beyond the size
+ * STATUS reported); -EIO for H_NOT_AVAILABLE below it, or a STATUS that is
+ * no answer; another errno.
  */
-static int htm_dump_fetch(struct htm_chan *chan, u64 pos)
+static int htm_dump_fetch(struct htm_chan *chan, struct htm_dump *dump,
+			  u64 pos)
 {
-	struct htm_dump *dump = &chan->dump;
-	size_t len;
+	size_t len, xfer;
 	u64 start;
 	long rc;
 	int ret;
 
+	lockdep_assert_held(&chan->lock);
 	if (!chan->hw_size) {
 		ret = htm_chan_query_status(chan);
 		if (ret)
@@ -298,7 +319,8 @@ static int htm_dump_fetch(struct htm_chan *chan, u64 pos)
 	}
 
 	for (;;) {
-		htm_dump_plan(pos, dump->xfer, chan->hw_size, &start, &len);
+		xfer = min(dump->size, chan->max_xfer);
+		htm_dump_plan(pos, xfer, chan->hw_size, &start, &len);
 		dump->len = 0;
 		/*
 		 * H_HTM tells no byte count: zero the chunk so that what the
@@ -309,9 +331,9 @@ static int htm_dump_fetch(struct htm_chan *chan, u64 pos)
 		ret = htm_chan_call(chan, HTM_OP_DUMP_DATA,
 				    virt_to_phys(dump->buf), len, start, &rc);
 		/* H_P5: the length is more than the hypervisor moves at once. */
-		if (rc == H_P5 && dump->xfer > PAGE_SIZE) {
-			dump->xfer = max_t(size_t, PAGE_SIZE,
-					   round_down(dump->xfer / 2, PAGE_SIZE));
+		if (rc == H_P5 && xfer > PAGE_SIZE) {
+			chan->max_xfer = max_t(size_t, PAGE_SIZE,
+					       round_down(xfer / 2, PAGE_SIZE));
 			continue;
 		}
 		break;
@@ -321,16 +343,25 @@ static int htm_dump_fetch(struct htm_chan *chan, u64 pos)
 		ret = -EIO;
 	if (ret)
 		return ret;
+	dump->gen = chan->gen;
 	dump->start = start;
 	dump->len = len;
 	return 0;
 }
 
+/* A new trace, or none: files bound to the old one see -ESTALE. */
+static void htm_chan_new_generation(struct htm_chan *chan)
+{
+	WRITE_ONCE(chan->gen, chan->gen + 1);
+	chan->hw_size = 0;
+	wake_up_interruptible_all(&chan->wait);
+}
+
 /* The hypervisor stopped, or was asked to stop, the trace. */
 static void htm_chan_stopped(struct htm_chan *chan)
 {
-	chan->state = HTMTRACE_STATE_STOPPED;
-	htm_dump_forget(chan);
+	WRITE_ONCE(chan->state, HTMTRACE_STATE_STOPPED);
+	chan->hw_size = 0;
 	wake_up_interruptible_all(&chan->wait);
 }
 
@@ -405,6 +436,8 @@ struct htm_chan *htm_chan_create(unsigned int index,
 	}
 	chan->index = index;
 	chan->hv = hv;
+	/* 0 is no generation: a file that has not read yet. */
+	chan->gen = 1;
 	mutex_init(&chan->lock);
 	init_waitqueue_head(&chan->wait);
 	INIT_DELAYED_WORK(&chan->poll_work, htm_chan_poll);
@@ -424,7 +457,6 @@ void htm_chan_destroy(struct htm_chan *chan)
 		return;
 	WARN_ON(chan->state != HTMTRACE_STATE_IDLE);
 	cancel_delayed_work_sync(&chan->poll_work);
-	htm_dump_free(&chan->dump);
 	kfree(chan->info);
 	mutex_destroy(&chan->lock);
 	kfree(chan);
@@ -459,16 +491,14 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_setup);
 /**
  * htm_chan_configure() - claim a target and configure it
  * @chan: an idle channel
- * @t: target, checked by htm_config_check()
- * @flags: HTMTRACE_CFG_*
+ * @cfg: configuration, checked by htm_config_check()
  *
  * On failure the channel stays idle and holds nothing.
  *
  * Return: 0; -EBADFD if the channel is not idle; -EBUSY if the target is
  * held elsewhere; -ENOMEM; or the hypervisor's errno.
  */
-int htm_chan_configure(struct htm_chan *chan, const struct htm_target *t,
-		       u32 flags)
+int htm_chan_configure(struct htm_chan *chan, const struct htm_config *cfg)
 {
 	int ret;
 
@@ -478,29 +508,21 @@ int htm_chan_configure(struct htm_chan *chan, const struct htm_target *t,
 		ret = -EBADFD;
 		goto out;
 	}
-	ret = htm_target_claim(t, chan);
+	ret = htm_target_claim(&cfg->target, chan);
 	if (ret)
 		goto out;
-	ret = htm_dump_alloc(&chan->dump);
-	if (ret)
-		goto release;
 
-	chan->target = *t;
-	chan->flags = flags;
-	/* -1, -1: keep the hypervisor's default HTM mode register. */
-	ret = htm_chan_call(chan, HTM_OP_CONFIGURE, -1UL, -1UL, 0, NULL);
-	if (ret)
-		goto free;
-	chan->state = HTMTRACE_STATE_CONFIGURED;
-	htm_dump_forget(chan);
-	goto out;
-
-free:
-	htm_dump_free(&chan->dump);
-	chan->flags = 0;
-	memset(&chan->target, 0, sizeof(chan->target));
-release:
-	htm_target_release(t, chan);
+	chan->cfg = *cfg;
+	ret = htm_chan_call(chan, HTM_OP_CONFIGURE, cfg->mode_mask,
+			    cfg->mode_value, 0, NULL);
+	if (ret) {
+		memset(&chan->cfg, 0, sizeof(chan->cfg));
+		htm_target_release(&cfg->target, chan);
+		goto out;
+	}
+	chan->hw_size = 0;
+	chan->max_xfer = htm_bounce_size;
+	WRITE_ONCE(chan->state, HTMTRACE_STATE_CONFIGURED);
 out:
 	mutex_unlock(&chan->lock);
 	return ret;
@@ -510,6 +532,9 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_configure);
 /**
  * htm_chan_start() - start tracing, from scratch
  * @chan: a configured or stopped channel
+ *
+ * The trace begins a new generation: files that read the previous one get
+ * -ESTALE.
  *
  * Return: 0, -EBADFD in another state, or the hypervisor's errno.
  */
@@ -527,9 +552,9 @@ int htm_chan_start(struct htm_chan *chan)
 	ret = htm_chan_call(chan, HTM_OP_START, 0, 0, 0, NULL);
 	if (ret)
 		goto out;
-	chan->state = HTMTRACE_STATE_TRACING;
-	htm_dump_forget(chan);
-	if (chan->flags & HTMTRACE_CFG_NOWRAP)
+	WRITE_ONCE(chan->state, HTMTRACE_STATE_TRACING);
+	htm_chan_new_generation(chan);
+	if (chan->cfg.flags & HTMTRACE_CFG_NOWRAP)
 		schedule_delayed_work(&chan->poll_work,
 				      msecs_to_jiffies(htm_poll_ms));
 out:
@@ -569,7 +594,8 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_stop);
  *
  * A tracing channel is stopped first; DECONFIGURE is asked for even if the
  * STOP failed (both results go to the kernel log), so that a target whose
- * STOP keeps failing can still be given back.
+ * STOP keeps failing can still be given back. The trace is gone: files
+ * that read it get -ESTALE.
  *
  * Return: 0 once DECONFIGURE succeeded, -EBADFD if idle, or the errno of
  * DECONFIGURE (the channel then keeps its state and target).
@@ -584,10 +610,6 @@ int htm_chan_deconfigure(struct htm_chan *chan)
 		ret = -EBADFD;
 		goto out;
 	}
-	/*
-	 * A STOP that fails must not strand the channel: DECONFIGURE is asked
-	 * for regardless, and if it succeeds the target is given back.
-	 */
 	if (chan->state == HTMTRACE_STATE_TRACING)
 		stop = htm_chan_stop_locked(chan);
 	ret = htm_chan_call(chan, HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
@@ -598,13 +620,10 @@ int htm_chan_deconfigure(struct htm_chan *chan)
 	if (ret)
 		goto out;
 
-	htm_target_release(&chan->target, chan);
-	htm_dump_free(&chan->dump);
-	htm_dump_forget(chan);
-	chan->state = HTMTRACE_STATE_IDLE;
-	chan->flags = 0;
-	memset(&chan->target, 0, sizeof(chan->target));
-	wake_up_interruptible_all(&chan->wait);
+	htm_target_release(&chan->cfg.target, chan);
+	memset(&chan->cfg, 0, sizeof(chan->cfg));
+	WRITE_ONCE(chan->state, HTMTRACE_STATE_IDLE);
+	htm_chan_new_generation(chan);
 out:
 	mutex_unlock(&chan->lock);
 	return ret;
@@ -623,6 +642,7 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_deconfigure);
  */
 int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr)
 {
+	const struct htm_target *t = &chan->cfg.target;
 	int ret = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -631,12 +651,14 @@ int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr)
 	if (mutex_lock_killable(&chan->lock))
 		return -EINTR;
 	st->state = chan->state;
-	st->flags = chan->flags;
+	st->flags = chan->cfg.flags;
+	st->generation = chan->gen;
 	if (chan->state != HTMTRACE_STATE_IDLE) {
-		st->target.type = chan->target.type;
-		st->target.node = chan->target.node;
-		st->target.chip = chan->target.chip;
-		st->target.core = chan->target.core;
+		st->target.type = t->type;
+		st->target.node = t->node;
+		st->target.chip = t->chip;
+		st->target.core = t->core;
+		st->target.kind = HTMTRACE_TARGET_HW;
 		ret = htm_chan_query_status(chan);
 		st->buffer_size = chan->hw_size;
 		if (!ret && hdr)
@@ -645,6 +667,7 @@ int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr)
 	mutex_unlock(&chan->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_chan_status);
 
 /* Bytes one information block takes, from its header. */
 static size_t htm_info_block_len(unsigned int op, const u8 *hdr)
@@ -729,61 +752,53 @@ int htm_chan_info(struct htm_chan *chan, unsigned int op,
 	return 0;
 }
 
-/* Copy from the cached chunk. Caller holds the lock; pos is in the chunk. */
-static ssize_t htm_dump_copy(struct htm_chan *chan, char __user *ubuf,
-			     size_t count, loff_t *pos)
-{
-	struct htm_dump *dump = &chan->dump;
-	size_t skip = *pos - dump->start;
-	size_t n = min(count, dump->len - skip);
-	size_t left;
-
-	left = copy_to_user(ubuf, dump->buf + skip, n);
-	if (left == n)
-		return -EFAULT;
-	n -= left;
-	*pos += n;
-	chan->bytes_dumped += n;
-	return n;
-}
-
-static bool htm_dump_holds(const struct htm_dump *dump, u64 pos)
-{
-	return dump->len && pos >= dump->start && pos - dump->start < dump->len;
-}
+/* readers */
 
 /**
- * htm_chan_read() - read the trace at *@pos
- * @chan: channel
- * @ubuf: user buffer
- * @count: its size
- * @pos: file position, the offset in the HTM buffer; advanced by the bytes
- *	copied
- * @how: HTM_READ_NONBLOCK (O_NONBLOCK), HTM_READ_MAY_STOP (the reader may
- *	stop the trace: the file's opener had CAP_PERFMON or CAP_SYS_ADMIN)
- *
- * A tracing channel is stopped first, unless it was configured to wait: then
- * the read waits for the trace to stop.
- *
- * Return: bytes copied, 0 past the end of the trace, -ENODATA if there is no
- * trace (idle or never started), -EPERM if the read would have to stop the
- * trace and may not, -EAGAIN, -ERESTARTSYS, -EFAULT, or the hypervisor's
- * errno.
+ * htm_reader_init() - the read state of a newly opened file
+ * @rd: reader to set up
+ * @chan: the file's channel
  */
-ssize_t htm_chan_read(struct htm_chan *chan, char __user *ubuf, size_t count,
-		      loff_t *pos, unsigned int how)
+void htm_reader_init(struct htm_reader *rd, struct htm_chan *chan)
 {
-	bool nonblock = how & HTM_READ_NONBLOCK;
+	memset(rd, 0, sizeof(*rd));
+	rd->chan = chan;
+	mutex_init(&rd->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_reader_init);
 
-	ssize_t ret;
+/* The file is closed: free its bounce buffer. */
+void htm_reader_release(struct htm_reader *rd)
+{
+	htm_dump_free(&rd->dump);
+	mutex_destroy(&rd->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_reader_release);
 
-	if (*pos < 0)
-		return -EINVAL;
+/*
+ * Bring the channel to a stopped trace this file may read and make
+ * rd->dump hold @pos of it. Return: 1 when it does, 0 past the end of the
+ * trace, or an errno (see htm_chan_read()).
+ */
+static int htm_reader_fill(struct htm_reader *rd, u64 pos, bool want_data,
+			   unsigned int how)
+{
+	struct htm_chan *chan = rd->chan;
+	u64 gen;
+	int ret;
+
+	lockdep_assert_held(&rd->lock);
 	if (mutex_lock_interruptible(&chan->lock))
 		return -ERESTARTSYS;
 
-	while (chan->state == HTMTRACE_STATE_TRACING) {
-		if (!(chan->flags & HTMTRACE_CFG_WAIT)) {
+	for (;;) {
+		if (rd->gen && rd->gen != chan->gen) {
+			ret = -ESTALE;
+			goto out;
+		}
+		if (chan->state != HTMTRACE_STATE_TRACING)
+			break;
+		if (!(chan->cfg.flags & HTMTRACE_CFG_WAIT)) {
 			ret = -EPERM;
 			if (!(how & HTM_READ_MAY_STOP))
 				goto out;
@@ -792,13 +807,18 @@ ssize_t htm_chan_read(struct htm_chan *chan, char __user *ubuf, size_t count,
 				goto out;
 			break;
 		}
-		if (nonblock) {
+		if (how & HTM_READ_NONBLOCK) {
 			ret = -EAGAIN;
 			goto out;
 		}
+		/* The file reads the trace it waits for, and no later one. */
+		gen = chan->gen;
+		WRITE_ONCE(rd->gen, gen);
 		mutex_unlock(&chan->lock);
-		if (wait_event_interruptible(chan->wait, READ_ONCE(chan->state) !=
-					     HTMTRACE_STATE_TRACING))
+		if (wait_event_interruptible(chan->wait,
+					     READ_ONCE(chan->state) !=
+					     HTMTRACE_STATE_TRACING ||
+					     READ_ONCE(chan->gen) != gen))
 			return -ERESTARTSYS;
 		if (mutex_lock_interruptible(&chan->lock))
 			return -ERESTARTSYS;
@@ -808,21 +828,76 @@ ssize_t htm_chan_read(struct htm_chan *chan, char __user *ubuf, size_t count,
 		ret = -ENODATA;
 		goto out;
 	}
-	if (!count) {
-		ret = 0;
+	WRITE_ONCE(rd->gen, chan->gen);
+	ret = 0;
+	if (!want_data)
 		goto out;
-	}
-	if (!htm_dump_holds(&chan->dump, *pos)) {
-		ret = htm_dump_fetch(chan, *pos);
-		if (ret) {
-			if (ret == -ENODATA)
-				ret = 0;
-			goto out;
-		}
-	}
-	ret = htm_dump_copy(chan, ubuf, count, pos);
+	ret = 1;
+	if (htm_dump_holds(&rd->dump, rd->gen, pos))
+		goto out;
+	ret = htm_dump_fetch(chan, &rd->dump, pos);
+	if (!ret)
+		ret = 1;
+	else if (ret == -ENODATA)
+		ret = 0;
 out:
 	mutex_unlock(&chan->lock);
+	return ret;
+}
+
+/**
+ * htm_chan_read() - read the trace at *@pos
+ * @rd: the file's reader
+ * @ubuf: user buffer
+ * @count: its size
+ * @pos: file position, the offset in the HTM buffer; advanced by the bytes
+ *	copied
+ * @how: HTM_READ_NONBLOCK (O_NONBLOCK), HTM_READ_MAY_STOP (the reader may
+ *	stop the trace: the file's opener had CAP_PERFMON or CAP_SYS_ADMIN)
+ *
+ * A tracing channel is stopped first, unless it was configured to wait: then
+ * the read waits for the trace to stop. The first read after open() or
+ * lseek() binds the file to the trace it finds (or waits for). The copy to
+ * the user is made from the file's own chunk, without the channel's lock.
+ *
+ * Return: bytes copied, 0 past the end of the trace, -ENODATA if there is no
+ * trace (idle or never started), -ESTALE if the file's trace was restarted
+ * or deconfigured, -EPERM if the read would have to stop the trace and may
+ * not, -EAGAIN, -ERESTARTSYS, -EFAULT, -ENOMEM, or the hypervisor's errno.
+ */
+ssize_t htm_chan_read(struct htm_reader *rd, char __user *ubuf, size_t count,
+		      loff_t *pos, unsigned int how)
+{
+	struct htm_dump *dump = &rd->dump;
+	size_t skip, n, left;
+	ssize_t ret;
+
+	if (*pos < 0)
+		return -EINVAL;
+	if (mutex_lock_interruptible(&rd->lock))
+		return -ERESTARTSYS;
+	if (count && !dump->buf) {
+		ret = htm_dump_alloc(dump);
+		if (ret)
+			goto out;
+	}
+	ret = htm_reader_fill(rd, *pos, count != 0, how);
+	if (ret <= 0)
+		goto out;
+
+	skip = *pos - dump->start;
+	n = min(count, dump->len - skip);
+	left = copy_to_user(ubuf, dump->buf + skip, n);
+	if (left == n) {
+		ret = -EFAULT;
+		goto out;
+	}
+	n -= left;
+	*pos += n;
+	atomic64_add(n, &rd->chan->bytes_dumped);
+	ret = n;
+out:
+	mutex_unlock(&rd->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_chan_read);
@@ -852,22 +927,29 @@ loff_t htm_chan_size(struct htm_chan *chan)
 }
 
 /**
- * htm_chan_poll_mask() - what poll() reports (no lock needed)
- * @chan: channel
+ * htm_chan_poll_mask() - what poll() reports for a file (no lock needed)
+ * @rd: the file's reader
  *
- * Return: EPOLLIN | EPOLLRDNORM when read() would not wait (a stopped trace,
- * or a tracing channel that read() stops); 0 while a channel configured to
- * wait traces; EPOLLERR | EPOLLHUP when there is no trace to read (idle, or
- * configured and never started), so that a poll loop does not spin on a
- * read() that fails with -ENODATA.
+ * Return: EPOLLIN | EPOLLERR once the file's trace is gone (read() then
+ * fails with -ESTALE until the file is lseek()ed); EPOLLIN | EPOLLRDNORM
+ * when read() would not wait (a stopped trace, or a tracing channel that
+ * read() stops); 0 while a channel configured to wait traces; EPOLLERR |
+ * EPOLLHUP when there is no trace to read (idle, or configured and never
+ * started), so that a poll loop does not spin on a read() that fails with
+ * -ENODATA.
  */
-__poll_t htm_chan_poll_mask(struct htm_chan *chan)
+__poll_t htm_chan_poll_mask(struct htm_reader *rd)
 {
+	struct htm_chan *chan = rd->chan;
+	u64 gen = READ_ONCE(rd->gen);
+
+	if (gen && gen != READ_ONCE(chan->gen))
+		return EPOLLIN | EPOLLERR;
 	switch (READ_ONCE(chan->state)) {
 	case HTMTRACE_STATE_STOPPED:
 		return EPOLLIN | EPOLLRDNORM;
 	case HTMTRACE_STATE_TRACING:
-		return READ_ONCE(chan->flags) & HTMTRACE_CFG_WAIT ?
+		return READ_ONCE(chan->cfg.flags) & HTMTRACE_CFG_WAIT ?
 		       0 : EPOLLIN | EPOLLRDNORM;
 	default:
 		return EPOLLERR | EPOLLHUP;

@@ -5,6 +5,7 @@
 #ifndef _HTMTRACE_H
 #define _HTMTRACE_H
 
+#include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/mmzone.h>
 #include <linux/mutex.h>
@@ -86,24 +87,54 @@ int htm_hv_call(const struct htmtrace_hv_ops *ops, struct htm_hv_stats *stats,
 		unsigned long p3, long *hrc);
 int htm_hv_session_get(void);
 void htm_hv_session_put(void);
-const char *htm_hv_backend_name(void);
-int htm_hv_init(void);
+void htm_hv_backend_name(char *buf, size_t size);
+
+/**
+ * struct htm_hv_client - what the driver does as backends come and go
+ * @attach: @ops has become the backend and offers H_HTM: create what uses
+ *	it (the devices); on error, leave nothing behind
+ * @detach: the backend whose @attach succeeded is about to go: remove what
+ *	@attach created
+ *
+ * hv.c calls both with its backend mutex held and no session active; it
+ * knows nothing of what they create.
+ */
+struct htm_hv_client {
+	int (*attach)(const struct htmtrace_hv_ops *ops);
+	void (*detach)(void);
+};
+
+int htm_hv_init(const struct htm_hv_client *client);
 void htm_hv_exit(void);
 
 /* htm_chan.c: HTM channels, target registry and dump engine */
 
 /**
- * struct htm_dump - the bounce buffer and the chunk it holds
+ * struct htm_config - a checked HTMTRACE_IOC_CONFIGURE argument
+ * @target: the unit to trace
+ * @flags: HTMTRACE_CFG_*
+ * @mode_mask: first CONFIGURE parameter (all ones: the default HTM mode)
+ * @mode_value: second CONFIGURE parameter (all ones: the default HTM mode)
+ */
+struct htm_config {
+	struct htm_target target;
+	u32 flags;
+	u64 mode_mask;
+	u64 mode_value;
+};
+
+/**
+ * struct htm_dump - a bounce buffer and the chunk of trace it holds
  * @buf: physically contiguous buffer handed to the hypervisor
  * @size: allocated size of @buf
- * @xfer: bytes asked per DUMP_DATA; shrinks if the hypervisor refuses @size
- * @start: HTM buffer offset of the cached chunk
- * @len: bytes of the cached chunk; 0 when nothing is cached
+ * @gen: generation of the trace the chunk was fetched from
+ * @start: HTM buffer offset of the chunk
+ * @len: bytes of the chunk; 0 when nothing is held
  */
 struct htm_dump {
 	void *buf;
 	size_t size;
-	size_t xfer;
+	u64 gen;
 	u64 start;
 	size_t len;
 };
@@ -112,18 +143,21 @@ struct htm_dump {
  * struct htm_chan - one HTM channel (/dev/htmN)
  * @index: N
  * @hv: the backend the channel was created for
- * @lock: serialises every field below and every hcall made for the channel;
- *	taken in process context only, never while holding another htmtrace
- *	lock except htm_targets_lock (taken inside it)
- * @state: HTMTRACE_STATE_*
- * @flags: HTMTRACE_CFG_* of the configuration
- * @target: the configured target
+ * @lock: serialises every field below but @bytes_dumped, and every hcall
+ *	made for the channel; taken in process context only, inside a
+ *	reader's lock, and never while holding another htmtrace lock
+ *	(htm_targets_lock is taken inside it)
+ * @state: HTMTRACE_STATE_*; read without the lock by poll()
+ * @gen: generation of the trace: changes at every START and DECONFIGURE;
+ *	read without the lock by poll() and waiters
+ * @cfg: the configuration, while not idle
  * @hw_size: HTM buffer size reported by STATUS since the last stop, 0 unknown
- * @dump: dump engine state
+ * @max_xfer: most bytes one DUMP_DATA may ask for; halved when the
+ *	hypervisor says the length is too long (H_P5)
  * @info: PAGE_SIZE buffer for STATUS and the information blocks
  * @stats: hypervisor call counters
  * @bytes_dumped: trace bytes copied to readers
- * @wait: woken when the channel leaves the tracing state
+ * @wait: woken when the channel leaves the tracing state or @gen changes
  * @poll_work: watches a no-wrap trace for the hypervisor stopping it
  * @debugfs: the channel's debugfs directory
  */
@@ -132,21 +166,40 @@ struct htm_chan {
 	const struct htmtrace_hv_ops *hv;
 	struct mutex lock;		/* see above */
 	u32 state;
-	u32 flags;
-	struct htm_target target;
+	u64 gen;
+	struct htm_config cfg;
 	u64 hw_size;
-	struct htm_dump dump;
+	size_t max_xfer;
 	void *info;
 	struct htm_hv_stats stats;
-	u64 bytes_dumped;
+	atomic64_t bytes_dumped;
 	wait_queue_head_t wait;
 	struct delayed_work poll_work;
 	struct dentry *debugfs;
 };
 
+/**
+ * struct htm_reader - what one open file of a channel reads
+ * @chan: the channel
+ * @lock: serialises reads and seeks of the file and guards @gen and @dump;
+ *	taken before @chan->lock, and held across the copy to the user, which
+ *	the channel's lock never is
+ * @gen: generation of the trace the file reads, 0 until the first read()
+ *	after open() or lseek(); read without the lock by poll()
+ * @dump: the file's bounce buffer and the chunk it last fetched, so that
+ *	files reading at different offsets do not refetch each other's chunks
+ */
+struct htm_reader {
+	struct htm_chan *chan;
+	struct mutex lock;		/* see above */
+	u64 gen;
+	struct htm_dump dump;
+};
+
 int htm_target_from_user(const struct htmtrace_target *ut, bool any_type,
 			 struct htm_target *t);
-int htm_config_check(const struct htmtrace_config *cfg, struct htm_target *t);
+int htm_config_check(const struct htmtrace_config *ucfg,
+		     struct htm_config *cfg);
 int htm_target_claim(const struct htm_target *t, const void *owner);
 void htm_target_release(const struct htm_target *t, const void *owner);
 void htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start,
@@ -157,21 +210,23 @@ struct htm_chan *htm_chan_create(unsigned int index,
 void htm_chan_destroy(struct htm_chan *chan);
 int htm_chan_setup(struct htm_chan *chan, const struct htm_target *t,
 		   u32 log2_size);
-int htm_chan_configure(struct htm_chan *chan, const struct htm_target *t,
-		       u32 flags);
+int htm_chan_configure(struct htm_chan *chan, const struct htm_config *cfg);
 int htm_chan_start(struct htm_chan *chan);
 int htm_chan_stop(struct htm_chan *chan);
 int htm_chan_deconfigure(struct htm_chan *chan);
 int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr);
 int htm_chan_info(struct htm_chan *chan, unsigned int op,
 		  const struct htm_target *t, void **data, size_t *len);
+
+void htm_reader_init(struct htm_reader *rd, struct htm_chan *chan);
+void htm_reader_release(struct htm_reader *rd);
 /* htm_chan_read() flags */
 #define HTM_READ_NONBLOCK	BIT(0)
 #define HTM_READ_MAY_STOP	BIT(1)
-ssize_t htm_chan_read(struct htm_chan *chan, char __user *ubuf, size_t count,
+ssize_t htm_chan_read(struct htm_reader *rd, char __user *ubuf, size_t count,
 		      loff_t *pos, unsigned int how);
 loff_t htm_chan_size(struct htm_chan *chan);
-__poll_t htm_chan_poll_mask(struct htm_chan *chan);
+__poll_t htm_chan_poll_mask(struct htm_reader *rd);
 
 /* htm_cdev.c: /dev/htmN */
 int htm_cdev_add_all(const struct htmtrace_hv_ops *hv);

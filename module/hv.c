@@ -8,10 +8,12 @@
  * interruptibly, within a total bound) and counts what happened; every
  * hypervisor status becomes an errno in htm_hv_op_errno(), per operation.
  *
- * The backend is a table of operations: the pseries hcalls by default, or a
- * simulator registered with htmtrace_hv_register() while no session is
- * active. A session is an open /dev/htmN or a configured channel; each pins
- * the backend's module.
+ * The backend is a table of operations: the pseries hcalls, or, in a test
+ * build only (HTMTRACE_TEST), a simulator registered with
+ * htmtrace_hv_register() while no session is active. A session is an open
+ * /dev/htmN or a configured channel; each pins the backend's module. When
+ * the backend changes, the client given to htm_hv_init() (main.c) is told,
+ * and it creates or removes the devices: this file knows nothing of them.
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
@@ -24,6 +26,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <kunit/visibility.h>
 
 #include <asm/hvcall.h>
@@ -145,7 +148,7 @@ EXPORT_SYMBOL_IF_KUNIT(htm_hv_rc_name);
  * Return: 0 for H_SUCCESS and H_PARTIAL; -ENODATA for H_NOT_AVAILABLE;
  * -EBUSY for H_BUSY and H_LONG_BUSY_* (returned once the retry policy gave
  * up); -EINVAL for a rejected parameter; -EPERM when the partition may not
- * use HTM; -EOPNOTSUPP when the hypervisor lacks H_HTM; -ENOSPC when it
+ * use HTM; -EOPNOTSUPP when the hypervisor lacks H_HTM; -ENOBUFS when it
  * lacks the resources; -ENXIO for H_CLOSED; -EIO for H_STATE, H_HARDWARE,
  * H_CONSTRAINED and any status not listed.
  */
@@ -175,7 +178,7 @@ int htm_hv_errno(long rc)
 	case H_FUNCTION:
 		return -EOPNOTSUPP;
 	case H_RESOURCE:
-		return -ENOSPC;
+		return -ENOBUFS;
 	case H_CLOSED:
 		return -ENXIO;
 	case H_STATE:
@@ -351,13 +354,20 @@ int htm_hv_call(const struct htmtrace_hv_ops *ops, struct htm_hv_stats *stats,
 
 /* backend registration and sessions */
 
-/* Serialises backend changes, including adding and removing the devices. */
+/*
+ * Serialises backend changes, and with them the client's attach and detach
+ * (which add and remove the devices); guards htm_hv_client and
+ * htm_hv_attached.
+ */
 static DEFINE_MUTEX(htm_hv_mutex);
+static const struct htm_hv_client *htm_hv_client;
+static bool htm_hv_attached;
 
 /*
  * htm_hv_lock guards the three fields below. It is a spinlock so that
  * opening a device (under misc_mtx) never waits for htm_hv_mutex, which is
- * held around misc_register() and misc_deregister().
+ * held around misc_register() and misc_deregister(). htm_hv_ops changes
+ * only with htm_hv_mutex held too.
  */
 static DEFINE_SPINLOCK(htm_hv_lock);
 static const struct htmtrace_hv_ops *htm_hv_ops = &htm_hv_pseries;
@@ -370,7 +380,8 @@ static bool htm_hv_switching;
  * Pins the backend's module so that it cannot go away while the session
  * lasts.
  *
- * Return: 0, or -ENODEV while the backend is being replaced or unloaded.
+ * Return: 0, or -ENODEV while the backend is being replaced, unloaded or
+ * still being set up.
  */
 int htm_hv_session_get(void)
 {
@@ -397,9 +408,19 @@ void htm_hv_session_put(void)
 	module_put(owner);
 }
 
-const char *htm_hv_backend_name(void)
+/**
+ * htm_hv_backend_name() - copy the current backend's name
+ * @buf: destination
+ * @size: its size
+ *
+ * Under the backend mutex: the name belongs to the backend's module, which
+ * may be on its way out.
+ */
+void htm_hv_backend_name(char *buf, size_t size)
 {
-	return READ_ONCE(htm_hv_ops)->name;
+	mutex_lock(&htm_hv_mutex);
+	strscpy(buf, htm_hv_ops->name, size);
+	mutex_unlock(&htm_hv_mutex);
 }
 
 /**
@@ -445,30 +466,12 @@ int htm_hv_probe(const struct htmtrace_hv_ops *ops)
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_probe);
 
-/*
- * Make @ops the backend and create its devices if it has HTM.
- * Return: 0, -ENODEV when the backend has no usable H_HTM, or an error.
- */
-static int htm_hv_switch(const struct htmtrace_hv_ops *ops)
-{
-	int ret;
-
-	lockdep_assert_held(&htm_hv_mutex);
-	WRITE_ONCE(htm_hv_ops, ops);
-	ret = htm_hv_probe(ops);
-	if (ret)
-		return ret;
-	ret = htm_cdev_add_all(ops);
-	if (ret)
-		pr_err("%s: cannot create the devices: %d\n", ops->name, ret);
-	return ret;
-}
-
 /* Stop new sessions; fail if one is active. Caller holds htm_hv_mutex. */
 static int htm_hv_begin_switch(void)
 {
 	int ret = 0;
 
+	lockdep_assert_held(&htm_hv_mutex);
 	spin_lock(&htm_hv_lock);
 	if (htm_hv_sessions)
 		ret = -EBUSY;
@@ -485,9 +488,46 @@ static void htm_hv_end_switch(void)
 	spin_unlock(&htm_hv_lock);
 }
 
+/* Tell the client that the backend goes, if it uses it. */
+static void htm_hv_detach(void)
+{
+	lockdep_assert_held(&htm_hv_mutex);
+	if (htm_hv_attached)
+		htm_hv_client->detach();
+	htm_hv_attached = false;
+}
+
+/*
+ * Make @ops the backend and, if it has H_HTM, tell the client. Called
+ * between htm_hv_begin_switch() and htm_hv_end_switch(), so that no file
+ * can be opened on a device before all of them exist.
+ * Return: 0, -ENODEV when the backend has no usable H_HTM, or an error.
+ */
+static int htm_hv_switch(const struct htmtrace_hv_ops *ops)
+{
+	int ret;
+
+	lockdep_assert_held(&htm_hv_mutex);
+	spin_lock(&htm_hv_lock);
+	htm_hv_ops = ops;
+	spin_unlock(&htm_hv_lock);
+	ret = htm_hv_probe(ops);
+	if (ret)
+		return ret;
+	ret = htm_hv_client->attach(ops);
+	if (ret)
+		pr_err("%s: cannot create the devices: %d\n", ops->name, ret);
+	htm_hv_attached = !ret;
+	return ret;
+}
+
+#ifdef HTMTRACE_TEST
 /**
- * htmtrace_hv_register() - replace the pseries backend
+ * htmtrace_hv_register() - replace the pseries backend (test builds only)
  * @ops: the new backend, e.g. the simulator's; must outlive its registration
+ *
+ * A production build has no way to replace the hypervisor: this exists
+ * only when the module is built with HTMTRACE_TEST=y.
  *
  * Return: 0; -EBUSY if another backend is registered or a session is
  * active; -EINVAL without an @ops->htm; or the error of probing @ops.
@@ -508,10 +548,10 @@ int htmtrace_hv_register(const struct htmtrace_hv_ops *ops)
 	if (ret)
 		goto out;
 
-	htm_cdev_remove_all();
+	htm_hv_detach();
 	ret = htm_hv_switch(ops);
 	if (ret) {
-		htm_cdev_remove_all();
+		htm_hv_detach();
 		htm_hv_switch(&htm_hv_pseries);
 	} else {
 		pr_info("hypervisor backend: %s\n", ops->name);
@@ -537,28 +577,40 @@ void htmtrace_hv_unregister(const struct htmtrace_hv_ops *ops)
 		mutex_unlock(&htm_hv_mutex);
 		return;
 	}
-	htm_cdev_remove_all();
+	htm_hv_detach();
 	htm_hv_switch(&htm_hv_pseries);
 	pr_info("hypervisor backend: %s\n", htm_hv_pseries.name);
 	htm_hv_end_switch();
 	mutex_unlock(&htm_hv_mutex);
 }
 EXPORT_SYMBOL_GPL(htmtrace_hv_unregister);
+#endif /* HTMTRACE_TEST */
 
-int htm_hv_init(void)
+/**
+ * htm_hv_init() - start with the pseries backend
+ * @client: told when a backend with H_HTM is there and when it goes
+ *
+ * Return: 0 (a hypervisor without H_HTM is not an error: in a test build a
+ * backend may come), or the error of creating the devices.
+ */
+int htm_hv_init(const struct htm_hv_client *client)
 {
 	int ret;
 
 	mutex_lock(&htm_hv_mutex);
+	htm_hv_client = client;
+	/* No file may be opened before every device exists. */
+	WARN_ON(htm_hv_begin_switch());
 	ret = htm_hv_switch(&htm_hv_pseries);
+	htm_hv_end_switch();
 	mutex_unlock(&htm_hv_mutex);
-	/* A hypervisor without H_HTM is not an error: a backend may come. */
 	return ret == -ENODEV ? 0 : ret;
 }
 
+/* Module exit: no session can be active (each pins this module). */
 void htm_hv_exit(void)
 {
 	mutex_lock(&htm_hv_mutex);
-	htm_cdev_remove_all();
+	htm_hv_detach();
 	mutex_unlock(&htm_hv_mutex);
 }

@@ -66,7 +66,7 @@ static unsigned int bounce_kb = 1024;
 static struct htm_uint_param bounce_kb_param = { &bounce_kb, 64, 65536 };
 module_param_cb(bounce_kb, &htm_uint_param_ops, &bounce_kb_param, 0444);
 MODULE_PARM_DESC(bounce_kb,
-		 "dump bounce buffer per configured channel, KiB (64..65536, default 1024; capped at the largest contiguous allocation)");
+		 "dump bounce buffer per reading file, KiB (64..65536, default 1024; capped at the largest contiguous allocation)");
 
 unsigned int htm_poll_ms = 20;
 static struct htm_uint_param poll_ms_param = { &htm_poll_ms, 1, 10000 };
@@ -99,6 +99,25 @@ const char *htm_platform_check(bool lpar, bool kvm_guest)
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_platform_check);
 
+/*
+ * The composition root: what exists while a backend with H_HTM is there.
+ * The perf PMUs will join the devices here.
+ */
+static int htm_backend_attach(const struct htmtrace_hv_ops *ops)
+{
+	return htm_cdev_add_all(ops);
+}
+
+static void htm_backend_detach(void)
+{
+	htm_cdev_remove_all();
+}
+
+static const struct htm_hv_client htm_backend_client = {
+	.attach = htm_backend_attach,
+	.detach = htm_backend_detach,
+};
+
 static int __init htmtrace_init(void)
 {
 	const char *why;
@@ -119,7 +138,7 @@ static int __init htmtrace_init(void)
 			bounce_kb, htm_bounce_size / 1024);
 	}
 	htm_debugfs_init();
-	ret = htm_hv_init();
+	ret = htm_hv_init(&htm_backend_client);
 	if (ret)
 		htm_debugfs_exit();
 	return ret;

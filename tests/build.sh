@@ -24,7 +24,7 @@ for d in module uapi kunit; do
 	cp -a --update "$top/$d/." "$out/kmod/$d/"
 done
 
-make -s -C "$kdir" ARCH=powerpc CROSS_COMPILE=$cross M="$out/kmod" W=1 \
+make -s -C "$kdir" ARCH=powerpc CROSS_COMPILE=$cross M="$out/kmod" W=1 HTMTRACE_TEST=y \
 	${HTMTRACE_SPARSE:+C=1} modules
 cp "$out"/kmod/*.ko "$out/"
 

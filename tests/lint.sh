@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Kernel style gates on our kernel sources, as TAP:
-#   checkpatch.pl --strict, and a W=1 build with sparse (C=2) that must print
-#   no warning.
+#   checkpatch.pl --strict, and W=1 builds with sparse (C=2) that must print
+#   no warning: the test build (HTMTRACE_TEST=y: simulator, KUnit) and the
+#   production build, which must not export a way to replace the hypervisor.
 #
 #   tests/lint.sh [release|debug]
 set -uo pipefail
@@ -18,7 +19,7 @@ cd "$top"
 files=$(ls module/*.c module/*.h module/hvsim/*.c module/hvsim/*.h kunit/*.c \
 	uapi/linux/htmtrace.h 2>/dev/null)
 
-echo "1..2"
+echo "1..3"
 status=0
 
 # shellcheck disable=SC2086
@@ -32,16 +33,38 @@ else
 	echo "ok 1 checkpatch --strict"
 fi
 
-rm -rf "$out/kmod"
-mkdir -p "$out/kmod"
-cp -a Kbuild module uapi kunit "$out/kmod/"
-if make -s -C "$kdir" ARCH=powerpc CROSS_COMPILE=powerpc64le-linux-gnu- \
-	M="$out/kmod" W=1 C=2 modules > "$out/build.log" 2>&1 &&
-	! grep -qE 'warning:|error:' "$out/build.log"; then
-	echo "ok 2 W=1 and sparse build without warnings"
+# build NAME MAKE-ARGS...: a W=1 + sparse build of our sources in $out/NAME
+build() {
+	local name=$1
+	shift
+	rm -rf "${out:?}/$name"
+	mkdir -p "$out/$name"
+	cp -a Kbuild module uapi kunit "$out/$name/"
+	make -s -C "$kdir" ARCH=powerpc CROSS_COMPILE=powerpc64le-linux-gnu- \
+		M="$out/$name" W=1 C=2 "$@" modules > "$out/$name.log" 2>&1 &&
+		! grep -qE 'warning:|error:' "$out/$name.log"
+}
+
+if build kmod HTMTRACE_TEST=y; then
+	echo "ok 2 W=1 and sparse build without warnings (test build)"
 else
-	echo "not ok 2 W=1 and sparse build without warnings"
-	grep -E 'warning:|error:' "$out/build.log" | head -n 40 | sed 's/^/# /'
+	echo "not ok 2 W=1 and sparse build without warnings (test build)"
+	grep -E 'warning:|error:' "$out/kmod.log" | head -n 40 | sed 's/^/# /'
 	status=1
+fi
+
+# The production build: the driver alone, and no backend hook to export.
+if ! build prod; then
+	echo "not ok 3 production build: W=1 and sparse clean, no backend hook"
+	grep -E 'warning:|error:' "$out/prod.log" | head -n 40 | sed 's/^/# /'
+	status=1
+elif [ "$(ls "$out"/prod/*.ko | xargs -n1 basename)" != htmtrace.ko ] ||
+	grep -q htmtrace_hv_register "$out/prod/Module.symvers"; then
+	echo "not ok 3 production build: W=1 and sparse clean, no backend hook"
+	echo "# built: $(ls "$out"/prod/*.ko | xargs -n1 basename | tr '\n' ' ')"
+	sed 's/^/# symvers: /' "$out/prod/Module.symvers"
+	status=1
+else
+	echo "ok 3 production build: W=1 and sparse clean, no backend hook"
 fi
 exit $status

@@ -371,6 +371,7 @@ static const struct option configure_options[] = {
 	DEVICE_OPTION,
 	{ "nowrap", no_argument, NULL, OPT_NOWRAP },
 	{ "wait", no_argument, NULL, OPT_WAIT },
+	{ "mode", required_argument, NULL, OPT_MODE },
 	HELP_OPTION,
 	OPTIONS_END,
 };
@@ -379,6 +380,7 @@ int cmd_configure(int argc, char **argv)
 {
 	struct htmtrace_config cfg;
 	struct cmd_opts co = { 0 };
+	__u64 mask = 0, value = 0;
 	__u32 flags = 0;
 	int opt;
 
@@ -391,6 +393,12 @@ int cmd_configure(int argc, char **argv)
 		case OPT_WAIT:
 			flags |= HTMTRACE_CFG_WAIT;
 			break;
+		case OPT_MODE:
+			if (parse_mode(optarg, &mask, &value))
+				return usage_err("bad mode '%s': expected MASK:VALUE, e.g. 0xff:0x1",
+						 optarg);
+			flags |= HTMTRACE_CFG_MODE;
+			break;
 		}
 	}
 	if (opt)
@@ -401,6 +409,8 @@ int cmd_configure(int argc, char **argv)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.target = co.ta.t;
 	cfg.flags = flags;
+	cfg.mode_mask = mask;
+	cfg.mode_value = value;
 	return dev_ioctl(co.dev, O_RDWR, HTMTRACE_IOC_CONFIGURE, &cfg,
 			 "configure");
 }

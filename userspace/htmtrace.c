@@ -13,6 +13,9 @@
 
 #include "htmtrace.h"
 
+#define MODE_HELP \
+	"      --mode MASK:VALUE the HTM mode CONFIGURE passes to the hypervisor\n" \
+	"                        (default: its own default mode)\n"
 #define TARGET_HELP \
 	"  -t, --type TYPE       nest, core, llat, global or a number 0..255\n" \
 	"  -n, --node NODE       node index, 0..65535\n" \
@@ -49,6 +52,7 @@ static const struct command commands[] = {
 	  "                        default)\n"
 	  "      --wrap            wrap around instead: the dump is then in buffer\n"
 	  "                        order, not time order\n"
+	  MODE_HELP
 	  "      --duration SECS   trace for SECS seconds, e.g. 2 or 0.5\n"
 	  "      --bs SIZE         read() size (default 1M; K, M, G suffixes)\n"
 	  "      --dry-run         print the output file names and exit\n" },
@@ -96,7 +100,7 @@ static const struct command commands[] = {
 	  "      --hex             also dump each block in hex\n" },
 	{ "configure", cmd_configure, "claim a target for a channel",
 	  "Usage: htmtrace configure -t TYPE -n NODE -p CHIP -c CORE [-d DEV]\n"
-	  "                          [--nowrap] [--wait]\n"
+	  "                          [--nowrap] [--wait] [--mode MASK:VALUE]\n"
 	  "\n"
 	  "Configure the channel for the target. The target is held by the\n"
 	  "channel until 'htmtrace deconfigure'.\n"
@@ -105,7 +109,8 @@ static const struct command commands[] = {
 	  DEVICE_HELP
 	  "      --nowrap          stop tracing when the HTM buffer is full\n"
 	  "      --wait            read() waits for the trace to stop instead\n"
-	  "                        of stopping it\n" },
+	  "                        of stopping it\n"
+	  MODE_HELP },
 	{ "start", cmd_start, "start tracing",
 	  "Usage: htmtrace start [-d DEV]\n"
 	  "\n"

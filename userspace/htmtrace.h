@@ -61,6 +61,7 @@ int parse_type(const char *s, __u32 *type);
 int parse_index(const char *s, __u32 *index);
 int parse_size(const char *s, __u64 *val);
 int parse_seconds(const char *s, double *secs);
+int parse_mode(const char *s, __u64 *mask, __u64 *value);
 int device_path(char *buf, size_t len, const char *arg);
 const char *type_name(__u32 type);
 int format_target(char *buf, size_t len, const struct htmtrace_target *t);
@@ -138,6 +139,7 @@ enum {
 	OPT_DURATION,
 	OPT_HEX,
 	OPT_MIN_RECORDS,
+	OPT_MODE,
 	OPT_NOWRAP,
 	OPT_WRAP,
 	OPT_SIM,

@@ -62,6 +62,32 @@ int parse_u64(const char *s, __u64 *val)
 	return 0;
 }
 
+/**
+ * parse_mode() - parse an HTM mode, MASK:VALUE
+ * @s: two numbers as parse_u64() reads them, joined by a colon
+ * @mask: out: the mask, CONFIGURE's first parameter
+ * @value: out: the value, its second parameter
+ *
+ * Return: 0 or -EINVAL.
+ */
+int parse_mode(const char *s, __u64 *mask, __u64 *value)
+{
+	const char *colon = s ? strchr(s, ':') : NULL;
+	char head[32];
+	size_t n;
+
+	if (!colon)
+		return -EINVAL;
+	n = colon - s;
+	if (n >= sizeof(head))
+		return -EINVAL;
+	memcpy(head, s, n);
+	head[n] = '\0';
+	if (parse_u64(head, mask) || parse_u64(colon + 1, value))
+		return -EINVAL;
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	__u32 type;

@@ -253,6 +253,7 @@ static const struct option record_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "nowrap", no_argument, NULL, OPT_NOWRAP },
 	{ "wrap", no_argument, NULL, OPT_WRAP },
+	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "bs", required_argument, NULL, OPT_BS },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
@@ -280,6 +281,7 @@ int cmd_record(int argc, char **argv)
 	 * no write pointer a wrapped dump cannot be put in time order.
 	 */
 	__u32 flags = HTMTRACE_CFG_NOWRAP;
+	__u64 mask = 0, value = 0;
 	int fd, trace_fd, xlate_fd, opt, err, ret = EXIT_FAIL;
 
 	/* '+': the first operand starts the command and its own options. */
@@ -294,6 +296,12 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_WRAP:
 			flags &= ~HTMTRACE_CFG_NOWRAP;
+			break;
+		case OPT_MODE:
+			if (parse_mode(optarg, &mask, &value))
+				return usage_err("bad mode '%s': expected MASK:VALUE, e.g. 0xff:0x1",
+						 optarg);
+			flags |= HTMTRACE_CFG_MODE;
 			break;
 		case OPT_DURATION:
 			if (parse_seconds(optarg, &secs))
@@ -359,6 +367,8 @@ int cmd_record(int argc, char **argv)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.target = co.ta.t;
 	cfg.flags = flags;
+	cfg.mode_mask = mask;
+	cfg.mode_value = value;
 	if (chan_ioctl(fd, dev, HTMTRACE_IOC_CONFIGURE, &cfg, "configure"))
 		goto out_workload;
 	if (chan_ioctl(fd, dev, HTMTRACE_IOC_START, NULL, "start"))

@@ -162,6 +162,8 @@ static const char * const hvsim_op_names[] = {
  * @full: the no-wrap trace stopped itself because the buffer filled
  * @base: records written before @since
  * @since: while tracing, when @base was last brought up to date
+ * @mode_mask: CONFIGURE's param1, recorded (the mode is not modelled)
+ * @mode_value: CONFIGURE's param2, recorded
  *
  * While tracing, the records written are @base plus the rate times the time
  * since @since (see hvsim_records()); in any other state they are @base.
@@ -173,6 +175,8 @@ struct hvsim_target {
 	bool full;
 	u64 base;
 	ktime_t since;
+	unsigned long mode_mask;
+	unsigned long mode_value;
 };
 
 /**
@@ -539,12 +543,16 @@ static long hvsim_setup(struct hvsim_target *t, unsigned long log2_size)
 	return H_SUCCESS;
 }
 
-static long hvsim_configure(struct hvsim_target *t, unsigned long flags)
+static long hvsim_configure(struct hvsim_target *t, unsigned long flags,
+			    unsigned long mask, unsigned long value)
 {
 	if (t->state != HVSIM_IDLE)
 		return H_STATE;
 	t->state = HVSIM_CONFIGURED;
 	t->nowrap = flags & HTM_FLAGS_NOWRAP;
+	/* Recorded, not modelled: the trace is the same in every mode. */
+	t->mode_mask = mask;
+	t->mode_value = value;
 	t->full = false;
 	t->base = 0;
 	return H_SUCCESS;
@@ -698,7 +706,7 @@ static long hvsim_target_op(const struct hvsim_call *c)
 		rc = hvsim_setup(t, c->p1);
 		break;
 	case HTM_OP_CONFIGURE:
-		rc = hvsim_configure(t, c->flags);
+		rc = hvsim_configure(t, c->flags, c->p1, c->p2);
 		break;
 	case HTM_OP_START:
 		rc = hvsim_start(t, now);
@@ -1040,10 +1048,16 @@ static int hvsim_targets_show(struct seq_file *m, void *v)
 		node = i / hvsim_cores / hvsim_chips % hvsim_nodes;
 		type = i / hvsim_cores / hvsim_chips / hvsim_nodes +
 		       HTMTRACE_TYPE_NEST;
-		seq_printf(m, "%s %u %u %u state=%s log2_size=%u nowrap=%d full=%d records=%llu\n",
+		seq_printf(m, "%s %u %u %u state=%s log2_size=%u nowrap=%d full=%d records=%llu",
 			   hvsim_type_names[type], node, chip, core,
 			   hvsim_state_names[t->state], t->log2_size,
 			   t->nowrap, t->full, hvsim_records(t, now));
+		/* The mode of a configured target, unless the default. */
+		if (t->state != HVSIM_IDLE &&
+		    (t->mode_mask != -1UL || t->mode_value != -1UL))
+			seq_printf(m, " mode=%#lx:%#lx", t->mode_mask,
+				   t->mode_value);
+		seq_putc(m, '\n');
 	}
 	spin_unlock(&hvsim_lock);
 	return 0;

@@ -343,3 +343,16 @@ XLATE=translation.n0.p2.c5.t2
 	[ "${stderr_lines[0]}" = "htmtrace setup: setup $DEV: Operation not permitted" ]
 	[ "${stderr_lines[1]}" = "htmtrace setup: this needs CAP_SYS_ADMIN" ]
 }
+
+@test "--mode MASK:VALUE reaches CONFIGURE with HTMTRACE_CFG_MODE; a bad mode is a usage error" {
+	run -0 fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0 --mode 0xff00:0x12
+	grep -qx "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x5 mode=0xff00:0x12" "$FAKE_HTM_LOG"
+	: > "$FAKE_HTM_LOG"
+	run -0 fhtm configure -d "$DEV" -t nest -n 1 -p 0 -c 0 --mode 3:0
+	[ "$(ops)" = "CONFIGURE type=1 node=1 chip=0 core=0 flags=0x4 mode=0x3:0x0" ]
+	for bad in 0xff 0xff: :1 0xff:0x1:2 0xzz:1 1:-1; do
+		run -2 --separate-stderr fhtm configure -d "$DEV" -t core -n 0 -p 0 -c 0 --mode "$bad"
+		[ "${stderr_lines[0]}" = "htmtrace configure: bad mode '$bad': expected MASK:VALUE, e.g. 0xff:0x1" ] ||
+			{ echo "mode '$bad': $stderr"; false; }
+	done
+}

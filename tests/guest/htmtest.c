@@ -4,18 +4,26 @@
  * suites in the guest. Each command prints "ok" or the errno's name (EBUSY,
  * ENOTTY, ...) and exits 0 on success, 1 on failure, 2 on bad usage.
  *
- *   htmtest configure DEV TYPE NODE CHIP CORE [FLAGS [RESERVED]]
+ *   htmtest configure DEV TYPE NODE CHIP CORE [FLAGS [RESERVED [KIND
+ *		[TRESERVED [MASK VALUE]]]]]	RESERVED goes to reserved[0],
+ *				KIND and TRESERVED to the target's kind and
+ *				reserved word, MASK and VALUE to the mode
  *   htmtest start|stop|deconfigure DEV
  *   htmtest setup DEV TYPE NODE CHIP CORE LOG2 [RESERVED]
  *   htmtest status DEV		prints "state S flags F size N"
+ *   htmtest generation DEV	prints the trace generation STATUS reports
+ *   htmtest stale DEV		on a stopped channel: read 128 bytes, START
+ *				from another file, read and poll again, seek
+ *				to 0 and read; prints each result
  *   htmtest info DEV caps|sysmem|sysproc SIZE [LENGTH [RESERVED0 [RESERVED1]]]
  *				prints "length L"; LENGTH and RESERVEDn are
  *				what the call passes in those fields (0)
  *   htmtest ioctl-unknown DEV	an ioctl number the driver does not know
  *   htmtest ioctl-badptr DEV	CONFIGURE from an unmapped address
  *   htmtest read DEV COUNT [nonblock]	one read(); prints the byte count
- *   htmtest poll DEV MS		prints "ready" (POLLIN), "hangup" (POLLERR or
- *				POLLHUP, no POLLIN) or "timeout"
+ *   htmtest poll DEV MS		prints "ready" (POLLIN), "stale" (POLLIN and
+ *				POLLERR), "hangup" (POLLERR or POLLHUP, no
+ *				POLLIN) or "timeout"
  *   htmtest pread DEV REF N SEED	N preads at random offsets, compared
  *				with the file REF
  *   htmtest seek-end DEV		prints lseek(fd, 0, SEEK_END)
@@ -323,6 +331,44 @@ static int cmd_orphans(unsigned long n)
 	return 0;
 }
 
+static const char *poll_result(int r, short revents)
+{
+	if (!r)
+		return "timeout";
+	if (revents & POLLIN)
+		return revents & POLLERR ? "stale" : "ready";
+	return "hangup";
+}
+
+/* One read() of up to COUNT bytes: prints the byte count or the errno. */
+static void read_once(int fd, size_t count)
+{
+	char buf[4096];
+	ssize_t r = read(fd, buf, count < sizeof(buf) ? count : sizeof(buf));
+
+	if (r < 0)
+		printf("read %s\n", strerrorname_np(errno));
+	else
+		printf("read %zd\n", r);
+}
+
+static int cmd_stale(int fd, const char *dev)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int other = open_dev(dev, O_RDONLY);
+
+	read_once(fd, 128);
+	if (ioctl(other, HTMTRACE_IOC_START))
+		return fail();
+	read_once(fd, 128);
+	printf("poll %s\n", poll_result(poll(&p, 1, 0), p.revents));
+	if (lseek(fd, 0, SEEK_SET))
+		return fail();
+	read_once(fd, 128);
+	close(other);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -360,6 +406,14 @@ int main(int argc, char **argv)
 			cfg.flags = num(argv[7]);
 		if (argc > 8)
 			cfg.reserved[0] = num(argv[8]);
+		if (argc > 9)
+			cfg.target.kind = num(argv[9]);
+		if (argc > 10)
+			cfg.target.reserved = num(argv[10]);
+		if (argc > 12) {
+			cfg.mode_mask = strtoull(argv[11], NULL, 0);
+			cfg.mode_value = strtoull(argv[12], NULL, 0);
+		}
 		return done(ioctl(fd, HTMTRACE_IOC_CONFIGURE, &cfg));
 	}
 	if (!strcmp(cmd, "start"))
@@ -386,6 +440,16 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.buffer_size);
 		return 0;
 	}
+	if (!strcmp(cmd, "generation")) {
+		struct htmtrace_status st;
+
+		if (ioctl(fd, HTMTRACE_IOC_STATUS, &st))
+			return fail();
+		printf("%llu\n", (unsigned long long)st.generation);
+		return 0;
+	}
+	if (!strcmp(cmd, "stale"))
+		return cmd_stale(fd, argv[2]);
 	if (!strcmp(cmd, "info") && argc >= 5 && argc <= 8) {
 		struct htmtrace_hvbuf hb = {};
 		unsigned long req;
@@ -433,8 +497,7 @@ int main(int argc, char **argv)
 
 		if (r < 0)
 			return fail();
-		printf("%s\n", !r ? "timeout" : p.revents & POLLIN ? "ready" :
-		       "hangup");
+		printf("%s\n", poll_result(r, p.revents));
 		return 0;
 	}
 	if (!strcmp(cmd, "pread") && argc == 6)

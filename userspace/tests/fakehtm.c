@@ -242,8 +242,14 @@ int ioctl(int fd, unsigned long req, ...)
 		c.state = HTMTRACE_STATE_CONFIGURED;
 		c.flags = cfg->flags;
 		c.t = cfg->target;
-		log_op("CONFIGURE type=%u node=%u chip=%u core=%u flags=0x%x",
-		       c.t.type, c.t.node, c.t.chip, c.t.core, c.flags);
+		if (c.flags & HTMTRACE_CFG_MODE)
+			log_op("CONFIGURE type=%u node=%u chip=%u core=%u flags=0x%x mode=0x%llx:0x%llx",
+			       c.t.type, c.t.node, c.t.chip, c.t.core, c.flags,
+			       (unsigned long long)cfg->mode_mask,
+			       (unsigned long long)cfg->mode_value);
+		else
+			log_op("CONFIGURE type=%u node=%u chip=%u core=%u flags=0x%x",
+			       c.t.type, c.t.node, c.t.chip, c.t.core, c.flags);
 		break;
 	case HTMTRACE_IOC_START:
 		err = injected("start", 0);
