@@ -9,6 +9,8 @@
  *	htmN/sysmem	the memory configuration blocks, raw
  *	htmN/sysproc	the processor configuration blocks, raw
  *	htmN/counters	hcalls, bytes dumped, retries, sleeps, errors by status
+ *	dtl		each CPU's dispatch trace log and the session's
+ *			counters (made by dtl_cdev.c with /dev/vpa_dtl)
  *
  * caps, sysmem and sysproc are about the channel's target, or the all-zero
  * target when the channel is idle.
@@ -229,6 +231,12 @@ void htm_debugfs_remove_chan(struct htm_chan *chan)
 {
 	debugfs_remove(chan->debugfs);
 	chan->debugfs = NULL;
+}
+
+/* The driver's debugfs directory, for the files of other parts. */
+struct dentry *htm_debugfs_dir(void)
+{
+	return htm_debugfs_root;
 }
 
 void htm_debugfs_init(void)

@@ -7,6 +7,9 @@
 
 #include <linux/atomic.h>
 #include <linux/bits.h>
+#include <linux/cpumask.h>
+#include <linux/hrtimer.h>
+#include <linux/spinlock.h>
 #include <linux/mmzone.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
@@ -14,6 +17,8 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/htmtrace.h>
+
+#include <asm/dtl.h>
 
 #include "htmtrace_hv.h"
 
@@ -89,10 +94,28 @@ int htm_hv_session_get(void);
 void htm_hv_session_put(void);
 void htm_hv_backend_name(char *buf, size_t size);
 
+int htm_hv_dtl_register(const struct htmtrace_hv_ops *ops, int cpu,
+			void *buf);
+int htm_hv_dtl_unregister(const struct htmtrace_hv_ops *ops, int cpu);
+u64 htm_hv_dtl_index(const struct htmtrace_hv_ops *ops, int cpu);
+u8 htm_hv_dtl_mask(const struct htmtrace_hv_ops *ops, int cpu);
+void htm_hv_dtl_set_mask(const struct htmtrace_hv_ops *ops, int cpu, u8 mask);
+
+/**
+ * struct htm_hv_offer - what a backend offers
+ * @htm: H_HTM answers (anything but H_FUNCTION)
+ * @dtl: the dispatch trace log, in a shared-processor partition
+ */
+struct htm_hv_offer {
+	bool htm;
+	bool dtl;
+};
+
 /**
  * struct htm_hv_client - what the driver does as backends come and go
- * @attach: @ops has become the backend and offers H_HTM: create what uses
- *	it (the devices); on error, leave nothing behind
+ * @attach: @ops has become the backend and offers what @offer says (at
+ *	least one thing): create what uses it (the devices); on error, leave
+ *	nothing behind
  * @detach: the backend whose @attach succeeded is about to go: remove what
  *	@attach created
  *
@@ -100,7 +123,8 @@ void htm_hv_backend_name(char *buf, size_t size);
  * knows nothing of what they create.
  */
 struct htm_hv_client {
-	int (*attach)(const struct htmtrace_hv_ops *ops);
+	int (*attach)(const struct htmtrace_hv_ops *ops,
+		      const struct htm_hv_offer *offer);
 	void (*detach)(void);
 };
 
@@ -228,11 +252,159 @@ ssize_t htm_chan_read(struct htm_reader *rd, char __user *ubuf, size_t count,
 loff_t htm_chan_size(struct htm_chan *chan);
 __poll_t htm_chan_poll_mask(struct htm_reader *rd);
 
+/* dtl.c: the dispatch trace log capture */
+
+#define HTM_DTL_ENTRIES		N_DISPATCH_LOG		/* 85 */
+#define HTM_DTL_BYTES		DISPATCH_LOG_BYTES	/* 4096 */
+/* The slot after the newest entry may be being written. */
+#define HTM_DTL_READABLE	(HTM_DTL_ENTRIES - 1)
+/* The capture timer: entries aimed at per period, and its bounds. */
+#define HTM_DTL_PER_PERIOD	16
+#define HTM_DTL_PERIOD_MIN	(250 * NSEC_PER_USEC)
+#define HTM_DTL_PERIOD_START	NSEC_PER_MSEC
+#define HTM_DTL_PERIOD_MAX	(200 * NSEC_PER_MSEC)
+/* The session's ring of records: default and bounds, in KiB. */
+#define HTM_DTL_RING_KB_DEFAULT	256
+#define HTM_DTL_RING_KB_MIN	4
+#define HTM_DTL_RING_KB_MAX	65536
+
+/**
+ * struct htm_dtl_ring - a ring of stream records
+ * @buf: the bytes
+ * @size: bytes of @buf, a power of two
+ * @head: bytes ever written (producers, under the session's ring lock)
+ * @tail: bytes ever read (the one reader, under the session's read lock)
+ */
+struct htm_dtl_ring {
+	u8 *buf;
+	u32 size;
+	u64 head;
+	u64 tail;
+};
+
+struct htm_dtl;
+
+/**
+ * struct htm_dtl_cpu - the capture on one CPU
+ * @dtl: its session
+ * @cpu: logical CPU
+ * @state: HTMTRACE_DTL_CPU_*; written on the CPU or with its timer stopped
+ * @kernel_owned: @log is the kernel's (paca dispatch_log)
+ * @lost_log: another user changed the log under us: leave it alone
+ * @keep_own: @own may still be registered: never free it
+ * @log: the hypervisor's ring being read, or NULL when not capturing
+ * @own: our buffer, registered where the kernel owns no log
+ * @saved_mask: the CPU's event mask before the capture, restored after it
+ * @last: index of the next entry to read
+ * @period_ns: the timer's current period
+ * @timer: the pinned capture timer
+ * @lost: entries lost and not yet reported, [0] overwritten, [1] dropped;
+ *	under the session's ring lock
+ * @events: HTMTRACE_DTL_CPU_* records to emit, as bits
+ * @error: the errno a HTMTRACE_DTL_CPU_FAILED record carries
+ * @logged: entries the hypervisor logged during the capture
+ * @entries: entries copied into the stream
+ * @overwritten: entries the hypervisor overwrote before they were read
+ * @dropped: entries that did not fit in the session's ring
+ * @wakeups: timer runs
+ * @stage: the entries of one poll, checked before they go to the ring
+ *
+ * The counters are written by the CPU's timer (or with it stopped) and read
+ * without a lock.
+ */
+struct htm_dtl_cpu {
+	struct htm_dtl *dtl;
+	int cpu;
+	u32 state;
+	bool kernel_owned;
+	bool lost_log;
+	bool keep_own;
+	const struct dtl_entry *log;
+	void *own;
+	u8 saved_mask;
+	u64 last;
+	u64 period_ns;
+	struct hrtimer timer;
+	u64 lost[2];
+	unsigned long events;
+	s32 error;
+	u64 logged;
+	u64 entries;
+	u64 overwritten;
+	u64 dropped;
+	u64 wakeups;
+	struct dtl_entry stage[HTM_DTL_ENTRIES];
+};
+
+/* Session states. */
+enum {
+	HTM_DTL_IDLE,
+	HTM_DTL_CONFIGURED,
+	HTM_DTL_RUNNING,
+	HTM_DTL_STOPPED,
+};
+
+/**
+ * struct htm_dtl - the one dispatch trace log session
+ * @lock: serialises configuration, start, stop and CPU hotplug; taken
+ *	inside cpus_read_lock(), and by the hotplug callbacks
+ * @read_lock: one reader at a time; taken before @lock
+ * @ring_lock: guards @ring's head, @clock_pending and the CPUs' @lost and
+ *	pending records; taken in the capture timers (interrupt context)
+ * @hv: the backend, pinned while the session exists
+ * @state: HTM_DTL_*; read without a lock by read() and poll()
+ * @mask: HTMTRACE_DTL_* events asked for
+ * @cpus: the selected CPUs
+ * @pcpu: per CPU id, its capture, NULL if not selected
+ * @ring: the stream
+ * @clock_pending: a clock record is due before the next entry
+ * @hp_state: the CPU hotplug state of the callbacks
+ * @wait: woken when records arrive or the state changes
+ */
+struct htm_dtl {
+	struct mutex lock;		/* see above */
+	struct mutex read_lock;		/* see above */
+	spinlock_t ring_lock;		/* see above */
+	const struct htmtrace_hv_ops *hv;
+	u32 state;
+	u8 mask;
+	cpumask_var_t cpus;
+	struct htm_dtl_cpu **pcpu;
+	struct htm_dtl_ring ring;
+	bool clock_pending;
+	int hp_state;
+	wait_queue_head_t wait;
+};
+
+void htm_dtl_span(u64 last, u64 cur, u64 *first, u64 *overwritten);
+u64 htm_dtl_next_period(u64 period_ns, u64 n);
+bool htm_dtl_ring_put(struct htm_dtl_ring *ring, const void *rec);
+u32 htm_dtl_ring_whole(const struct htm_dtl_ring *ring, size_t max);
+void htm_dtl_clock_rec(struct htmtrace_dtl_clock *rec, u64 tb, u64 mono,
+		       u64 boot, u64 real);
+int htm_dtl_init(struct htm_dtl *dtl);
+void htm_dtl_exit(struct htm_dtl *dtl);
+int htm_dtl_configure(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv,
+		      const struct cpumask *cpus, u8 mask, u32 ring_size);
+int htm_dtl_start(struct htm_dtl *dtl);
+int htm_dtl_stop(struct htm_dtl *dtl);
+int htm_dtl_deconfigure(struct htm_dtl *dtl);
+ssize_t htm_dtl_read(struct htm_dtl *dtl, char __user *ubuf, size_t count,
+		     bool nonblock);
+__poll_t htm_dtl_poll_mask(struct htm_dtl *dtl);
+int htm_dtl_stats(struct htm_dtl *dtl, struct htmtrace_dtl_cpu_stats *out,
+		  u32 max, u32 *count);
+
+/* dtl_cdev.c: /dev/vpa_dtl */
+int htm_dtl_cdev_add(const struct htmtrace_hv_ops *hv);
+void htm_dtl_cdev_remove(void);
+
 /* htm_cdev.c: /dev/htmN */
 int htm_cdev_add_all(const struct htmtrace_hv_ops *hv);
 void htm_cdev_remove_all(void);
 
 /* debugfs.c */
+struct dentry *htm_debugfs_dir(void);
 void htm_debugfs_init(void);
 void htm_debugfs_exit(void);
 void htm_debugfs_add_chan(struct htm_chan *chan);

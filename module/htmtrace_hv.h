@@ -81,11 +81,15 @@ struct module;
  *	a logical CPU; returns the hcall status
  * @unregister_dtl: unregister the CPU's dispatch trace log; hcall status
  * @dtl_index: the CPU's dispatch trace log write index (lppaca dtl_idx)
+ * @dtl_mask: the CPU's dispatch trace log event mask (lppaca
+ *	dtl_enable_mask)
  * @dtl_set_mask: set the CPU's dispatch trace log event mask
- *	(lppaca dtl_enable_mask)
  *
  * @htm may sleep only if the caller can; htmtrace calls it from process
- * context.
+ * context. The DTL operations may be called in any context, interrupts
+ * disabled included, and must not sleep; a backend without them offers no
+ * dispatch trace log. @register_dtl makes the log start empty: the CPU's
+ * index reads 0 after it.
  */
 struct htmtrace_hv_ops {
 	const char *name;
@@ -96,6 +100,7 @@ struct htmtrace_hv_ops {
 	long (*register_dtl)(int cpu, phys_addr_t buf);
 	long (*unregister_dtl)(int cpu);
 	u64 (*dtl_index)(int cpu);
+	u8 (*dtl_mask)(int cpu);
 	void (*dtl_set_mask)(int cpu, u8 mask);
 };
 

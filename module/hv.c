@@ -29,6 +29,7 @@
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
+#include <asm/firmware.h>
 #include <asm/hvcall.h>
 #include <asm/lppaca.h>
 #include <asm/paca.h>
@@ -48,7 +49,12 @@ static long htm_pseries_htm(unsigned long flags, unsigned long target,
 
 static long htm_pseries_register_dtl(int cpu, phys_addr_t buf)
 {
-	return register_dtl(get_hard_smp_processor_id(cpu), buf);
+	long rc = register_dtl(get_hard_smp_processor_id(cpu), buf);
+
+	/* The index is the partition's to reset (as debugfs dtl does). */
+	if (rc == H_SUCCESS)
+		WRITE_ONCE(lppaca_of(cpu).dtl_idx, 0);
+	return rc;
 }
 
 static long htm_pseries_unregister_dtl(int cpu)
@@ -59,6 +65,11 @@ static long htm_pseries_unregister_dtl(int cpu)
 static u64 htm_pseries_dtl_index(int cpu)
 {
 	return be64_to_cpu(READ_ONCE(lppaca_of(cpu).dtl_idx));
+}
+
+static u8 htm_pseries_dtl_mask(int cpu)
+{
+	return READ_ONCE(lppaca_of(cpu).dtl_enable_mask);
 }
 
 static void htm_pseries_dtl_set_mask(int cpu, u8 mask)
@@ -73,6 +84,7 @@ static const struct htmtrace_hv_ops htm_hv_pseries = {
 	.register_dtl = htm_pseries_register_dtl,
 	.unregister_dtl = htm_pseries_unregister_dtl,
 	.dtl_index = htm_pseries_dtl_index,
+	.dtl_mask = htm_pseries_dtl_mask,
 	.dtl_set_mask = htm_pseries_dtl_set_mask,
 };
 
@@ -352,6 +364,53 @@ int htm_hv_call(const struct htmtrace_hv_ops *ops, struct htm_hv_stats *stats,
 				  op, p1, p2, p3, hrc);
 }
 
+/* the dispatch trace log */
+
+/**
+ * htm_hv_dtl_register() - register a CPU's dispatch trace log buffer
+ * @ops: backend
+ * @cpu: logical CPU
+ * @buf: 4 KiB buffer that does not cross a 4 KiB boundary, its length in
+ *	the second big-endian word (as H_REGISTER_VPA wants)
+ *
+ * Any context. The log starts empty (index 0).
+ *
+ * Return: 0 or the errno of the hypervisor's status (htm_hv_errno()).
+ */
+int htm_hv_dtl_register(const struct htmtrace_hv_ops *ops, int cpu, void *buf)
+{
+	return htm_hv_errno(ops->register_dtl(cpu, __pa(buf)));
+}
+
+/* Unregister the CPU's log. Return: 0 or the errno of the status. */
+int htm_hv_dtl_unregister(const struct htmtrace_hv_ops *ops, int cpu)
+{
+	return htm_hv_errno(ops->unregister_dtl(cpu));
+}
+
+u64 htm_hv_dtl_index(const struct htmtrace_hv_ops *ops, int cpu)
+{
+	return ops->dtl_index(cpu);
+}
+
+u8 htm_hv_dtl_mask(const struct htmtrace_hv_ops *ops, int cpu)
+{
+	return ops->dtl_mask(cpu);
+}
+
+void htm_hv_dtl_set_mask(const struct htmtrace_hv_ops *ops, int cpu, u8 mask)
+{
+	ops->dtl_set_mask(cpu, mask);
+}
+
+/* Does the backend offer the dispatch trace log, in this partition? */
+static bool htm_hv_has_dtl(const struct htmtrace_hv_ops *ops)
+{
+	return ops->register_dtl && ops->unregister_dtl && ops->dtl_index &&
+	       ops->dtl_mask && ops->dtl_set_mask &&
+	       firmware_has_feature(FW_FEATURE_SPLPAR);
+}
+
 /* backend registration and sessions */
 
 /*
@@ -505,6 +564,7 @@ static void htm_hv_detach(void)
  */
 static int htm_hv_switch(const struct htmtrace_hv_ops *ops)
 {
+	struct htm_hv_offer offer = {};
 	int ret;
 
 	lockdep_assert_held(&htm_hv_mutex);
@@ -512,9 +572,13 @@ static int htm_hv_switch(const struct htmtrace_hv_ops *ops)
 	htm_hv_ops = ops;
 	spin_unlock(&htm_hv_lock);
 	ret = htm_hv_probe(ops);
-	if (ret)
+	if (ret && ret != -ENODEV)
 		return ret;
-	ret = htm_hv_client->attach(ops);
+	offer.htm = !ret;
+	offer.dtl = htm_hv_has_dtl(ops);
+	if (!offer.htm && !offer.dtl)
+		return -ENODEV;
+	ret = htm_hv_client->attach(ops, &offer);
 	if (ret)
 		pr_err("%s: cannot create the devices: %d\n", ops->name, ret);
 	htm_hv_attached = !ret;

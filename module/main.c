@@ -103,13 +103,30 @@ EXPORT_SYMBOL_IF_KUNIT(htm_platform_check);
  * The composition root: what exists while a backend with H_HTM is there.
  * The perf PMUs will join the devices here.
  */
-static int htm_backend_attach(const struct htmtrace_hv_ops *ops)
+static int htm_backend_attach(const struct htmtrace_hv_ops *ops,
+			      const struct htm_hv_offer *offer)
 {
-	return htm_cdev_add_all(ops);
+	int ret;
+
+	if (offer->htm) {
+		ret = htm_cdev_add_all(ops);
+		if (ret)
+			return ret;
+	}
+	if (offer->dtl) {
+		ret = htm_dtl_cdev_add(ops);
+		if (ret) {
+			htm_cdev_remove_all();
+			return ret;
+		}
+	}
+	return 0;
 }
 
+/* Either remove is a no-op for what attach did not create. */
 static void htm_backend_detach(void)
 {
+	htm_dtl_cdev_remove();
 	htm_cdev_remove_all();
 }
 

@@ -6,7 +6,9 @@
 #
 #   host-only bats suites     tests/bats/host-*.bats
 #   guest bats suites         every other tests/bats/*.bats, in QEMU pseries,
-#                             and htm.bats again with the simulator strict
+#                             and htm.bats again with the simulator strict;
+#                             dtl.bats again on the release kernel (the
+#                             kernel owns no dispatch trace log there)
 #   KUnit                     tests/kunit.sh (its cases count one by one)
 #   uapi header               <linux/htmtrace.h> compiles alone in strict C99
 #
@@ -21,6 +23,9 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 variant=${HTMTRACE_CHECK_VARIANT:-debug}
+# The kernel the dispatch trace log suite runs on a second time.
+other=release
+[ "$variant" = debug ] || other=debug
 logs=$top/build/$variant/logs
 export HTMTRACE_VARIANT=$variant
 # No single bats test may take longer than this (the guest has its own bounds).
@@ -69,6 +74,7 @@ interrupted() {
 		kill_tree "$pid"
 	done
 	"$py" "$top/tests/guest.py" kill -V "$variant" -n check
+	"$py" "$top/tests/guest.py" kill -V "$other" -n check-dtl
 	wait
 	echo
 	echo "$passed passed, $failed failed, interrupted"
@@ -210,6 +216,33 @@ else
 	not_run "guest bats suites" "$(bats --count "${guest_suites[@]}" "$top/tests/bats/htm.bats")"
 	not_run "KUnit suites" "$(kunit_suites | wc -l)"
 	not_run "post-mortem and lint" 4
+fi
+
+# The dispatch trace log suite once more, on the other kernel: the debug
+# kernel owns a log per CPU (VIRT_CPU_ACCOUNTING_NATIVE), the release kernel
+# none, so the capture runs in both of its modes.
+dtl_suite=$top/tests/bats/dtl.bats
+say "build ($other): tests/build.sh $other"
+if step bash -c 'set -o pipefail; "$1" "$2" 2>&1 | tee "$3"' _ \
+	"$top/tests/build.sh" "$other" "$logs/build-$other.log"; then
+	say "the $other guest: $(basename "$dtl_suite")"
+	if step "${guest[@]}" start -V "$other" -n check-dtl --owner $$; then
+		HTMTRACE_VARIANT=$other HTMTRACE_GUEST=check-dtl \
+			run_bats "guest-dtl-$other" "$dtl_suite"
+		say "$other guest post-mortem"
+		if step "${guest[@]}" stop -V "$other" -n check-dtl; then
+			echo "ok"
+			passed=$((passed + 1))
+		else
+			fail "$other guest post-mortem (see build/$other/logs/check-dtl.console.log)"
+		fi
+	else
+		fail "the $other guest did not boot"
+		not_run "dtl suite on the $other kernel" "$(bats --count "$dtl_suite")"
+	fi
+else
+	fail "tests/build.sh $other (log: $logs/build-$other.log)"
+	not_run "dtl suite on the $other kernel, post-mortem" "$(($(bats --count "$dtl_suite") + 1))"
 fi
 
 say "uapi: <linux/htmtrace.h> in strict C99"

@@ -38,6 +38,7 @@
 
 #include <linux/htmtrace.h>
 #include "htmtrace_hv.h"
+#include "hvsim/hvsim.h"
 #include "hvsim/hvsim_record.h"
 
 /* Limits of the model. */
@@ -875,11 +876,15 @@ static long hvsim_htm(unsigned long flags, unsigned long target,
 	}
 }
 
-/* DTL simulation is future work: NULL DTL ops mean "not supported". */
 static const struct htmtrace_hv_ops hvsim_ops = {
 	.name = "hvsim",
 	.owner = THIS_MODULE,
 	.htm = hvsim_htm,
+	.register_dtl = hvsim_dtl_register,
+	.unregister_dtl = hvsim_dtl_unregister,
+	.dtl_index = hvsim_dtl_index,
+	.dtl_mask = hvsim_dtl_mask,
+	.dtl_set_mask = hvsim_dtl_set_mask,
 };
 
 /* debugfs: numbers, read and written under hvsim_lock. */
@@ -995,6 +1000,7 @@ static int hvsim_reset_set(void *data, u64 val)
 	memset(&hvsim_faults, 0, sizeof(hvsim_faults));
 	memset(&hvsim_stats, 0, sizeof(hvsim_stats));
 	spin_unlock(&hvsim_lock);
+	hvsim_dtl_reset();
 	return 0;
 }
 
@@ -1151,10 +1157,14 @@ static int __init hvsim_init(void)
 	hvsim_model.entries_per_call = 3;
 
 	hvsim_debugfs_init();
+	ret = hvsim_dtl_init(hvsim_dir);
+	if (ret)
+		goto err;
 
 	ret = htmtrace_hv_register(&hvsim_ops);
 	if (ret) {
 		pr_err("cannot register with htmtrace: %d\n", ret);
+		hvsim_dtl_exit();
 		goto err;
 	}
 
@@ -1171,6 +1181,7 @@ err:
 static void __exit hvsim_exit(void)
 {
 	htmtrace_hv_unregister(&hvsim_ops);
+	hvsim_dtl_exit();
 	debugfs_remove_recursive(hvsim_dir);
 	kvfree(hvsim_targets);
 }

@@ -118,4 +118,75 @@ static inline int hvsim_record_is_zero(const unsigned char *rec)
 	return 1;
 }
 
+/*
+ * Simulated dispatch trace log entries: 48 big-endian bytes, a pure
+ * function of (cpu, n), n counting the CPU's events from the simulator's
+ * load, except the timebase, which is the CPU's when the entry is written.
+ * Event n of a CPU is of type hvsim_dtl_type(cpu, n) (HTMTRACE_DTL_CEDE,
+ * _PREEMPT or _FAULT) and is logged only if the CPU's mask has that bit.
+ *   @0  u8  dispatch reason     n % 11
+ *   @1  u8  preempt reason      H_CEDE (2) for cede, H_CONFER (3) or
+ *                               time_slice (4) for preempt, virtual memory
+ *                               page fault (6) for fault
+ *   @2  u16 processor id        the CPU's hardware id
+ *   @4  u32 enqueue to dispatch 1000 + n % 4000 ticks
+ *   @8  u32 ready to enqueue    500 + n % 1500 ticks
+ *   @12 u32 waiting to ready    n % 10000 ticks
+ *   @16 u64 timebase
+ *   @24 u64 fault address       for a fault, 0x7fff00000000 | (n << 12) as
+ *                               32 bits; else 0
+ *   @32 u64 srr0                HVSIM_DTL_MAGIC | cpu
+ *   @40 u64 srr1                n
+ */
+#define HVSIM_DTL_ENTRY_SIZE	48
+#define HVSIM_DTL_MAGIC		0x44544c53494d0000ULL	/* "DTLSIM\0\0" */
+
+static inline unsigned int hvsim_dtl_type(__u32 cpu, __u64 n)
+{
+	return 1U << ((n + cpu) % 3);
+}
+
+static inline void hvsim_put_be(unsigned char *p, __u64 v, unsigned int bytes)
+{
+	unsigned int b;
+
+	for (b = 0; b < bytes; b++)
+		p[b] = (unsigned char)(v >> (8 * (bytes - 1 - b)));
+}
+
+static inline __u64 hvsim_get_be(const unsigned char *p, unsigned int bytes)
+{
+	__u64 v = 0;
+	unsigned int b;
+
+	for (b = 0; b < bytes; b++)
+		v = v << 8 | p[b];
+	return v;
+}
+
+/* Entry n of @cpu (hardware id @procid) at timebase @tb, into @e. */
+static inline void hvsim_dtl_fill(unsigned char *e, __u32 cpu, __u16 procid,
+				  __u64 n, __u64 tb)
+{
+	unsigned int type = hvsim_dtl_type(cpu, n);
+
+	e[0] = n % 11;
+	e[1] = type == 1 ? 2 : type == 2 ? (n & 1 ? 4 : 3) : 6;
+	hvsim_put_be(e + 2, procid, 2);
+	hvsim_put_be(e + 4, 1000 + n % 4000, 4);
+	hvsim_put_be(e + 8, 500 + n % 1500, 4);
+	hvsim_put_be(e + 12, n % 10000, 4);
+	hvsim_put_be(e + 16, tb, 8);
+	hvsim_put_be(e + 24, type == 4 ?
+		     0x7fff00000000ULL | ((n << 12) & 0xffffffffULL) : 0, 8);
+	hvsim_put_be(e + 32, HVSIM_DTL_MAGIC | (cpu & 0xffff), 8);
+	hvsim_put_be(e + 40, n, 8);
+}
+
+/* The stolen ticks entry n reports: what stolen-time accounting adds up. */
+static inline __u64 hvsim_dtl_stolen(__u64 n)
+{
+	return 1000 + n % 4000 + 500 + n % 1500;
+}
+
 #endif /* _HVSIM_RECORD_H */

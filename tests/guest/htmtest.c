@@ -41,6 +41,25 @@
  *				prints "blocked", or what it saw instead
  *   htmtest orphans N	leave N orphans (children of PID 1), then exit
  *				just as they all do; prints "ok"
+ *
+ * The dispatch trace log, on /dev/vpa_dtl (DEV):
+ *   htmtest dtl-configure DEV CPUS MASK [RING_KB [FLAGS]]
+ *				CPUS: "all" or a list like 0,1; MASK 1-7
+ *   htmtest dtl-start|dtl-stop|dtl-deconfigure DEV
+ *   htmtest dtl-stats DEV	one line per CPU: "cpu C state S entries E
+ *				overwritten O dropped D kernel K"
+ *   htmtest dtl-wakeups DEV	one line per CPU: "cpu C wakeups W"
+ *   htmtest dtl-verify FILE MASK
+ *				check a stream the simulator fed: every entry
+ *				is hvsim_dtl_fill() of its CPU and number but
+ *				the timebase, which never goes back; between
+ *				two entries of one capture of a CPU (a JOINED
+ *				record starts one), the events of a type in
+ *				MASK equal the entries LOST records report
+ *				there. Prints "clock N", then per CPU "cpu C
+ *				entries E overwritten O dropped D events
+ *				J/F/L/X" (joined, offline, lost, failed
+ *				records), then "bad B"; exits 1 if B > 0
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -61,6 +80,7 @@
 #include <unistd.h>
 
 #include <linux/htmtrace.h>
+#include "../../module/hvsim/hvsim_record.h"
 
 static int fail(void)
 {
@@ -244,7 +264,7 @@ static int cmd_cleanup(void)
 {
 	struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
 	pid_t shell = getppid(), killed[256];
-	int n = 0, i, tries;
+	int n = 0, i, tries, fd;
 	struct dirent *d;
 	DIR *dir;
 
@@ -293,6 +313,11 @@ static int cmd_cleanup(void)
 	}
 	if (dir)
 		closedir(dir);
+	fd = open("/dev/vpa_dtl", O_RDONLY);
+	if (fd >= 0) {
+		ioctl(fd, HTMTRACE_IOC_DTL_DECONFIGURE);
+		close(fd);
+	}
 	return 0;
 }
 
@@ -329,6 +354,178 @@ static int cmd_orphans(unsigned long n)
 	fflush(stdout);
 	close(fds[1]);
 	return 0;
+}
+
+/* dispatch trace log */
+
+static int cmd_dtl_configure(int fd, int argc, char **argv)
+{
+	struct htmtrace_dtl_config cfg = {};
+	__u64 cpus[16] = {};
+	char *list = argv[3], *tok;
+
+	if (strcmp(list, "all")) {
+		for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+			unsigned long cpu = num(tok);
+
+			if (cpu >= 64 * 16)
+				return 2;
+			cpus[cpu / 64] |= 1ULL << (cpu % 64);
+		}
+		cfg.cpus = (uintptr_t)cpus;
+		cfg.cpus_size = sizeof(cpus);
+	}
+	cfg.mask = num(argv[4]);
+	if (argc > 5)
+		cfg.ring_kb = num(argv[5]);
+	if (argc > 6)
+		cfg.flags = num(argv[6]);
+	return done(ioctl(fd, HTMTRACE_IOC_DTL_CONFIGURE, &cfg));
+}
+
+static int cmd_dtl_stats(int fd, int wakeups)
+{
+	struct htmtrace_dtl_cpu_stats cs[64];
+	struct htmtrace_dtl_stats st = {
+		.addr = (uintptr_t)cs,
+		.size = sizeof(cs),
+	};
+	unsigned int i;
+
+	if (ioctl(fd, HTMTRACE_IOC_DTL_STATS, &st))
+		return fail();
+	for (i = 0; i < st.count; i++) {
+		if (wakeups)
+			printf("cpu %u wakeups %llu\n", cs[i].cpu,
+			       (unsigned long long)cs[i].wakeups);
+		else
+			printf("cpu %u state %u entries %llu overwritten %llu dropped %llu kernel %u\n",
+			       cs[i].cpu, cs[i].state,
+			       (unsigned long long)cs[i].entries,
+			       (unsigned long long)cs[i].overwritten,
+			       (unsigned long long)cs[i].dropped,
+			       cs[i].kernel_owned);
+	}
+	return 0;
+}
+
+struct dtl_seen {
+	int any;		/* an entry was seen */
+	__u64 n;		/* number of the last entry */
+	__u64 tb;		/* its timebase */
+	__u64 lost;		/* lost since it */
+	__u64 entries, overwritten, dropped;
+	unsigned int events[5];
+};
+
+static int cmd_dtl_verify(const char *path, unsigned int mask)
+{
+	static struct dtl_seen seen[1024];
+	unsigned char rec[HTMTRACE_DTL_REC_MAX];
+	unsigned long bad = 0, clocks = 0;
+	struct htmtrace_dtl_rec hdr;
+	FILE *f = fopen(path, "rb");
+	unsigned int cpu;
+
+	if (!f)
+		return fail();
+	while (fread(&hdr, sizeof(hdr), 1, f) == 1) {
+		struct dtl_seen *c;
+
+		if (hdr.len < sizeof(hdr) || hdr.len > sizeof(rec) ||
+		    hdr.len % 8 ||
+		    fread(rec + sizeof(hdr), hdr.len - sizeof(hdr), 1, f) != 1) {
+			printf("truncated or bad record (type %u len %u)\n",
+			       hdr.type, hdr.len);
+			bad++;
+			break;
+		}
+		memcpy(rec, &hdr, sizeof(hdr));
+		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
+			clocks++;
+			continue;
+		}
+		if (hdr.cpu >= 1024) {
+			printf("record of cpu %u\n", hdr.cpu);
+			bad++;
+			continue;
+		}
+		c = &seen[hdr.cpu];
+		if (hdr.type == HTMTRACE_DTL_REC_LOST) {
+			struct htmtrace_dtl_lost *l = (void *)rec;
+
+			c->lost += l->count;
+			if (l->why == HTMTRACE_DTL_LOST_OVERWRITTEN)
+				c->overwritten += l->count;
+			else
+				c->dropped += l->count;
+		} else if (hdr.type == HTMTRACE_DTL_REC_CPU) {
+			struct htmtrace_dtl_cpu *e = (void *)rec;
+
+			if (e->event >= 1 && e->event <= 4)
+				c->events[e->event]++;
+			/* a new capture of the CPU: no gap to account for */
+			if (e->event == HTMTRACE_DTL_CPU_JOINED) {
+				c->any = 0;
+				c->lost = 0;
+			}
+		} else if (hdr.type == HTMTRACE_DTL_REC_ENTRY) {
+			unsigned char want[HVSIM_DTL_ENTRY_SIZE];
+			unsigned char *got = rec + sizeof(hdr);
+			__u64 n = hvsim_get_be(got + 40, 8);
+			__u64 tb = hvsim_get_be(got + 16, 8);
+			__u64 i, missing = 0;
+
+			hvsim_dtl_fill(want, hdr.cpu, hvsim_get_be(got + 2, 2),
+				       n, tb);
+			if (memcmp(want, got, sizeof(want))) {
+				printf("cpu %u entry %llu: not the simulator's\n",
+				       hdr.cpu, (unsigned long long)n);
+				bad++;
+			}
+			if (c->any) {
+				for (i = c->n + 1; i < n; i++)
+					missing += !!(hvsim_dtl_type(hdr.cpu, i) &
+						      mask);
+				if (n <= c->n || tb < c->tb ||
+				    missing != c->lost) {
+					printf("cpu %u entry %llu after %llu: %llu missing, %llu lost\n",
+					       hdr.cpu, (unsigned long long)n,
+					       (unsigned long long)c->n,
+					       (unsigned long long)missing,
+					       (unsigned long long)c->lost);
+					bad++;
+				}
+			}
+			if (!(hvsim_dtl_type(hdr.cpu, n) & mask)) {
+				printf("cpu %u entry %llu: type not in the mask\n",
+				       hdr.cpu, (unsigned long long)n);
+				bad++;
+			}
+			c->any = 1;
+			c->n = n;
+			c->tb = tb;
+			c->lost = 0;
+			c->entries++;
+		}
+	}
+	fclose(f);
+	printf("clock %lu\n", clocks);
+	for (cpu = 0; cpu < 1024; cpu++) {
+		struct dtl_seen *c = &seen[cpu];
+
+		if (!c->entries && !c->overwritten && !c->dropped &&
+		    !c->events[1] && !c->events[2] && !c->events[3] &&
+		    !c->events[4])
+			continue;
+		printf("cpu %u entries %llu overwritten %llu dropped %llu events %u/%u/%u/%u\n",
+		       cpu, (unsigned long long)c->entries,
+		       (unsigned long long)c->overwritten,
+		       (unsigned long long)c->dropped, c->events[1],
+		       c->events[2], c->events[3], c->events[4]);
+	}
+	printf("bad %lu\n", bad);
+	return bad ? 1 : 0;
 }
 
 static const char *poll_result(int r, short revents)
@@ -394,10 +591,24 @@ int main(int argc, char **argv)
 		return cmd_orphans(num(argv[2]));
 	if (!strcmp(cmd, "blocked") && argc == 5)
 		return cmd_blocked(num(argv[2]), argv[3], num(argv[4]));
+	if (!strcmp(cmd, "dtl-verify") && argc == 4)
+		return cmd_dtl_verify(argv[2], num(argv[3]));
 
 	fd = open_dev(argv[2], !strcmp(cmd, "read") && argc > 4 ?
 			       O_RDONLY | O_NONBLOCK : O_RDONLY);
 
+	if (!strcmp(cmd, "dtl-configure") && argc >= 5 && argc <= 7)
+		return cmd_dtl_configure(fd, argc, argv);
+	if (!strcmp(cmd, "dtl-start"))
+		return done(ioctl(fd, HTMTRACE_IOC_DTL_START));
+	if (!strcmp(cmd, "dtl-stop"))
+		return done(ioctl(fd, HTMTRACE_IOC_DTL_STOP));
+	if (!strcmp(cmd, "dtl-deconfigure"))
+		return done(ioctl(fd, HTMTRACE_IOC_DTL_DECONFIGURE));
+	if (!strcmp(cmd, "dtl-stats"))
+		return cmd_dtl_stats(fd, 0);
+	if (!strcmp(cmd, "dtl-wakeups"))
+		return cmd_dtl_stats(fd, 1);
 	if (!strcmp(cmd, "configure") && argc >= 7) {
 		struct htmtrace_config cfg = {};
 

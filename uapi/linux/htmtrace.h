@@ -233,4 +233,225 @@ struct htmtrace_hvbuf {
 #define HTMTRACE_IOC_SYSMEM	_IOWR(HTMTRACE_IOC_MAGIC, 0x08, struct htmtrace_hvbuf)
 #define HTMTRACE_IOC_SYSPROC	_IOWR(HTMTRACE_IOC_MAGIC, 0x09, struct htmtrace_hvbuf)
 
+/*
+ * The dispatch trace log: /dev/vpa_dtl.
+ *
+ * The hypervisor logs, per virtual processor, why it was dispatched and
+ * preempted, into a 4 KiB ring of 85 big-endian 48-byte entries (struct
+ * dtl_entry in the kernel). /dev/vpa_dtl collects the entries of a set of
+ * CPUs into one stream of records. Configure (CAP_PERFMON or
+ * CAP_SYS_ADMIN), start, then read(); stop ends the stream once it is
+ * drained (read() returns 0). One session at a time: -EBUSY for a second
+ * configuration, from any file.
+ *
+ * read() returns whole records only: -EINVAL if the buffer cannot hold the
+ * next one (HTMTRACE_DTL_REC_MAX always can); it blocks while the stream is
+ * empty and the session runs (-EAGAIN with O_NONBLOCK), and poll() reports
+ * EPOLLIN when a record is ready. The stream is not seekable.
+ *
+ * Nothing is skipped silently: entries the hypervisor overwrote before the
+ * driver copied them, and entries dropped because the session's ring was
+ * full, are counted exactly and reported in the stream by a LOST record,
+ * placed where they would have been.
+ *
+ * Where the kernel owns a CPU's log (it registered one for stolen-time
+ * accounting, CONFIG_VIRT_CPU_ACCOUNTING_NATIVE), the driver reads that
+ * ring with its own index and ORs its event mask into the CPU's; the mask
+ * is restored at stop. The kernel then counts as stolen the wait times of
+ * the extra event types too (debugfs dtl makes the same trade). Elsewhere
+ * the driver registers a buffer of its own for each CPU and unregisters it
+ * at stop. Other users of the log (debugfs dtl, vcpudispatch_stats, the
+ * kernel's vpa_dtl PMU) cannot be locked out from a module: a CPU whose
+ * log or mask is changed under the driver ends its capture with a CPU
+ * record (HTMTRACE_DTL_CPU_LOST).
+ */
+
+/* Event mask bits (lppaca dtl_enable_mask). */
+#define HTMTRACE_DTL_CEDE	0x1
+#define HTMTRACE_DTL_PREEMPT	0x2
+#define HTMTRACE_DTL_FAULT	0x4
+#define HTMTRACE_DTL_ALL	0x7
+
+/* Size in bytes of one hypervisor entry, and of the hypervisor's ring. */
+#define HTMTRACE_DTL_ENTRY_SIZE	48
+#define HTMTRACE_DTL_RING_ENTRIES	85
+
+/**
+ * struct htmtrace_dtl_config - argument of HTMTRACE_IOC_DTL_CONFIGURE
+ * @cpus: user address of a CPU mask: an array of __u64, CPU n being bit
+ *	n % 64 of element n / 64 (the layout of cpu_set_t on 64-bit Linux);
+ *	0 with @cpus_size 0 for every possible CPU
+ * @cpus_size: size of the mask in bytes, a multiple of 8 (0: every CPU)
+ * @mask: HTMTRACE_DTL_* events to log, not 0
+ * @ring_kb: size of the session's ring of records in KiB, 0 for the
+ *	default (256); 4..65536
+ * @flags: must be zero
+ * @reserved: must be zero
+ *
+ * A selected CPU that is offline joins the capture when it comes online.
+ * Errors: -EINVAL (a bad field, a mask of no CPU that exists), -EBUSY (a
+ * session exists), -EPERM, -EFAULT, -ENOMEM.
+ */
+struct htmtrace_dtl_config {
+	__u64 cpus;
+	__u32 cpus_size;
+	__u32 mask;
+	__u32 ring_kb;
+	__u32 flags;
+	__u64 reserved[2];
+};
+
+/* Per-CPU state in struct htmtrace_dtl_cpu_stats. */
+#define HTMTRACE_DTL_CPU_WAITING	0	/* selected, offline */
+#define HTMTRACE_DTL_CPU_CAPTURING	1
+#define HTMTRACE_DTL_CPU_ENDED		2	/* see its CPU record */
+
+/**
+ * struct htmtrace_dtl_cpu_stats - one CPU's counters
+ * @cpu: logical CPU number
+ * @state: HTMTRACE_DTL_CPU_*
+ * @entries: entries copied into the stream
+ * @overwritten: entries the hypervisor overwrote before they were copied
+ * @dropped: entries dropped because the session's ring was full
+ * @wakeups: times the capture timer ran on the CPU
+ * @kernel_owned: 1 if the capture reads the kernel's own log
+ * @reserved: zero
+ * @next_index: the log index of the next entry the capture reads (the
+ *	CPU's lppaca dtl_idx once it has caught up)
+ */
+struct htmtrace_dtl_cpu_stats {
+	__u32 cpu;
+	__u32 state;
+	__u64 entries;
+	__u64 overwritten;
+	__u64 dropped;
+	__u64 wakeups;
+	__u32 kernel_owned;
+	__u32 reserved;
+	__u64 next_index;
+};
+
+/**
+ * struct htmtrace_dtl_stats - argument of HTMTRACE_IOC_DTL_STATS
+ * @addr: user address of an array of struct htmtrace_dtl_cpu_stats
+ * @size: its size in bytes
+ * @count: out: CPUs in the session; that many elements are stored if they
+ *	fit, else nothing is and the command fails with -ENOSPC
+ * @reserved: must be zero
+ */
+struct htmtrace_dtl_stats {
+	__u64 addr;
+	__u32 size;
+	__u32 count;
+	__u64 reserved[2];
+};
+
+/*
+ * Stream records. Every record starts with struct htmtrace_dtl_rec: a type,
+ * the record's length in bytes (header included, a multiple of 8) and the
+ * CPU it is about. A reader skips a type it does not know by its length,
+ * so new types can be added. Fields are in the reader's byte order except
+ * the hypervisor entry, which is passed through big-endian.
+ */
+#define HTMTRACE_DTL_REC_CLOCK	1	/* struct htmtrace_dtl_clock */
+#define HTMTRACE_DTL_REC_ENTRY	2	/* struct htmtrace_dtl_entry_rec */
+#define HTMTRACE_DTL_REC_LOST	3	/* struct htmtrace_dtl_lost */
+#define HTMTRACE_DTL_REC_CPU	4	/* struct htmtrace_dtl_cpu */
+
+/* No record is longer than this. */
+#define HTMTRACE_DTL_REC_MAX	64
+
+/**
+ * struct htmtrace_dtl_rec - the header of every record
+ * @type: HTMTRACE_DTL_REC_*
+ * @len: bytes of the whole record
+ * @cpu: the CPU the record is about (~0 for none)
+ */
+struct htmtrace_dtl_rec {
+	__u16 type;
+	__u16 len;
+	__u32 cpu;
+};
+
+/**
+ * struct htmtrace_dtl_clock - the first record of every session
+ * @hdr: type HTMTRACE_DTL_REC_CLOCK, cpu ~0
+ * @version: 1
+ * @reserved: zero
+ * @tb_freq: timebase ticks per second
+ * @timebase: a timebase value, read together with the three clocks
+ * @monotonic_ns: CLOCK_MONOTONIC at @timebase, in ns
+ * @boottime_ns: CLOCK_BOOTTIME at @timebase, in ns
+ * @realtime_ns: CLOCK_REALTIME at @timebase, in ns since the epoch
+ *
+ * An entry's timebase t is at @realtime_ns + (t - @timebase) * 10^9 /
+ * @tb_freq on the wall clock, and likewise on the other clocks.
+ */
+struct htmtrace_dtl_clock {
+	struct htmtrace_dtl_rec hdr;
+	__u32 version;
+	__u32 reserved;
+	__u64 tb_freq;
+	__u64 timebase;
+	__u64 monotonic_ns;
+	__u64 boottime_ns;
+	__u64 realtime_ns;
+};
+
+/**
+ * struct htmtrace_dtl_entry_rec - one hypervisor entry
+ * @hdr: type HTMTRACE_DTL_REC_ENTRY, the CPU whose log held it
+ * @entry: the 48-byte entry as the hypervisor wrote it (big-endian):
+ *	u8 dispatch reason @0, u8 preempt reason @1, u16 processor id @2,
+ *	u32 enqueue-to-dispatch, ready-to-enqueue and waiting-to-ready times
+ *	@4, @8, @12 (timebase ticks), u64 timebase @16, fault address @24,
+ *	SRR0 @32, SRR1 @40
+ */
+struct htmtrace_dtl_entry_rec {
+	struct htmtrace_dtl_rec hdr;
+	__u8 entry[HTMTRACE_DTL_ENTRY_SIZE];
+};
+
+/* Why entries were lost. */
+#define HTMTRACE_DTL_LOST_OVERWRITTEN	1	/* by the hypervisor, unread */
+#define HTMTRACE_DTL_LOST_DROPPED	2	/* the session's ring was full */
+
+/**
+ * struct htmtrace_dtl_lost - entries of a CPU that are not in the stream
+ * @hdr: type HTMTRACE_DTL_REC_LOST
+ * @why: HTMTRACE_DTL_LOST_*
+ * @reserved: zero
+ * @count: entries lost at this point of the CPU's sequence
+ */
+struct htmtrace_dtl_lost {
+	struct htmtrace_dtl_rec hdr;
+	__u32 why;
+	__u32 reserved;
+	__u64 count;
+};
+
+/* CPU events. */
+#define HTMTRACE_DTL_CPU_JOINED		1	/* capture began on the CPU */
+#define HTMTRACE_DTL_CPU_OFFLINE	2	/* the CPU went offline: ended */
+#define HTMTRACE_DTL_CPU_LOST		3	/* another user changed its log */
+#define HTMTRACE_DTL_CPU_FAILED		4	/* registration failed: @error */
+
+/**
+ * struct htmtrace_dtl_cpu - a CPU joined or left the capture
+ * @hdr: type HTMTRACE_DTL_REC_CPU
+ * @event: HTMTRACE_DTL_CPU_*
+ * @error: for HTMTRACE_DTL_CPU_FAILED, the negative errno; else 0
+ */
+struct htmtrace_dtl_cpu {
+	struct htmtrace_dtl_rec hdr;
+	__u32 event;
+	__s32 error;
+};
+
+#define HTMTRACE_IOC_DTL_CONFIGURE	_IOW(HTMTRACE_IOC_MAGIC, 0x20, struct htmtrace_dtl_config)
+#define HTMTRACE_IOC_DTL_START		_IO(HTMTRACE_IOC_MAGIC, 0x21)
+#define HTMTRACE_IOC_DTL_STOP		_IO(HTMTRACE_IOC_MAGIC, 0x22)
+#define HTMTRACE_IOC_DTL_DECONFIGURE	_IO(HTMTRACE_IOC_MAGIC, 0x23)
+#define HTMTRACE_IOC_DTL_STATS		_IOWR(HTMTRACE_IOC_MAGIC, 0x24, struct htmtrace_dtl_stats)
+
 #endif /* _UAPI_LINUX_HTMTRACE_H */

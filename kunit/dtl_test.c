@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the dispatch trace log engine of htmtrace (ring arithmetic, the
+ * adaptive period, the session's ring of records, record encoding).
+ */
+#include <kunit/test.h>
+#include <linux/htmtrace.h>
+
+#include <asm/time.h>
+
+#include "htmtrace.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+struct span_case {
+	u64 last, cur, first, overwritten;
+};
+
+static const struct span_case span_cases[] = {
+	{ 0, 0, 0, 0 },
+	{ 0, 1, 0, 0 },
+	{ 0, HTM_DTL_READABLE, 0, 0 },
+	/* 85 logged: the oldest slot is being reused, entry 0 is gone */
+	{ 0, HTM_DTL_ENTRIES, 1, 1 },
+	{ 10, 200, 200 - HTM_DTL_READABLE, 200 - HTM_DTL_READABLE - 10 },
+	{ 150, 200, 150, 0 },
+	{ 200, 200, 200, 0 },
+	{ 1ULL << 40, (1ULL << 40) + 1000, (1ULL << 40) + 1000 - 84, 1000 - 84 },
+};
+
+static void span_case_desc(const struct span_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "last %llu cur %llu", c->last,
+		 c->cur);
+}
+
+KUNIT_ARRAY_PARAM(span, span_cases, span_case_desc);
+
+static void dtl_span(struct kunit *test)
+{
+	const struct span_case *c = test->param_value;
+	u64 first, over;
+
+	htm_dtl_span(c->last, c->cur, &first, &over);
+	KUNIT_EXPECT_EQ(test, first, c->first);
+	KUNIT_EXPECT_EQ(test, over, c->overwritten);
+	/* what is copied and what is lost add up to what was logged */
+	KUNIT_EXPECT_EQ(test, (c->cur - first) + over, c->cur - c->last);
+}
+
+static void dtl_period_steps(struct kunit *test)
+{
+	u64 p = HTM_DTL_PERIOD_START;
+
+	/* idle: doubles, up to the bound */
+	KUNIT_EXPECT_EQ(test, htm_dtl_next_period(p, 0), 2 * p);
+	KUNIT_EXPECT_EQ(test, htm_dtl_next_period(HTM_DTL_PERIOD_MAX, 0),
+			HTM_DTL_PERIOD_MAX);
+	/* on target: unchanged; twice the target: halved */
+	KUNIT_EXPECT_EQ(test, htm_dtl_next_period(p, HTM_DTL_PER_PERIOD), p);
+	KUNIT_EXPECT_EQ(test, htm_dtl_next_period(p, 2 * HTM_DTL_PER_PERIOD),
+			p / 2);
+	/* a trickle: grows, but at most twice a period */
+	KUNIT_EXPECT_EQ(test, htm_dtl_next_period(p, 1), 2 * p);
+	/* a flood: the shortest period */
+	KUNIT_EXPECT_EQ(test, htm_dtl_next_period(p, 100000),
+			HTM_DTL_PERIOD_MIN);
+}
+
+/*
+ * The policy against steady rates, from a busy start and from idle: after
+ * the first period, no period holds more than the ring can, and an idle
+ * CPU settles at a few wakeups a second.
+ */
+static void dtl_period_rates(struct kunit *test)
+{
+	static const u64 rates[] = { 1000, 20000, 50000 };
+	static const u64 starts[] = { HTM_DTL_PERIOD_START, HTM_DTL_PERIOD_MAX };
+	unsigned int r, s, i;
+
+	for (r = 0; r < ARRAY_SIZE(rates); r++) {
+		for (s = 0; s < ARRAY_SIZE(starts); s++) {
+			u64 p = starts[s], n;
+
+			for (i = 0; i < 50; i++) {
+				n = div_u64(rates[r] * p, NSEC_PER_SEC);
+				if (i)
+					KUNIT_EXPECT_LE_MSG(test, n,
+							    HTM_DTL_READABLE,
+							    "rate %llu start %llu period %u",
+							    rates[r], starts[s], i);
+				p = htm_dtl_next_period(p, n);
+			}
+			/* settled: at most twice the target per period */
+			KUNIT_EXPECT_LE(test, div_u64(rates[r] * p, NSEC_PER_SEC),
+					2 * HTM_DTL_PER_PERIOD);
+		}
+	}
+	{
+		u64 p = HTM_DTL_PERIOD_START;
+
+		for (i = 0; i < 20; i++)
+			p = htm_dtl_next_period(p, 0);
+		KUNIT_EXPECT_EQ(test, p, HTM_DTL_PERIOD_MAX);
+		KUNIT_EXPECT_LE(test, div64_u64(NSEC_PER_SEC, p), 10);
+	}
+}
+
+static void put_entry(struct kunit *test, struct htm_dtl_ring *ring, u8 fill,
+		      bool fits)
+{
+	struct htmtrace_dtl_entry_rec rec = {
+		.hdr = { HTMTRACE_DTL_REC_ENTRY, sizeof(rec), 1 },
+	};
+
+	memset(rec.entry, fill, sizeof(rec.entry));
+	KUNIT_EXPECT_EQ(test, htm_dtl_ring_put(ring, &rec), fits);
+}
+
+static void dtl_ring_records(struct kunit *test)
+{
+	u8 buf[128];
+	struct htm_dtl_ring ring = { .buf = buf, .size = sizeof(buf) };
+	struct htmtrace_dtl_cpu ev = {
+		.hdr = { HTMTRACE_DTL_REC_CPU, sizeof(ev), 1 },
+		.event = HTMTRACE_DTL_CPU_JOINED,
+	};
+	struct htmtrace_dtl_entry_rec *got;
+	unsigned int i;
+
+	put_entry(test, &ring, 0xa1, true);
+	put_entry(test, &ring, 0xa2, true);
+	/* 16 bytes left: not a third entry, but a CPU record fits */
+	put_entry(test, &ring, 0xa3, false);
+	KUNIT_EXPECT_EQ(test, ring.head, 112);
+	KUNIT_EXPECT_TRUE(test, htm_dtl_ring_put(&ring, &ev));
+	KUNIT_EXPECT_EQ(test, ring.head, 128);
+	KUNIT_EXPECT_FALSE(test, htm_dtl_ring_put(&ring, &ev));
+
+	/* whole records only */
+	KUNIT_EXPECT_EQ(test, htm_dtl_ring_whole(&ring, 55), 0);
+	KUNIT_EXPECT_EQ(test, htm_dtl_ring_whole(&ring, 56), 56);
+	KUNIT_EXPECT_EQ(test, htm_dtl_ring_whole(&ring, 127), 112);
+	KUNIT_EXPECT_EQ(test, htm_dtl_ring_whole(&ring, 4096), 128);
+
+	/* the reader takes the first entry and the CPU record ... */
+	ring.tail = 56;
+	KUNIT_EXPECT_EQ(test, htm_dtl_ring_whole(&ring, 56), 56);
+	ring.tail = 128;
+	/* ... and the next entry straddles the end: 16 bytes, then 40 */
+	ring.head = 112;
+	ring.tail = 112;
+	put_entry(test, &ring, 0xa4, true);
+	KUNIT_EXPECT_EQ(test, ring.head, 168);
+	KUNIT_EXPECT_EQ(test, htm_dtl_ring_whole(&ring, 4096), 56);
+	got = (void *)(buf + 112);
+	KUNIT_EXPECT_EQ(test, got->hdr.type, HTMTRACE_DTL_REC_ENTRY);
+	KUNIT_EXPECT_EQ(test, got->hdr.len, 56);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, buf[120 + i], 0xa4);
+	for (i = 0; i < 40; i++)
+		KUNIT_EXPECT_EQ(test, buf[i], 0xa4);
+	/* the bytes after it are the first entry's, untouched */
+	KUNIT_EXPECT_EQ(test, buf[40], 0xa1);
+}
+
+static void dtl_clock_record(struct kunit *test)
+{
+	struct htmtrace_dtl_clock rec;
+
+	htm_dtl_clock_rec(&rec, 123456789, 1000, 2000, 3000);
+	KUNIT_EXPECT_EQ(test, rec.hdr.type, HTMTRACE_DTL_REC_CLOCK);
+	KUNIT_EXPECT_EQ(test, rec.hdr.len, sizeof(rec));
+	KUNIT_EXPECT_EQ(test, rec.hdr.len % 8, 0);
+	KUNIT_EXPECT_EQ(test, rec.hdr.cpu, ~0U);
+	KUNIT_EXPECT_EQ(test, rec.version, 1);
+	KUNIT_EXPECT_EQ(test, rec.tb_freq, tb_ticks_per_sec);
+	KUNIT_EXPECT_EQ(test, rec.timebase, 123456789);
+	KUNIT_EXPECT_EQ(test, rec.monotonic_ns, 1000);
+	KUNIT_EXPECT_EQ(test, rec.boottime_ns, 2000);
+	KUNIT_EXPECT_EQ(test, rec.realtime_ns, 3000);
+	KUNIT_EXPECT_LE(test, sizeof(rec), HTMTRACE_DTL_REC_MAX);
+	KUNIT_EXPECT_EQ(test, sizeof(struct htmtrace_dtl_entry_rec),
+			8 + HTMTRACE_DTL_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, sizeof(struct dtl_entry), HTMTRACE_DTL_ENTRY_SIZE);
+}
+
+static struct kunit_case htmtrace_dtl_cases[] = {
+	KUNIT_CASE_PARAM(dtl_span, span_gen_params),
+	KUNIT_CASE(dtl_period_steps),
+	KUNIT_CASE(dtl_period_rates),
+	KUNIT_CASE(dtl_ring_records),
+	KUNIT_CASE(dtl_clock_record),
+	{}
+};
+
+static struct kunit_suite htmtrace_dtl_suite = {
+	.name = "htmtrace_dtl",
+	.test_cases = htmtrace_dtl_cases,
+};
+
+kunit_test_suite(htmtrace_dtl_suite);

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace: /dev/vpa_dtl, the dispatch trace log as a stream.
+ *
+ * Thin: file operations, copies to and from the user, permission checks.
+ * The capture engine (dtl.c) does the work.
+ */
+#define pr_fmt(fmt) "htmtrace: " fmt
+
+#include <linux/bitmap.h>
+#include <linux/capability.h>
+#include <linux/compat.h>
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <asm/paca.h>
+
+#include "htmtrace.h"
+
+/* The one session, and the device, of the current backend. */
+static struct htm_dtl htm_dtl_session;
+static const struct htmtrace_hv_ops *htm_dtl_hv;
+static bool htm_dtl_registered;
+static struct dentry *htm_dtl_debugfs;
+
+static int htm_dtl_open(struct inode *inode, struct file *file)
+{
+	return htm_hv_session_get();
+}
+
+static int htm_dtl_release(struct inode *inode, struct file *file)
+{
+	htm_hv_session_put();
+	return 0;
+}
+
+static ssize_t htm_dtl_cdev_read(struct file *file, char __user *buf,
+				 size_t count, loff_t *pos)
+{
+	return htm_dtl_read(&htm_dtl_session, buf, count,
+			    file->f_flags & O_NONBLOCK);
+}
+
+static __poll_t htm_dtl_cdev_poll(struct file *file, poll_table *wait)
+{
+	poll_wait(file, &htm_dtl_session.wait, wait);
+	return htm_dtl_poll_mask(&htm_dtl_session);
+}
+
+/* Largest CPU mask accepted: 65536 CPUs. */
+#define HTM_DTL_CPUS_MAX_BYTES	8192
+
+/*
+ * The CPU mask of a configuration: every possible CPU when none is given,
+ * else exactly the CPUs given, each of which must be possible.
+ */
+static int htm_dtl_cpus_from_user(const struct htmtrace_dtl_config *cfg,
+				  struct cpumask *cpus)
+{
+	unsigned int nbits = cfg->cpus_size * BITS_PER_BYTE, bit;
+	unsigned long *bits;
+	u64 *words;
+	int ret = 0;
+
+	if (!cfg->cpus && !cfg->cpus_size) {
+		cpumask_copy(cpus, cpu_possible_mask);
+		return 0;
+	}
+	if (!cfg->cpus_size || cfg->cpus_size % sizeof(u64) ||
+	    cfg->cpus_size > HTM_DTL_CPUS_MAX_BYTES)
+		return -EINVAL;
+	words = memdup_user(u64_to_user_ptr(cfg->cpus), cfg->cpus_size);
+	if (IS_ERR(words))
+		return PTR_ERR(words);
+	bits = bitmap_zalloc(nbits, GFP_KERNEL);
+	if (!bits) {
+		kfree(words);
+		return -ENOMEM;
+	}
+	bitmap_from_arr64(bits, words, nbits);
+	cpumask_clear(cpus);
+	for_each_set_bit(bit, bits, nbits) {
+		if (bit >= nr_cpu_ids || !cpu_possible(bit)) {
+			ret = -EINVAL;
+			break;
+		}
+		cpumask_set_cpu(bit, cpus);
+	}
+	if (!ret && cpumask_empty(cpus))
+		ret = -EINVAL;
+	bitmap_free(bits);
+	kfree(words);
+	return ret;
+}
+
+static long htm_dtl_ioctl_configure(void __user *argp)
+{
+	struct htmtrace_dtl_config cfg;
+	cpumask_var_t cpus;
+	u32 ring_kb;
+	int ret;
+
+	if (copy_from_user(&cfg, argp, sizeof(cfg)))
+		return -EFAULT;
+	ring_kb = cfg.ring_kb ?: HTM_DTL_RING_KB_DEFAULT;
+	if (cfg.flags || cfg.reserved[0] || cfg.reserved[1] || !cfg.mask ||
+	    cfg.mask & ~HTMTRACE_DTL_ALL || ring_kb < HTM_DTL_RING_KB_MIN ||
+	    ring_kb > HTM_DTL_RING_KB_MAX)
+		return -EINVAL;
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
+		return -ENOMEM;
+	ret = htm_dtl_cpus_from_user(&cfg, cpus);
+	if (ret)
+		goto out;
+	/* A configured session pins the backend like an open file does. */
+	ret = htm_hv_session_get();
+	if (ret)
+		goto out;
+	ret = htm_dtl_configure(&htm_dtl_session, htm_dtl_hv, cpus, cfg.mask,
+				roundup_pow_of_two(ring_kb) * 1024);
+	if (ret)
+		htm_hv_session_put();
+out:
+	free_cpumask_var(cpus);
+	return ret;
+}
+
+static long htm_dtl_ioctl_deconfigure(void)
+{
+	int ret = htm_dtl_deconfigure(&htm_dtl_session);
+
+	if (!ret)
+		htm_hv_session_put();
+	return ret;
+}
+
+static long htm_dtl_ioctl_stats(void __user *argp)
+{
+	struct htmtrace_dtl_cpu_stats *out;
+	struct htmtrace_dtl_stats st;
+	u32 max, count = 0;
+	int ret;
+
+	if (copy_from_user(&st, argp, sizeof(st)))
+		return -EFAULT;
+	if (st.reserved[0] || st.reserved[1])
+		return -EINVAL;
+	max = min_t(u32, st.size / sizeof(*out), nr_cpu_ids);
+	out = kcalloc(max ?: 1, sizeof(*out), GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	ret = htm_dtl_stats(&htm_dtl_session, out, max, &count);
+	st.count = count;
+	if (!ret && copy_to_user(u64_to_user_ptr(st.addr), out,
+				 count * sizeof(*out)))
+		ret = -EFAULT;
+	kfree(out);
+	if (ret && ret != -ENOSPC)
+		return ret;
+	if (copy_to_user(argp, &st, sizeof(st)))
+		return -EFAULT;
+	return ret;
+}
+
+static long htm_dtl_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case HTMTRACE_IOC_DTL_STATS:
+		return htm_dtl_ioctl_stats(argp);
+	case HTMTRACE_IOC_DTL_CONFIGURE:
+	case HTMTRACE_IOC_DTL_START:
+	case HTMTRACE_IOC_DTL_STOP:
+	case HTMTRACE_IOC_DTL_DECONFIGURE:
+		if (!perfmon_capable())
+			return -EPERM;
+		break;
+	default:
+		return -ENOTTY;
+	}
+
+	switch (cmd) {
+	case HTMTRACE_IOC_DTL_CONFIGURE:
+		return htm_dtl_ioctl_configure(argp);
+	case HTMTRACE_IOC_DTL_START:
+		return htm_dtl_start(&htm_dtl_session);
+	case HTMTRACE_IOC_DTL_STOP:
+		return htm_dtl_stop(&htm_dtl_session);
+	default:
+		return htm_dtl_ioctl_deconfigure();
+	}
+}
+
+static const struct file_operations htm_dtl_fops = {
+	.owner = THIS_MODULE,
+	.open = htm_dtl_open,
+	.release = htm_dtl_release,
+	.read = htm_dtl_cdev_read,
+	.poll = htm_dtl_cdev_poll,
+	.llseek = noop_llseek,
+	.unlocked_ioctl = htm_dtl_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice htm_dtl_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "vpa_dtl",
+	.fops = &htm_dtl_fops,
+	.mode = 0600,
+};
+
+/*
+ * debugfs htmtrace/dtl: each CPU's log as the hypervisor and the kernel see
+ * it - whether the kernel owns one, the event mask, the index - and the
+ * session's counters.
+ */
+static int htm_dtl_state_show(struct seq_file *m, void *v)
+{
+	static const char * const states[] = {
+		"idle", "configured", "running", "stopped",
+	};
+	struct htmtrace_dtl_cpu_stats *st;
+	unsigned int cpu, i;
+	u32 count = 0;
+
+	seq_printf(m, "session: %s\n",
+		   states[READ_ONCE(htm_dtl_session.state)]);
+	for_each_possible_cpu(cpu)
+		seq_printf(m, "cpu %u kernel_log %s mask %u index %llu\n", cpu,
+			   READ_ONCE(paca_ptrs[cpu]->dispatch_log) ? "yes" : "no",
+			   htm_hv_dtl_mask(htm_dtl_hv, cpu),
+			   htm_hv_dtl_index(htm_dtl_hv, cpu));
+	st = kcalloc(nr_cpu_ids, sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	if (!htm_dtl_stats(&htm_dtl_session, st, nr_cpu_ids, &count)) {
+		for (i = 0; i < count; i++)
+			seq_printf(m, "capture cpu %u state %u entries %llu overwritten %llu dropped %llu wakeups %llu next %llu\n",
+				   st[i].cpu, st[i].state, st[i].entries,
+				   st[i].overwritten, st[i].dropped,
+				   st[i].wakeups, st[i].next_index);
+	}
+	kfree(st);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(htm_dtl_state);
+
+/**
+ * htm_dtl_cdev_add() - create /dev/vpa_dtl for a backend
+ * @hv: backend with the dispatch trace log operations
+ *
+ * Called with the backend mutex held and no session active.
+ *
+ * Return: 0 or the error of misc_register().
+ */
+int htm_dtl_cdev_add(const struct htmtrace_hv_ops *hv)
+{
+	int ret;
+
+	ret = htm_dtl_init(&htm_dtl_session);
+	if (ret)
+		return ret;
+	htm_dtl_hv = hv;
+	ret = misc_register(&htm_dtl_misc);
+	if (ret) {
+		htm_dtl_exit(&htm_dtl_session);
+		return ret;
+	}
+	htm_dtl_registered = true;
+	htm_dtl_debugfs = debugfs_create_file("dtl", 0400, htm_debugfs_dir(),
+					      NULL, &htm_dtl_state_fops);
+	return 0;
+}
+
+/* Remove /dev/vpa_dtl; no file is open and no session exists. */
+void htm_dtl_cdev_remove(void)
+{
+	if (!htm_dtl_registered)
+		return;
+	debugfs_remove(htm_dtl_debugfs);
+	htm_dtl_debugfs = NULL;
+	misc_deregister(&htm_dtl_misc);
+	htm_dtl_exit(&htm_dtl_session);
+	htm_dtl_registered = false;
+	htm_dtl_hv = NULL;
+}

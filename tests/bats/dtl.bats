@@ -1,0 +1,243 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# /dev/vpa_dtl against the simulated dispatch trace log: what a user of cat,
+# read(), poll() and the ioctls sees. The simulator logs only on request
+# (dtl_burst) unless a test sets dtl_rate. Runs on both test kernels: the
+# debug kernel owns a log per CPU (VIRT_CPU_ACCOUNTING_NATIVE), so the
+# capture reads the kernel's ring; the release kernel owns none, so the
+# capture registers its own buffers.
+
+load helpers
+
+HVSIM=/sys/kernel/debug/htmtrace_hvsim
+DEV=/dev/vpa_dtl
+DTLFS=/sys/kernel/debug/htmtrace/dtl
+
+setup() {
+	requires module htmtrace_hvsim
+	guest_mark "insmod $HTM_MODDIR/htmtrace.ko &&
+	       insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0"
+}
+
+teardown() {
+	guest_unload_all
+}
+
+# The mask the CPUs log with while we capture with MASK: ours, plus the
+# kernel's own where it owns the log (it logs preemptions, 2).
+effective_mask() {
+	local kmask
+	kmask=$(guest "sed -n 's/^cpu 0 .* mask \([0-9]*\)$/\1/p' $HVSIM/dtl_cpus")
+	echo $(($1 | kmask))
+}
+
+# caught_up CPU: wait (bounded) until the capture has read CPU's log up to
+# the CPU's index
+caught_up() {
+	guest "for i in \$(seq 200); do
+		idx=\$(sed -n 's/^cpu $1 .* index \([0-9]*\)$/\1/p' $DTLFS)
+		nxt=\$(sed -n 's/^capture cpu $1 .* next \([0-9]*\)$/\1/p' $DTLFS)
+		[ \"\$idx\" = \"\$nxt\" ] && exit 0
+		sleep 0.05
+	done
+	exit 1"
+}
+
+# written CPU: entries the simulator logged on CPU so far
+written() {
+	guest "sed -n 's/^cpu $1 .* written \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
+}
+
+@test "the device exists with the simulator, 0600" {
+	run guest "stat -c '%A %u %g' $DEV"
+	[ "$output" = "crw------- 0 0" ]
+	run guest htmtest dtl-stats $DEV
+	[ "$status" -eq 1 ]
+	[ "$output" = ENODATA ]
+}
+
+@test "below the ring's capacity: every entry, byte for byte, no loss" {
+	local mask
+	mask=$(effective_mask 7)
+	local w0 w1
+	w0=$(written 0)
+	w1=$(written 1)
+	guest "htmtest dtl-configure $DEV all 7 && htmtest dtl-start $DEV"
+	guest "echo '0 60' > $HVSIM/dtl_burst && echo '1 40' > $HVSIM/dtl_burst"
+	caught_up 0
+	guest "echo '0 70' > $HVSIM/dtl_burst"
+	guest htmtest dtl-stop $DEV
+	local n0=$(($(written 0) - w0)) n1=$(($(written 1) - w1))
+	[ "$n0" -gt 0 ] && [ "$n1" -gt 0 ]
+	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $mask"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "clock 1" ]
+	[ "${lines[1]}" = "cpu 0 entries $n0 overwritten 0 dropped 0 events 1/0/0/0" ]
+	[ "${lines[2]}" = "cpu 1 entries $n1 overwritten 0 dropped 0 events 1/0/0/0" ]
+	[ "${lines[3]}" = "bad 0" ]
+	run guest htmtest dtl-stats $DEV
+	[[ ${lines[0]} == "cpu 0 state "*" entries $n0 overwritten 0 dropped 0 kernel "* ]]
+	# stopped and drained: read() says end of file
+	run guest "wc -c < $DEV"
+	[ "$output" = 0 ]
+	guest htmtest dtl-deconfigure $DEV
+	assert_no_splat
+}
+
+@test "a burst beyond the hypervisor's ring: the loss is exactly what was overwritten" {
+	local mask w
+	mask=$(effective_mask 7)
+	guest "htmtest dtl-configure $DEV 0 7 && htmtest dtl-start $DEV"
+	w=$(written 0)
+	# one burst with interrupts off: the ring keeps its 84 readable newest
+	guest "echo '0 500' > $HVSIM/dtl_burst && htmtest dtl-stop $DEV"
+	local n=$(($(written 0) - w))
+	[ "$n" -gt 84 ]
+	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $mask"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "cpu 0 entries 84 overwritten $((n - 84)) dropped 0 events 1/0/0/0" ]
+}
+
+@test "a session ring too small for the entries: dropped entries are counted exactly" {
+	local mask w
+	mask=$(effective_mask 7)
+	# 4 KiB: the clock and joined records (72 bytes), then 71 entries
+	guest "htmtest dtl-configure $DEV 0 7 4 && htmtest dtl-start $DEV"
+	w=$(written 0)
+	for i in 1 2 3 4; do
+		guest "echo '0 80' > $HVSIM/dtl_burst"
+		caught_up 0
+	done
+	guest htmtest dtl-stop $DEV
+	local n=$(($(written 0) - w))
+	[ "$n" -eq 320 ]
+	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $mask"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "cpu 0 entries 71 overwritten 0 dropped $((n - 71)) events 1/0/0/0" ]
+	run guest htmtest dtl-stats $DEV
+	[[ ${lines[0]} == *" entries 71 overwritten 0 dropped $((n - 71)) "* ]]
+}
+
+@test "read: whole records only, EAGAIN when empty, poll wakes on a record" {
+	guest "htmtest dtl-configure $DEV 0 7 && htmtest dtl-start $DEV"
+	# the clock and joined records are there
+	run guest htmtest read $DEV 8
+	[ "$output" = EINVAL ]
+	run guest htmtest read $DEV 4096 nonblock
+	[ "$output" = 72 ]
+	run guest htmtest read $DEV 4096 nonblock
+	[ "$output" = EAGAIN ]
+	run guest htmtest poll $DEV 200
+	[ "$output" = timeout ]
+	run guest "htmtest poll $DEV 20000 > /tmp/p.out 2>&1 & echo \$! > /tmp/p.pid
+		htmtest blocked \$(cat /tmp/p.pid) poll 20000"
+	[ "$output" = blocked ]
+	run guest "echo '0 5' > $HVSIM/dtl_burst
+		for i in \$(seq 100); do [ -d /proc/\$(cat /tmp/p.pid) ] || break; sleep 0.1; done
+		cat /tmp/p.out"
+	[ "$output" = ready ]
+	run guest htmtest read $DEV 56 nonblock
+	[ "$output" = 56 ]
+	guest htmtest dtl-stop $DEV
+	run guest htmtest poll $DEV 0
+	[ "$output" = ready ]
+}
+
+@test "the mask: only the events asked for are logged" {
+	local mask
+	mask=$(effective_mask 1)
+	guest "htmtest dtl-configure $DEV 1 1 && htmtest dtl-start $DEV"
+	guest "echo '1 60' > $HVSIM/dtl_burst && htmtest dtl-stop $DEV"
+	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $mask"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# 60 events, a third of each type: 20 cede (or 40 with the kernel's)
+	[ "${lines[1]}" = "cpu 1 entries $((mask == 1 ? 20 : 40)) overwritten 0 dropped 0 events 1/0/0/0" ]
+}
+
+@test "one session at a time; bad configurations; non-root refused" {
+	guest htmtest dtl-configure $DEV all 7
+	run guest htmtest dtl-configure $DEV all 7
+	[ "$output" = EBUSY ]
+	guest htmtest dtl-deconfigure $DEV
+	for args in "all 0" "all 8" "all 7 2" "all 7 65537" "all 7 0 1" "7 7"; do
+		run guest htmtest dtl-configure $DEV $args
+		echo "$args: $output"
+		[ "$output" = EINVAL ]
+	done
+	run guest htmtest dtl-start $DEV
+	[ "$output" = EBADFD ]
+	run guest htmtest read $DEV 64
+	[ "$output" = ENODATA ]
+	guest chmod 0666 $DEV
+	run guest htmtest runas 1000 htmtest dtl-configure $DEV all 7
+	[ "$output" = EPERM ]
+	guest chmod 0600 $DEV
+	run guest htmtest runas 1000 htmtest dtl-stats $DEV
+	[ "$output" = EACCES ]
+}
+
+@test "the CPU's mask and log are given back; rmmod refused while configured" {
+	local before
+	before=$(guest "sed -n 's/^cpu \([01]\) log \([a-z]*\) .* mask \([0-9]*\)$/\1 \2 \3/p' $HVSIM/dtl_cpus")
+	guest "htmtest dtl-configure $DEV all 4 && htmtest dtl-start $DEV"
+	run guest "sed -n 's/^cpu 0 .* mask \([0-9]*\)$/\1/p' $HVSIM/dtl_cpus"
+	[ $((output & 4)) -eq 4 ]
+	run guest rmmod htmtrace_hvsim
+	[ "$status" -eq 1 ]
+	guest htmtest dtl-deconfigure $DEV
+	run guest "sed -n 's/^cpu \([01]\) log \([a-z]*\) .* mask \([0-9]*\)$/\1 \2 \3/p' $HVSIM/dtl_cpus"
+	[ "$output" = "$before" ]
+}
+
+@test "a registration the hypervisor refuses: the CPU says so in the stream" {
+	if guest "grep -q '^cpu 0 log kernel' $HVSIM/dtl_cpus"; then
+		skip "the kernel owns the log: nothing is registered"
+	fi
+	guest "echo -16 > $HVSIM/dtl_register_rc"
+	guest "htmtest dtl-configure $DEV 0 7 && htmtest dtl-start $DEV && htmtest dtl-stop $DEV"
+	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin 7"
+	echo "$output"
+	[ "${lines[1]}" = "cpu 0 entries 0 overwritten 0 dropped 0 events 0/0/0/1" ]
+}
+
+@test "without the simulator: QEMU's H_REGISTER_VPA takes the capture, and the logs are given back" {
+	guest rmmod htmtrace_hvsim
+	local before
+	before=$(guest "grep '^cpu ' $DTLFS")
+	guest "htmtest dtl-configure $DEV all 5 && htmtest dtl-start $DEV"
+	run guest "sed -n 's/^cpu 0 .* mask \([0-9]*\) .*/\1/p' $DTLFS"
+	[ $((output & 5)) -eq 5 ]
+	guest htmtest dtl-stop $DEV
+	# QEMU logs nothing: the clock and a joined record per CPU
+	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin 5"
+	echo "$output"
+	[ "$output" = "clock 1
+cpu 0 entries 0 overwritten 0 dropped 0 events 1/0/0/0
+cpu 1 entries 0 overwritten 0 dropped 0 events 1/0/0/0
+bad 0" ]
+	guest htmtest dtl-deconfigure $DEV
+	run guest "grep '^cpu ' $DTLFS"
+	[ "$output" = "$before" ]
+	assert_no_splat
+}
+
+@test "CPU offline and online during a capture: the CPU leaves and joins, the stream stays whole" {
+	local mask
+	mask=$(effective_mask 7)
+	guest "echo 2000 > $HVSIM/dtl_rate && htmtest dtl-configure $DEV all 7 && htmtest dtl-start $DEV"
+	run guest "for i in 1 2 3; do
+			echo 0 > /sys/devices/system/cpu/cpu1/online || exit 1
+			echo 1 > /sys/devices/system/cpu/cpu1/online || exit 1
+		done"
+	[ "$status" -eq 0 ]
+	guest "htmtest dtl-stop $DEV && echo 0 > $HVSIM/dtl_rate"
+	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $mask"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ ${lines[2]} == "cpu 1 entries "*" events 4/3/0/0" ]]
+	assert_no_splat
+}
