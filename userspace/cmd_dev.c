@@ -29,7 +29,8 @@ int open_device(const char *path, int flags)
 		return fd;
 	err = errno;
 	pr_errno(err, "open %s", path);
-	if (err == ENOENT && !strncmp(path, DEVICE_PREFIX, strlen(DEVICE_PREFIX)))
+	if (err == ENOENT && (!strncmp(path, DEVICE_PREFIX, strlen(DEVICE_PREFIX)) ||
+			      !strcmp(path, DTL_DEVICE)))
 		pr_err("is the htmtrace module loaded? (htmtrace load)");
 	return -err;
 }

@@ -22,6 +22,12 @@
 	"  -p, --chip CHIP       chip index on the node, 0..65535\n" \
 	"  -c, --core CORE       core index on the chip, 0..65535\n"
 
+#define DTL_RECORD_USAGE \
+	"Usage: htmtrace dtl record [-C CPUS] [-e EVENTS] [--ring-kb N] [-d DEV]\n" \
+	"                           -o FILE [--duration SECS | [--] COMMAND [ARG...]]\n"
+#define DTL_REPORT_USAGE \
+	"Usage: htmtrace dtl report FILE [--format text|csv|json]\n"
+
 #define DEVICE_HELP \
 	"  -d, --device DEV      channel device (default /dev/htm0; a number N\n" \
 	"                        means /dev/htmN)\n"
@@ -32,6 +38,8 @@ struct command {
 	const char *summary;
 	const char *help;
 };
+
+static int cmd_dtl(int argc, char **argv);
 
 static const struct command commands[] = {
 	{ "record", cmd_record, "trace one HTM unit while a workload runs",
@@ -56,6 +64,54 @@ static const struct command commands[] = {
 	  "      --duration SECS   trace for SECS seconds, e.g. 2 or 0.5\n"
 	  "      --bs SIZE         read() size (default 1M; K, M, G suffixes)\n"
 	  "      --dry-run         print the output file names and exit\n" },
+	{ "dtl", cmd_dtl, NULL,
+	  "Usage: htmtrace dtl record [OPTIONS] -o FILE [...]\n"
+	  "       htmtrace dtl report FILE [--format text|csv|json]\n"
+	  "\n"
+	  "The dispatch trace log of shared-processor LPARs: why and when the\n"
+	  "hypervisor dispatched and preempted each virtual processor, captured\n"
+	  "from /dev/vpa_dtl by 'dtl record' and decoded by 'dtl report'.\n"
+	  "Run 'htmtrace help dtl record' or 'htmtrace help dtl report' for\n"
+	  "their options.\n" },
+	{ "dtl record", cmd_dtl_record, "capture the dispatch trace log of CPUs",
+	  DTL_RECORD_USAGE
+	  "\n"
+	  "Configure /dev/vpa_dtl for the CPUs and events, start, run COMMAND (or\n"
+	  "sleep SECS, or wait for Ctrl-C) while copying the stream into FILE,\n"
+	  "stop, copy the rest of the stream, print each CPU's counters (entries\n"
+	  "copied, overwritten by the hypervisor before they were read, dropped\n"
+	  "because the session's ring was full, timer wakeups) and deconfigure.\n"
+	  "On failure the device is deconfigured and the partial FILE removed.\n"
+	  "Ctrl-C ends the capture, also while COMMAND runs; COMMAND is then\n"
+	  "still waited for. Decode FILE with 'htmtrace dtl report'.\n"
+	  "\n"
+	  "  -C, --cpus CPUS       CPUs to capture, e.g. 0-3,8 (default: every\n"
+	  "                        CPU; a CPU that is offline joins when it comes\n"
+	  "                        online)\n"
+	  "  -e, --events EVENTS   cede, preempt, fault or all, comma-separated\n"
+	  "                        (default all)\n"
+	  "      --ring-kb N       the session's ring of records, 4..65536 KiB\n"
+	  "                        (default: the driver's, 256)\n"
+	  "  -d, --device DEV      the device (default /dev/vpa_dtl)\n"
+	  "  -o, --output FILE     the stream, as read from the device\n"
+	  "      --duration SECS   capture for SECS seconds, e.g. 2 or 0.5\n" },
+	{ "dtl report", cmd_dtl_report, "decode a dispatch trace log capture",
+	  DTL_REPORT_USAGE
+	  "\n"
+	  "Decode a stream written by 'htmtrace dtl record' (or by cat from\n"
+	  "/dev/vpa_dtl): one line per entry with its time in seconds since\n"
+	  "boot and on the wall clock (UTC, from the stream's CLOCK record), the\n"
+	  "CPU, the dispatch and preempt reasons (a code perf does not name is\n"
+	  "printed as a number), the processor id, the three wait times in\n"
+	  "microseconds, the fault address and SRR0; loss and CPU records in\n"
+	  "stream order; then a summary per CPU, per reason, and the loss.\n"
+	  "Records of unknown types are skipped by their length. A truncated or\n"
+	  "malformed record, or an entry before any CLOCK record (its timebase\n"
+	  "cannot be converted), is an error: exit 1, nothing printed.\n"
+	  "\n"
+	  "      --format FORMAT   text (the default); csv: a header and one row\n"
+	  "                        per record, no summary; json: one document\n"
+	  "                        with \"clock\", \"records\" and \"summary\"\n" },
 	{ "dump", cmd_dump, "read a stopped channel's trace",
 	  "Usage: htmtrace dump [-d DEV] [-o FILE] [--bs SIZE]\n"
 	  "\n"
@@ -219,7 +275,8 @@ static void print_usage(FILE *f)
 	fputs("Usage: htmtrace COMMAND [OPTIONS]\n"
 	      "\n"
 	      "Trace POWER Hardware Trace Macro (HTM) units through the\n"
-	      "htmtrace driver's /dev/htmN channels.\n"
+	      "htmtrace driver's /dev/htmN channels, and capture the dispatch\n"
+	      "trace log of CPUs through its /dev/vpa_dtl.\n"
 	      "\n"
 	      "Commands:\n", f);
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
@@ -248,10 +305,28 @@ static void print_cmd_help(FILE *f, const char *name)
 	fputs("  -h, --help            show this help\n", f);
 }
 
+/* "dtl record": a command of two words, if @argv starts with one. */
+static const struct command *find_command2(int argc, char **argv)
+{
+	char name[64];
+
+	if (argc < 2 || snprintf(name, sizeof(name), "%s %s", argv[0],
+				 argv[1]) >= (int)sizeof(name))
+		return NULL;
+	return find_command(name);
+}
+
 static int cmd_help(int argc, char **argv)
 {
+	const struct command *cmd;
+
 	if (argc == 1) {
 		print_usage(stdout);
+		return EXIT_OK;
+	}
+	cmd = find_command2(argc - 1, argv + 1);
+	if (cmd && argc == 3) {
+		print_cmd_help(stdout, cmd->name);
 		return EXIT_OK;
 	}
 	if (argc > 2)
@@ -260,6 +335,19 @@ static int cmd_help(int argc, char **argv)
 		return usage_err("unknown command '%s'", argv[1]);
 	print_cmd_help(stdout, argv[1]);
 	return EXIT_OK;
+}
+
+/* "dtl" without a known second word. */
+static int cmd_dtl(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage_err("missing dtl command: record or report");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		print_cmd_help(stdout, "dtl");
+		return EXIT_OK;
+	}
+	return usage_err("unknown dtl command '%s': expected record or report",
+			 argv[1]);
 }
 
 /* Handle -t, -n, -p or -c. Returns EXIT_OK or, after a message, EXIT_USAGE. */
@@ -331,9 +419,18 @@ int target_require(const struct target_arg *ta, unsigned int need)
 }
 
 /* Handle -d. Returns EXIT_OK or EXIT_USAGE. */
-static int device_opt(char *buf, size_t len, const char *arg)
+static int device_opt(char *buf, size_t len, const char *arg, int is_path)
 {
-	int err = device_path(buf, len, arg);
+	int err;
+
+	if (!is_path)
+		err = device_path(buf, len, arg);
+	else if (!*arg)
+		err = -EINVAL;
+	else if ((size_t)snprintf(buf, len, "%s", arg) >= len)
+		err = -ENAMETOOLONG;
+	else
+		err = 0;
 
 	if (err == -ERANGE)
 		return usage_err("channel number '%s' out of range", arg);
@@ -399,7 +496,8 @@ int next_option(int argc, char **argv, const char *optstring,
 				return opts_stop(co, EXIT_USAGE);
 			break;
 		case 'd':
-			if (device_opt(co->dev, sizeof(co->dev), optarg))
+			if (device_opt(co->dev, sizeof(co->dev), optarg,
+				       co->dev_is_path))
 				return opts_stop(co, EXIT_USAGE);
 			co->dev_given = 1;
 			break;
@@ -434,7 +532,14 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "help"))
 		return cmd_help(argc - 1, argv + 1);
 
-	cmd = find_command(argv[1]);
+	cmd = find_command2(argc - 1, argv + 1);
+	if (cmd) {
+		/* The command's arguments start at its second word. */
+		argc--;
+		argv++;
+	} else {
+		cmd = find_command(argv[1]);
+	}
 	if (!cmd) {
 		if (argv[1][0] == '-')
 			return usage_err("unknown option '%s'", argv[1]);

@@ -10,6 +10,7 @@
 #define _HTMTRACE_TOOL_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -26,6 +27,7 @@
 
 #define DEFAULT_DEVICE		"/dev/htm0"
 #define DEVICE_PREFIX		"/dev/htm"
+#define DTL_DEVICE		"/dev/vpa_dtl"
 
 /* Default and largest read() size of a trace. */
 #define DEFAULT_BS		(1U << 20)
@@ -118,6 +120,82 @@ void sim_slot_fill(unsigned char *rec, __u64 target, __u64 slot,
 void verify_dump(const unsigned char *buf, size_t size,
 		 const struct target_arg *filter, struct verify_result *res);
 
+/* dtl.c: dispatch trace log streams and the dtl command line. */
+
+/* Highest CPU a -C list may name (a mask of 1 KiB). */
+#define DTL_CPU_MAX		8191
+
+/* One hypervisor entry, decoded (struct htmtrace_dtl_entry_rec). */
+struct dtl_entry {
+	__u8 dispatch_reason;
+	__u8 preempt_reason;
+	__u16 processor_id;
+	__u32 enqueue_to_dispatch;	/* timebase ticks */
+	__u32 ready_to_enqueue;
+	__u32 waiting_to_ready;
+	__u64 timebase;
+	__u64 fault_addr;
+	__u64 srr0;
+	__u64 srr1;
+};
+
+/* What dtl_rec_check() finds at an offset of a stream. */
+enum dtl_rec_status {
+	DTL_REC_OK,
+	DTL_REC_END,		/* no bytes left */
+	DTL_REC_TRUNC_HDR,	/* fewer bytes left than a header */
+	DTL_REC_TRUNC,		/* fewer bytes left than the record's length */
+	DTL_REC_SHORT,		/* length below a header */
+	DTL_REC_ALIGN,		/* length not a multiple of 8 */
+	DTL_REC_SMALL,		/* a known type shorter than its struct */
+	DTL_REC_SWAPPED,	/* a stream of the other byte order */
+};
+
+int parse_cpu_list(const char *s, __u64 **maskp, __u32 *sizep);
+int format_cpu_list(char *buf, size_t len, const __u64 *mask, size_t words);
+int parse_dtl_events(const char *s, __u32 *mask);
+int format_dtl_events(char *buf, size_t len, __u32 mask);
+const char *dtl_dispatch_name(unsigned int code);
+const char *dtl_preempt_name(unsigned int code);
+const char *dtl_rec_name(__u16 type);
+const char *dtl_lost_name(__u32 why);
+const char *dtl_cpu_event_name(__u32 event);
+const char *dtl_cpu_state_name(__u32 state);
+size_t dtl_rec_min_len(__u16 type);
+enum dtl_rec_status dtl_rec_check(const unsigned char *buf, size_t len,
+				  size_t off, struct htmtrace_dtl_rec *hdr);
+void dtl_entry_decode(const unsigned char *p, struct dtl_entry *e);
+long long dtl_tb_to_ns(const struct htmtrace_dtl_clock *c, __u64 tb,
+		       __u64 clock_ns);
+__u64 dtl_ticks_to_ns(__u64 ticks, __u64 tb_freq);
+int format_seconds(char *buf, size_t len, long long ns);
+int format_utc(char *buf, size_t len, long long ns);
+int format_us(char *buf, size_t len, __u64 ns);
+
+/* workload.c: the workload, the duration and Ctrl-C of the captures. */
+extern volatile sig_atomic_t interrupted;
+
+struct workload {
+	pid_t pid;
+	int go_fd;	/* write end: one byte lets the child exec */
+	int err_fd;	/* read end: errno of a failed exec, or EOF */
+	int status;	/* wait status once reaped */
+	int reaped;
+};
+
+#define WORKLOAD_INIT	{ .go_fd = -1, .err_fd = -1 }
+
+void capture_sigset(sigset_t *set, int chld);
+int catch_signals(int chld);
+int workload_prepare(struct workload *wl, char **argv);
+int workload_go(struct workload *wl);
+int workload_reap(struct workload *wl);
+int workload_poll(struct workload *wl);
+void sleep_for(double secs);
+int wait_for_signal(void);
+void print_workload(const struct workload *wl, char **command,
+		    int have_secs, double secs);
+
 /* util.c: reporting and I/O helpers. */
 extern const char *cmd_name;
 
@@ -137,10 +215,12 @@ enum {
 	OPT_DIR,
 	OPT_DRY_RUN,
 	OPT_DURATION,
+	OPT_FORMAT,
 	OPT_HEX,
 	OPT_MIN_RECORDS,
 	OPT_MODE,
 	OPT_NOWRAP,
+	OPT_RING_KB,
 	OPT_WRAP,
 	OPT_SIM,
 	OPT_WAIT,
@@ -163,8 +243,9 @@ enum {
  */
 struct cmd_opts {
 	struct target_arg ta;
-	char dev[PATH_MAX];	/* DEFAULT_DEVICE unless -d */
+	char dev[PATH_MAX];	/* DEFAULT_DEVICE unless -d or preset */
 	int dev_given;
+	int dev_is_path;	/* -d takes a path only, not a channel number */
 	int operands;
 	int status;		/* exit status after OPTS_STOP */
 };
@@ -194,6 +275,8 @@ int cmd_verify(int argc, char **argv);
 int cmd_simgen(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
+int cmd_dtl_record(int argc, char **argv);
+int cmd_dtl_report(int argc, char **argv);
 
 /* cmd_dev.c: device helpers used by record. */
 int open_device(const char *path, int flags);

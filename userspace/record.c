@@ -14,177 +14,13 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "htmtrace.h"
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-/* SIGINT, SIGTERM and SIGHUP end the workload phase, not the tool. */
-static int catch_signals(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa;
-	unsigned int i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: a signal must end nanosleep() and sigsuspend(). */
-	for (i = 0; i < ARRAY_SIZE(sigs); i++)
-		if (sigaction(sigs[i], &sa, NULL))
-			return -errno;
-	return 0;
-}
-
-/*
- * A workload is forked before tracing starts and held on a pipe, so that
- * fork() costs nothing inside the trace and a command that cannot be run is
- * reported as such.
- */
-struct workload {
-	pid_t pid;
-	int go_fd;	/* write end: one byte lets the child exec */
-	int err_fd;	/* read end: errno of a failed exec, or EOF */
-	int status;	/* wait status once reaped */
-	int reaped;
-};
-
-static int workload_prepare(struct workload *wl, char **argv)
-{
-	int go[2], err[2], e;
-	pid_t pid;
-
-	if (pipe2(go, O_CLOEXEC))
-		return -errno;
-	if (pipe2(err, O_CLOEXEC)) {
-		e = -errno;
-		goto out_go;
-	}
-	pid = fork();
-	if (pid < 0) {
-		e = -errno;
-		goto out_err;
-	}
-	if (!pid) {
-		ssize_t n;
-		char c;
-
-		close(go[1]);
-		close(err[0]);
-		do {
-			n = read(go[0], &c, 1);
-		} while (n < 0 && errno == EINTR);
-		if (n != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		e = errno;
-		n = write(err[1], &e, sizeof(e));
-		_exit(n == sizeof(e) ? 127 : 126);
-	}
-	close(go[0]);
-	close(err[1]);
-	wl->pid = pid;
-	wl->go_fd = go[1];
-	wl->err_fd = err[0];
-	wl->reaped = 0;
-	return 0;
-
-out_err:
-	close(err[0]);
-	close(err[1]);
-out_go:
-	close(go[0]);
-	close(go[1]);
-	return e;
-}
-
-static int workload_reap(struct workload *wl)
-{
-	if (wl->go_fd >= 0) {
-		close(wl->go_fd);
-		wl->go_fd = -1;
-	}
-	if (wl->err_fd >= 0) {
-		close(wl->err_fd);
-		wl->err_fd = -1;
-	}
-	if (wl->reaped)
-		return 0;
-	while (waitpid(wl->pid, &wl->status, 0) < 0) {
-		if (errno != EINTR)
-			return -errno;
-	}
-	wl->reaped = 1;
-	return 0;
-}
-
-/* Let the child exec. Returns 0, or the -errno of a failed exec. */
-static int workload_go(struct workload *wl)
-{
-	ssize_t n;
-	char c = 1;
-	int e;
-
-	n = write(wl->go_fd, &c, 1);
-	if (n != 1)
-		return n < 0 ? -errno : -EIO;
-	close(wl->go_fd);
-	wl->go_fd = -1;
-	/* EOF: exec closed the close-on-exec pipe. */
-	do {
-		n = read(wl->err_fd, &e, sizeof(e));
-	} while (n < 0 && errno == EINTR);
-	close(wl->err_fd);
-	wl->err_fd = -1;
-	if (n == sizeof(e))
-		return -e;
-	if (n < 0)
-		return -errno;
-	return 0;
-}
-
-static void sleep_for(double secs)
-{
-	struct timespec ts;
-
-	ts.tv_sec = (time_t)secs;
-	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
-	while (!interrupted && nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/* Wait for SIGINT, SIGTERM or SIGHUP. */
-static int wait_for_signal(void)
-{
-	sigset_t block, old;
-
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &block, &old))
-		return -errno;
-	fputs("htmtrace record: tracing; press Ctrl-C to stop\n", stderr);
-	while (!interrupted)
-		sigsuspend(&old);
-	if (sigprocmask(SIG_SETMASK, &old, NULL))
-		return -errno;
-	return 0;
-}
 
 /* Stop the channel if it is still tracing (no-wrap may have stopped it). */
 static int stop_trace(int fd, const char *dev, struct htmtrace_status *st)
@@ -229,24 +65,6 @@ static int save_sysmem(int fd, const char *dev, int out, const char *outname,
 	return 0;
 }
 
-static void print_workload(const struct workload *wl, char **command,
-			   int have_secs, double secs)
-{
-	if (command && wl->reaped) {
-		if (WIFEXITED(wl->status))
-			printf("workload exited with status %d\n",
-			       WEXITSTATUS(wl->status));
-		else if (WIFSIGNALED(wl->status))
-			printf("workload killed by signal %d\n",
-			       WTERMSIG(wl->status));
-	} else if (have_secs) {
-		printf("traced for %g s%s\n", secs,
-		       interrupted ? " (interrupted)" : "");
-	} else if (!command) {
-		printf("traced until a signal\n");
-	}
-}
-
 static const struct option record_options[] = {
 	TARGET_OPTIONS,
 	DEVICE_OPTION,
@@ -268,7 +86,7 @@ int cmd_record(int argc, char **argv)
 	const char *outdir = NULL;
 	struct htmtrace_config cfg;
 	struct htmtrace_status st;
-	struct workload wl = { .go_fd = -1, .err_fd = -1 };
+	struct workload wl = WORKLOAD_INIT;
 	struct cmd_opts co = { .operands = 1 };
 	const char *dev = co.dev;
 	char **command = NULL;
@@ -336,7 +154,7 @@ int cmd_record(int argc, char **argv)
 		return EXIT_OK;
 	}
 
-	err = catch_signals();
+	err = catch_signals(0);
 	if (err) {
 		pr_errno(-err, "signal handlers");
 		return EXIT_FAIL;

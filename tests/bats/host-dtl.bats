@@ -1,0 +1,739 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2154 # $stderr is set by bats' run --separate-stderr
+#
+# Host tests of htmtrace dtl: the decoder of /dev/vpa_dtl streams (exact
+# vectors in text, csv and json; unknown codes and record types; damaged
+# streams), the command line, and dtl record against a fake /dev/vpa_dtl:
+# userspace/tests/fakedtl.c, preloaded with LD_PRELOAD, answers the DTL
+# ioctls of uapi/linux/htmtrace.h, serves a stream file as whole records,
+# logs every operation and fails the one it is told to. The driver itself
+# is tested in the guest.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	export TOP
+	make -s -C "$TOP/userspace" O="$TOP/build/host" all fakehtm >&2
+	export HTMTRACE="$TOP/build/host/htmtrace"
+	export FAKEDTL="$TOP/build/host/fakedtl.so"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	export DEV=$BATS_TEST_TMPDIR/vpa_dtl
+	export FAKE_DTL_DEV=$DEV
+	export FAKE_DTL_LOG=$BATS_TEST_TMPDIR/log
+	export FAKE_DTL_STREAM=$BATS_TEST_TMPDIR/served.bin
+}
+
+htm() {
+	"$HTMTRACE" "$@"
+}
+
+# htmtrace against the fake device.
+fdtl() {
+	LD_PRELOAD=$FAKEDTL "$HTMTRACE" "$@"
+}
+
+# The operations the fake saw, on one line.
+ops() {
+	grep -Ev '^(OPEN|OPEN nonblock|CLOSE)$' "$FAKE_DTL_LOG" | paste -s -d ' '
+}
+
+# mkstream FILE: write the records described on stdin, one a line:
+#   clock TB_FREQ TIMEBASE MONOTONIC_NS BOOTTIME_NS REALTIME_NS
+#   entry CPU DISPATCH PREEMPT PROC E2D R2E W2R TIMEBASE FAULT SRR0 SRR1
+#   lost CPU WHY COUNT
+#   cpu CPU EVENT ERROR
+#   raw TYPE LEN CPU NBYTES   a header, then NBYTES zero bytes
+# Headers and records in little-endian (the host's and ppc64le's order),
+# the 48-byte entry big-endian, as uapi/linux/htmtrace.h lays them out.
+mkstream() {
+	python3 -c '
+import struct, sys
+out = bytearray()
+for line in sys.stdin:
+    w = line.split()
+    if not w:
+        continue
+    k, a = w[0], [int(x, 0) for x in w[1:]]
+    if k == "clock":
+        out += struct.pack("<HHIIIQQQQQ", 1, 56, 0xffffffff, 1, 0, *a)
+    elif k == "entry":
+        out += struct.pack("<HHI", 2, 56, a[0])
+        out += struct.pack(">BBHIIIQQQQ", *a[1:])
+    elif k == "lost":
+        out += struct.pack("<HHIIIQ", 3, 24, a[0], a[1], 0, a[2])
+    elif k == "cpu":
+        out += struct.pack("<HHIIi", 4, 16, *a)
+    elif k == "raw":
+        out += struct.pack("<HHI", *a[:3]) + bytes(a[3])
+    else:
+        sys.exit("mkstream: bad line: " + line)
+open(sys.argv[1], "wb").write(out)
+' "$1"
+}
+
+# Hex digits to bytes.
+unhex() {
+	local hex=$1 out='' i
+
+	for ((i = 0; i < ${#hex}; i += 2)); do
+		out+="\\x${hex:i:2}"
+	done
+	# shellcheck disable=SC2059
+	printf "$out"
+}
+
+# The main vector: 512 MHz timebase; the clock record says timebase
+# 1024000000 is at boottime 7 s and at 2023-11-14T22:13:20.123456789Z.
+vector() {
+	mkstream "$1" <<-'EOF'
+	clock 512000000 1024000000 5000000000 7000000000 1700000000123456789
+	cpu 0 1 0
+	entry 0 3 2 0x1234 512 256 1024 1536000000 0 0xc000000000012345 0x8000000000001033
+	entry 0 7 4 5 1 511 0xffffffff 1536000001 0xc0000000deadbeef 0x100 0
+	lost 1 1 5
+	entry 1 17 42 6 0 0 0 1023999999 0 0 0
+	lost 1 2 3
+	cpu 1 2 0
+	cpu 2 4 -19
+	EOF
+}
+
+# --- report: exact decode vectors ---------------------------------------------
+
+@test "report: a stream built byte by byte decodes exactly" {
+	# CLOCK: 512 MHz, timebase 0 at boottime 0 and the epoch.
+	{
+		unhex 01003800ffffffff0100000000000000
+		unhex 0080841e00000000
+		unhex 00000000000000000000000000000000
+		unhex 00000000000000000000000000000000
+		# ENTRY of CPU 3: time_slice/time_slice, processor 10, waits of
+		# 512, 256 and 128 ticks, timebase 512000000 (1 s), SRR0.
+		unhex 0200380003000000
+		unhex 0704000a000002000000010000000080
+		unhex 000000001e8480000000000000000000
+		unhex c0000000000010008000000000000000
+	} >b.bin
+	[ "$(stat -c %s b.bin)" -eq 112 ]
+	run -0 --separate-stderr htm dtl report b.bin
+	[ "$stderr" = "" ]
+	[ "${lines[0]}" = "CLOCK tb_freq=512000000 timebase=0 boottime=0.000000000 monotonic=0.000000000 realtime=1970-01-01T00:00:00.000000Z" ]
+	[ "${lines[1]}" = "1.000000000 1970-01-01T00:00:01.000000Z cpu=3 dispatch=time_slice preempt=time_slice processor=10 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=0.250us fault=0x0 srr0=0xc000000000001000" ]
+}
+
+@test "report text: every record in order, then the summary" {
+	vector v.bin
+	run -0 --separate-stderr htm dtl report v.bin
+	[ "$stderr" = "" ]
+	local want=(
+		"CLOCK tb_freq=512000000 timebase=1024000000 boottime=7.000000000 monotonic=5.000000000 realtime=2023-11-14T22:13:20.123456Z"
+		"CPU cpu=0 event=joined"
+		"8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345"
+		"8.000000001 2023-11-14T22:13:21.123456Z cpu=0 dispatch=time_slice preempt=time_slice processor=5 enqueue_to_dispatch=0.001us ready_to_enqueue=0.998us waiting_to_ready=8388607.998us fault=0xc0000000deadbeef srr0=0x100"
+		"LOST cpu=1 count=5 why=overwritten"
+		"6.999999998 2023-11-14T22:13:20.123456Z cpu=1 dispatch=17 preempt=42 processor=6 enqueue_to_dispatch=0.000us ready_to_enqueue=0.000us waiting_to_ready=0.000us fault=0x0 srr0=0x0"
+		"LOST cpu=1 count=3 why=dropped"
+		"CPU cpu=1 event=offline"
+		"CPU cpu=2 event=failed error=-19"
+		""
+		"summary"
+		"cpu         entries  overwritten      dropped  events"
+		"0                 2            0            0  joined=1"
+		"1                 1            5            3  offline=1"
+		"2                 0            0            0  failed=1"
+		"dispatch    3 decrementer_interrupt                       1"
+		"dispatch    7 time_slice                                  1"
+		"dispatch   17 unknown                                     1"
+		"preempt     2 H_CEDE                                      1"
+		"preempt     4 time_slice                                  1"
+		"preempt    42 unknown                                     1"
+		"entries: 3, lost: 8 (overwritten 5, dropped 3), unknown records skipped: 0"
+	)
+	local i
+	[ "$(printf '%s\n' "${want[@]}")" = "$output" ] || {
+		diff <(printf '%s\n' "${want[@]}") <(printf '%s\n' "$output")
+		false
+	}
+	# Wall-clock times are rounded down to the microsecond, never up.
+	for i in 2 3 5; do
+		[[ "${lines[i]}" != *"T22:13:2"?".123457Z"* ]]
+	done
+}
+
+@test "report csv: a header and one row per record" {
+	vector v.bin
+	run -0 --separate-stderr htm dtl report v.bin --format csv
+	[ "$stderr" = "" ]
+	local want=(
+		"kind,offset,cpu,seconds,realtime,timebase,dispatch,preempt,processor_id,enqueue_to_dispatch_us,ready_to_enqueue_us,waiting_to_ready_us,fault_addr,srr0,srr1,count,why,event,error"
+		"clock,0,,7.000000000,2023-11-14T22:13:20.123456Z,1024000000,,,,,,,,,,,,,"
+		"cpu,56,0,,,,,,,,,,,,,,,joined,0"
+		"entry,72,0,8.000000000,2023-11-14T22:13:21.123456Z,1536000000,decrementer_interrupt,H_CEDE,4660,1.000,0.500,2.000,0x0,0xc000000000012345,0x8000000000001033,,,,"
+		"entry,128,0,8.000000001,2023-11-14T22:13:21.123456Z,1536000001,time_slice,time_slice,5,0.001,0.998,8388607.998,0xc0000000deadbeef,0x100,0x0,,,,"
+		"lost,184,1,,,,,,,,,,,,,5,overwritten,,"
+		"entry,208,1,6.999999998,2023-11-14T22:13:20.123456Z,1023999999,17,42,6,0.000,0.000,0.000,0x0,0x0,0x0,,,,"
+		"lost,264,1,,,,,,,,,,,,,3,dropped,,"
+		"cpu,288,1,,,,,,,,,,,,,,,offline,0"
+		"cpu,304,2,,,,,,,,,,,,,,,failed,-19"
+	)
+	[ "$(printf '%s\n' "${want[@]}")" = "$output" ] || {
+		diff <(printf '%s\n' "${want[@]}") <(printf '%s\n' "$output")
+		false
+	}
+	# Every row has the header's 19 columns.
+	[ "$(awk -F, '{ print NF }' <<<"$output" | sort -u)" = "19" ]
+}
+
+@test "report json: one document that python3 -m json.tool parses, with the exact values" {
+	vector v.bin
+	htm dtl report v.bin --format json >v.json
+	python3 -m json.tool v.json >/dev/null
+	run -0 python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sorted(d) == ["clock", "records", "summary"], sorted(d)
+assert d["clock"] == {"version": 1, "tb_freq": 512000000, "timebase": 1024000000,
+                      "monotonic_ns": 5000000000, "boottime_ns": 7000000000,
+                      "realtime_ns": 1700000000123456789}, d["clock"]
+r = d["records"]
+assert [x["kind"] for x in r] == ["clock", "cpu", "entry", "entry", "lost", "entry",
+                                  "lost", "cpu", "cpu"], r
+assert [x["offset"] for x in r] == [0, 56, 72, 128, 184, 208, 264, 288, 304]
+e = r[2]
+assert e == {"kind": "entry", "offset": 72, "cpu": 0, "seconds": 8.0,
+             "realtime": "2023-11-14T22:13:21.123456Z", "timebase": 1536000000,
+             "dispatch_reason": 3, "dispatch": "decrementer_interrupt",
+             "preempt_reason": 2, "preempt": "H_CEDE", "processor_id": 4660,
+             "enqueue_to_dispatch_us": 1.0, "ready_to_enqueue_us": 0.5,
+             "waiting_to_ready_us": 2.0, "fault_addr": "0x0",
+             "srr0": "0xc000000000012345", "srr1": "0x8000000000001033"}, e
+assert r[3]["seconds"] == 8.000000001 and r[3]["waiting_to_ready_us"] == 8388607.998
+assert r[3]["fault_addr"] == "0xc0000000deadbeef"
+u = r[5]
+assert (u["dispatch_reason"], u["dispatch"], u["preempt_reason"], u["preempt"]) == (17, None, 42, None), u
+assert u["seconds"] == 6.999999998
+assert r[4] == {"kind": "lost", "offset": 184, "cpu": 1, "count": 5, "why_code": 1, "why": "overwritten"}, r[4]
+assert r[6]["why"] == "dropped" and r[6]["count"] == 3
+assert r[8] == {"kind": "cpu", "offset": 304, "cpu": 2, "event_code": 4, "event": "failed", "error": -19}, r[8]
+s = d["summary"]
+assert s["cpus"] == [
+    {"cpu": 0, "entries": 2, "overwritten": 0, "dropped": 0, "events": {"joined": 1}},
+    {"cpu": 1, "entries": 1, "overwritten": 5, "dropped": 3, "events": {"offline": 1}},
+    {"cpu": 2, "entries": 0, "overwritten": 0, "dropped": 0, "events": {"failed": 1}}], s["cpus"]
+assert s["dispatch"] == [{"code": 3, "name": "decrementer_interrupt", "count": 1},
+                         {"code": 7, "name": "time_slice", "count": 1},
+                         {"code": 17, "name": None, "count": 1}], s["dispatch"]
+assert s["preempt"] == [{"code": 2, "name": "H_CEDE", "count": 1},
+                        {"code": 4, "name": "time_slice", "count": 1},
+                        {"code": 42, "name": None, "count": 1}], s["preempt"]
+assert (s["entries"], s["lost"], s["overwritten"], s["dropped"], s["lost_other"],
+        s["unknown_records"]) == (3, 8, 5, 3, 0, 0), s
+print("ok")
+' v.json
+	[ "$output" = "ok" ]
+}
+
+@test "report json: a stream of a clock only is a valid document" {
+	mkstream c.bin <<<"clock 1 0 0 0 0"
+	htm dtl report c.bin --format json >c.json
+	run -0 python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["records"]) == 1 and d["summary"]["cpus"] == [] and d["summary"]["dispatch"] == []
+print("ok")' c.json
+	[ "$output" = "ok" ]
+}
+
+@test "report: every dispatch and preempt reason by perf's name, the next code as a number" {
+	local i spec=''
+	for ((i = 0; i <= 11; i++)); do
+		spec+="entry 0 $i $((i < 11 ? i : 10)) 0 0 0 0 0 0 0 0"$'\n'
+	done
+	mkstream r.bin <<<"clock 1000000 0 0 0 0
+$spec"
+	run -0 htm dtl report r.bin
+	local d=(external_interrupt firmware_internal_event H_PROD decrementer_interrupt
+		 system_reset firmware_internal_event conferred_cycles time_slice
+		 virtual_memory_page_fault expropriated_adjunct priv_doorbell 11)
+	local p=(unused firmware_internal_event H_CEDE H_CONFER time_slice
+		 migration_hibernation_page_fault virtual_memory_page_fault
+		 H_CONFER_ADJUNCT hcall_adjunct HDEC_adjunct 10 10)
+	for ((i = 0; i <= 11; i++)); do
+		[[ "${lines[i + 1]}" == *" dispatch=${d[i]} preempt=${p[i]} "* ]] ||
+			{ echo "code $i: ${lines[i + 1]}"; false; }
+	done
+	# (bats drops the blank line before the summary from $lines)
+	[ "${lines[27]}" = "dispatch   11 unknown                                     1" ]
+	[ "${lines[38]}" = "preempt    10 unknown                                     2" ]
+	# The largest codes too.
+	mkstream m.bin <<<"clock 1000000 0 0 0 0
+entry 0 255 255 65535 0 0 0 0 0 0 0"
+	run -0 htm dtl report m.bin
+	[[ "${lines[1]}" == *" dispatch=255 preempt=255 processor=65535 "* ]]
+}
+
+@test "report: records of unknown types are skipped by their length" {
+	vector v.bin
+	run -0 htm dtl report v.bin
+	local plain=$output
+	mkstream u.bin <<-'EOF'
+	raw 0 8 0 0
+	clock 512000000 1024000000 5000000000 7000000000 1700000000123456789
+	cpu 0 1 0
+	raw 5 64 0 56
+	entry 0 3 2 0x1234 512 256 1024 1536000000 0 0xc000000000012345 0x8000000000001033
+	raw 65535 65528 7 65520
+	entry 0 7 4 5 1 511 0xffffffff 1536000001 0xc0000000deadbeef 0x100 0
+	lost 1 1 5
+	entry 1 17 42 6 0 0 0 1023999999 0 0 0
+	lost 1 2 3
+	raw 200 16 1 8
+	cpu 1 2 0
+	cpu 2 4 -19
+	EOF
+	run -0 --separate-stderr htm dtl report u.bin
+	[ "$stderr" = "" ]
+	[ "${output%unknown records skipped: 4}" = "${plain%unknown records skipped: 0}" ]
+	[[ "$output" == *"unknown records skipped: 4" ]]
+	run -0 htm dtl report u.bin --format csv
+	[ "${#lines[@]}" -eq 10 ]
+	htm dtl report u.bin --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert len(d["records"]) == 9 and d["summary"]["unknown_records"] == 4'
+}
+
+@test "report: known records longer than their struct are accepted" {
+	mkstream l.bin <<-'EOF'
+	raw 1 64 4294967295 0
+	EOF
+	# A CLOCK of 64 bytes: the struct, then 8 bytes a later version adds.
+	python3 -c '
+import struct
+open("l.bin", "wb").write(struct.pack("<HHIIIQQQQQQ", 1, 64, 0xffffffff, 2, 0,
+    1000, 0, 0, 3000000000, 0, 0xffff) + struct.pack("<HHI", 4, 24, 9) +
+    struct.pack("<Ii", 1, 0) + bytes(8))'
+	run -0 htm dtl report l.bin
+	[ "${lines[0]}" = "CLOCK tb_freq=1000 timebase=0 boottime=3.000000000 monotonic=0.000000000 realtime=1970-01-01T00:00:00.000000Z" ]
+	[ "${lines[1]}" = "CPU cpu=9 event=joined" ]
+}
+
+@test "report: a time before the clock's own sample, and before boot" {
+	mkstream t.bin <<<"clock 1000 5000 0 1000000 1000000
+entry 0 0 0 0 0 0 0 4998 0 0 0
+entry 0 0 0 0 0 0 0 0 0 0 0"
+	run -0 htm dtl report t.bin
+	# 2 ticks of 1 ms before a boottime of 1 ms, a realtime of 1 ms.
+	[[ "${lines[1]}" == "-0.001000000 1969-12-31T23:59:59.999000Z cpu=0 "* ]]
+	[[ "${lines[2]}" == "-4.999000000 1969-12-31T23:59:55.001000Z cpu=0 "* ]]
+}
+
+# --- report: damaged streams --------------------------------------------------
+
+# report_fails FILE MESSAGE: exit 1, the message, nothing on stdout.
+report_fails() {
+	run -1 --separate-stderr htm dtl report "$1"
+	[ "$output" = "" ] || { echo "stdout: $output"; return 1; }
+	[ "$stderr" = "htmtrace dtl report: $2" ] || { echo "stderr: $stderr"; return 1; }
+}
+
+@test "report: truncated records: exit 1 with the offset, no output" {
+	vector v.bin
+	# 316 bytes: the last CPU record lacks its last 4 bytes.
+	head -c 316 v.bin >t1.bin
+	report_fails t1.bin "t1.bin: truncated CPU record at offset 304: length 16, 12 bytes left"
+	head -c 100 v.bin >t2.bin
+	report_fails t2.bin "t2.bin: truncated ENTRY record at offset 72: length 56, 28 bytes left"
+	{ cat v.bin; head -c 4 v.bin; } >t3.bin
+	report_fails t3.bin "t3.bin: truncated record at offset 320: 4 bytes left, a header is 8"
+	head -c 3 v.bin >t4.bin
+	report_fails t4.bin "t4.bin: truncated record at offset 0: 3 bytes left, a header is 8"
+	mkstream t5.bin <<<"clock 1 0 0 0 0
+raw 77 4096 0 100"
+	report_fails t5.bin "t5.bin: truncated type 77 record at offset 56: length 4096, 108 bytes left"
+}
+
+@test "report: a length below 8 or not a multiple of 8: exit 1" {
+	mkstream a.bin <<<"clock 1 0 0 0 0
+raw 2 4 0 60"
+	report_fails a.bin "a.bin: bad ENTRY record at offset 56: length 4 is less than 8"
+	mkstream b.bin <<<"raw 9 0 0 8"
+	report_fails b.bin "b.bin: bad type 9 record at offset 0: length 0 is less than 8"
+	mkstream c.bin <<<"clock 1 0 0 0 0
+raw 9 20 0 12"
+	report_fails c.bin "c.bin: bad type 9 record at offset 56: length 20 is not a multiple of 8"
+	mkstream d.bin <<<"clock 1 0 0 0 0
+raw 2 60 0 52"
+	report_fails d.bin "d.bin: bad ENTRY record at offset 56: length 60 is not a multiple of 8"
+}
+
+@test "report: a known record shorter than its struct: exit 1" {
+	mkstream a.bin <<<"clock 1 0 0 0 0
+raw 2 48 0 40"
+	report_fails a.bin "a.bin: bad ENTRY record at offset 56: length 48, expected at least 56"
+	mkstream b.bin <<<"raw 1 48 0 40"
+	report_fails b.bin "b.bin: bad CLOCK record at offset 0: length 48, expected at least 56"
+	mkstream c.bin <<<"raw 3 16 0 8"
+	report_fails c.bin "c.bin: bad LOST record at offset 0: length 16, expected at least 24"
+	mkstream d.bin <<<"raw 4 8 0 0"
+	report_fails d.bin "d.bin: bad CPU record at offset 0: length 8, expected at least 16"
+}
+
+@test "report: an entry before any CLOCK record is refused; loss and CPU records are not" {
+	mkstream a.bin <<<"cpu 0 1 0
+lost 0 1 2
+entry 0 0 0 0 0 0 0 0 0 0 0
+clock 1 0 0 0 0"
+	report_fails a.bin "a.bin: ENTRY record at offset 40 comes before any CLOCK record: its time cannot be converted"
+	mkstream b.bin <<<"cpu 0 1 0
+lost 0 1 2"
+	run -0 htm dtl report b.bin
+	[ "${lines[0]}" = "CPU cpu=0 event=joined" ]
+	[ "${lines[1]}" = "LOST cpu=0 count=2 why=overwritten" ]
+}
+
+@test "report: empty file, zero timebase frequency, other byte order, missing file" {
+	: >e.bin
+	report_fails e.bin "e.bin: empty file: no records"
+	mkstream z.bin <<<"clock 0 0 0 0 0"
+	report_fails z.bin "z.bin: CLOCK record at offset 0: timebase frequency 0"
+	python3 -c '
+import struct
+open("s.bin", "wb").write(struct.pack(">HHIIIQQQQQ", 1, 56, 0xffffffff, 1, 0, 1, 0, 0, 0, 0))'
+	report_fails s.bin "s.bin: the stream was written with the other byte order"
+	report_fails nope.bin "read nope.bin: No such file or directory"
+}
+
+@test "report: unknown loss reasons and CPU events as numbers" {
+	mkstream n.bin <<<"lost 3 9 4
+cpu 3 77 0"
+	run -0 htm dtl report n.bin
+	[ "${lines[0]}" = "LOST cpu=3 count=4 why=9" ]
+	[ "${lines[1]}" = "CPU cpu=3 event=77" ]
+	[ "${lines[4]}" = "3                 0            0            0  other=1" ]
+	[ "${lines[5]}" = "entries: 0, lost: 4 (overwritten 0, dropped 0, other 4), unknown records skipped: 0" ]
+}
+
+# --- command line -------------------------------------------------------------
+
+@test "help: dtl record and dtl report are listed; help and --help agree" {
+	run -0 htm --help
+	grep -qx "  dtl record   capture the dispatch trace log of CPUs" <<<"$output"
+	grep -qx "  dtl report   decode a dispatch trace log capture" <<<"$output"
+	local c
+	for c in record report; do
+		run -0 --separate-stderr htm help dtl "$c"
+		[ "$stderr" = "" ]
+		[[ "${lines[0]}" == "Usage: htmtrace dtl $c "* ]]
+		local help=$output
+		run -0 htm dtl "$c" --help
+		[ "$output" = "$help" ]
+		run -0 htm dtl "$c" -h
+		[ "$output" = "$help" ]
+	done
+	run -0 htm help dtl
+	[ "${lines[0]}" = "Usage: htmtrace dtl record [OPTIONS] -o FILE [...]" ]
+	run -0 htm dtl --help
+	[ "${lines[0]}" = "Usage: htmtrace dtl record [OPTIONS] -o FILE [...]" ]
+}
+
+@test "dtl without a known command: exit 2" {
+	run -2 --separate-stderr htm dtl
+	[ "${stderr_lines[0]}" = "htmtrace dtl: missing dtl command: record or report" ]
+	[ "${stderr_lines[1]}" = "Try 'htmtrace help dtl' for more information." ]
+	run -2 --separate-stderr htm dtl frob
+	[ "${stderr_lines[0]}" = "htmtrace dtl: unknown dtl command 'frob': expected record or report" ]
+	run -2 --separate-stderr htm help dtl frob
+	[ "${stderr_lines[0]}" = "htmtrace: help takes one command name" ]
+}
+
+# record_usage MESSAGE ARGS...: exit 2 with MESSAGE, nothing configured.
+record_usage() {
+	local msg=$1
+	shift
+	run -2 --separate-stderr fdtl dtl record -d "$DEV" "$@"
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: $msg" ] ||
+		{ echo "args $*: $stderr"; return 1; }
+	[ "${stderr_lines[1]}" = "Try 'htmtrace help dtl record' for more information." ]
+	[ ! -e "$FAKE_DTL_LOG" ] || { echo "the device was opened"; return 1; }
+}
+
+@test "record: bad -C lists: exit 2" {
+	local bad
+	for bad in '' a 3-1 '1,' ,1 1- -1 1--2 1-2-3 ' 1' 0x1 1.5 8192 0-8192 99999999999999999999; do
+		record_usage "bad CPU list '$bad': expected CPU numbers and ranges 0..8191, e.g. 0-3,8" \
+			-C "$bad" -o x.bin --duration 0
+	done
+}
+
+@test "record: bad -e lists: exit 2" {
+	local bad
+	for bad in '' 'cede,' ,cede CEDE foo cede,,fault preempt,al 7; do
+		record_usage "bad event list '$bad': expected cede, preempt, fault or all, comma-separated" \
+			-e "$bad" -o x.bin --duration 0
+	done
+}
+
+@test "record: bad --ring-kb: exit 2" {
+	local bad
+	for bad in 0 3 65537 '' x -1 4k 1e3; do
+		record_usage "bad ring size '$bad': expected 4 to 65536 KiB" \
+			--ring-kb "$bad" -o x.bin --duration 0
+	done
+}
+
+@test "record: output, duration and command errors: exit 2" {
+	record_usage "missing output: -o FILE is required" --duration 0
+	record_usage "bad output '-': expected a file name (the counters go to standard output)" -o - --duration 0
+	record_usage "--duration and a COMMAND exclude each other" -o x.bin --duration 1 true
+	record_usage "bad duration 'x': expected seconds, e.g. 2 or 0.5" -o x.bin --duration x
+	record_usage "unknown option '-t'" -t core -o x.bin
+	record_usage "option '-C' needs an argument" -o x.bin -C
+	[ ! -e x.bin ]
+}
+
+@test "report: argument errors: exit 2" {
+	run -2 --separate-stderr htm dtl report
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: missing FILE" ]
+	[ "${stderr_lines[1]}" = "Try 'htmtrace help dtl report' for more information." ]
+	run -2 --separate-stderr htm dtl report a b
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: unexpected argument 'b'" ]
+	run -2 --separate-stderr htm dtl report a --format xml
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad format 'xml': expected text, csv or json" ]
+	run -2 --separate-stderr htm dtl report a -d x
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: unknown option '-d'" ]
+}
+
+# --- record against the fake device -------------------------------------------
+
+@test "record: configure, start, stop, read to EOF, counters, deconfigure" {
+	vector "$FAKE_DTL_STREAM"
+	run -0 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin --duration 0
+	[ "$stderr" = "" ]
+	local want=(
+		"captured all CPUs on $DEV, events cede,preempt,fault"
+		"traced for 0 s"
+		"wrote 320 bytes (9 records: 3 entries, 8 lost) to dtl.bin"
+		"cpu    state      log         entries  overwritten      dropped      wakeups"
+		"0      capturing  own               2            0            0          100"
+		"1      ended      kernel            1            5            3          101"
+		"2      ended      own               0            0            0          102"
+		"3      capturing  kernel            0            0            0          103"
+	)
+	[ "$(printf '%s\n' "${want[@]}")" = "$output" ] || {
+		diff <(printf '%s\n' "${want[@]}") <(printf '%s\n' "$output")
+		false
+	}
+	# Every CPU, all events, the driver's ring size; non-blocking reads.
+	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START STOP READ 320 READ EOF at 320 STATS room=64 count=4 DECONFIGURE" ]
+	[ "$(head -n 1 "$FAKE_DTL_LOG")" = "OPEN nonblock" ]
+	[ "$(tail -n 1 "$FAKE_DTL_LOG")" = "CLOSE" ]
+	cmp "$FAKE_DTL_STREAM" dtl.bin
+	# The file reports as the stream does.
+	run -0 htm dtl report dtl.bin
+	[ "${lines[2]}" = "8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345" ]
+}
+
+@test "record: the CPU mask, event mask and ring size reach CONFIGURE" {
+	vector "$FAKE_DTL_STREAM"
+	local spec
+	for spec in "0|cede|4|[0x1] cpus_size=8 mask=0x1 ring_kb=4" \
+		    "0-3,8|preempt,fault|65536|[0x10f] cpus_size=8 mask=0x6 ring_kb=65536" \
+		    "64|all|256|[0x0,0x1] cpus_size=16 mask=0x7 ring_kb=256" \
+		    "0,63,64-65,127-128|cede,all|512|[0x8000000000000001,0x8000000000000003,0x1] cpus_size=24 mask=0x7 ring_kb=512" \
+		    "5,3,4-4,3-5|fault,cede|8|[0x38] cpus_size=8 mask=0x5 ring_kb=8"; do
+		IFS='|' read -r cpus events kb want <<<"$spec"
+		rm -f "$FAKE_DTL_LOG"
+		run -0 fdtl dtl record -d "$DEV" -C "$cpus" -e "$events" --ring-kb "$kb" -o dtl.bin --duration 0
+		grep -qxF "CONFIGURE cpus=$want flags=0x0 reserved=0,0" "$FAKE_DTL_LOG" ||
+			{ echo "$spec:"; cat "$FAKE_DTL_LOG"; false; }
+	done
+	[ "${lines[0]}" = "captured CPUs 3-5 on $DEV, events cede,fault" ]
+	# 8191 is the highest CPU: a mask of 1 KiB.
+	rm -f "$FAKE_DTL_LOG"
+	run -0 fdtl dtl record -d "$DEV" -C 8191 -o dtl.bin --duration 0
+	grep -q "cpus_size=1024 mask=0x7" "$FAKE_DTL_LOG"
+	[ "${lines[0]}" = "captured CPUs 8191 on $DEV, events cede,preempt,fault" ]
+}
+
+@test "record -- COMMAND: the stream is copied while it runs, the rest after the stop" {
+	vector "$FAKE_DTL_STREAM"
+	# 128 bytes (CLOCK, CPU, ENTRY) are ready at once, at most 60 a read.
+	export FAKE_DTL_LIVE=128 FAKE_DTL_CHUNK=60
+	run -0 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- \
+		sh -c 'sleep 0.3; echo WORKLOAD >>"$FAKE_DTL_LOG"; exit 3'
+	[ "$stderr" = "" ]
+	[ "${lines[1]}" = "workload exited with status 3" ]
+	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START READ 56 READ 16 READ 56 WORKLOAD STOP READ 56 READ 24 READ 56 READ 56 READ EOF at 320 STATS room=64 count=4 DECONFIGURE" ]
+	cmp "$FAKE_DTL_STREAM" dtl.bin
+}
+
+@test "record -- COMMAND: the command's arguments are its own" {
+	vector "$FAKE_DTL_STREAM"
+	run -0 fdtl dtl record -d "$DEV" -o dtl.bin \
+		sh -c 'printf "%s|" "$@" >args' sh -C 0 -e x --duration 1 -- y
+	[ "$(cat args)" = "-C|0|-e|x|--duration|1|--|y|" ]
+}
+
+@test "record: more CPUs than the first counters buffer holds" {
+	vector "$FAKE_DTL_STREAM"
+	run -0 fdtl dtl record -d "$DEV" -C 0-99 -o dtl.bin --duration 0
+	grep -qx "STATS room=64 ENOSPC count=100" "$FAKE_DTL_LOG"
+	grep -qx "STATS room=100 count=100" "$FAKE_DTL_LOG"
+	[ "${#lines[@]}" -eq 104 ]
+	[ "${lines[103]}" = "99     capturing  kernel            0            0            0          199" ]
+}
+
+@test "record: a failed start: deconfigured, never stopped, workload never run, file removed" {
+	vector "$FAKE_DTL_STREAM"
+	export FAKE_DTL_FAIL=start:5
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- touch ran
+	[ "$output" = "" ]
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: start $DEV: Input/output error" ]
+	[ "${stderr_lines[1]}" = "htmtrace dtl record: removed the partial dtl.bin" ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START FAIL 5 DECONFIGURE" ]
+	[ "$(tail -n 1 "$FAKE_DTL_LOG")" = "CLOSE" ]
+	[ ! -e ran ]
+	[ ! -e dtl.bin ]
+}
+
+@test "record: a second session: EBUSY with a hint, nothing to deconfigure" {
+	export FAKE_DTL_FAIL=configure:16
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" -C 1 -o dtl.bin --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: configure $DEV: Device or resource busy" ]
+	[ "${stderr_lines[1]}" = "htmtrace dtl record: a dispatch trace log session exists already (one at a time)" ]
+	[ "${stderr_lines[2]}" = "htmtrace dtl record: removed the partial dtl.bin" ]
+	[ "$(ops)" = "CONFIGURE cpus=[0x2] cpus_size=8 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 CONFIGURE FAIL 16" ]
+	[ ! -e dtl.bin ]
+}
+
+@test "record: missing permission gets a capability hint" {
+	export FAKE_DTL_FAIL=configure:1
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: configure $DEV: Operation not permitted" ]
+	[ "${stderr_lines[1]}" = "htmtrace dtl record: this needs CAP_PERFMON or CAP_SYS_ADMIN" ]
+}
+
+@test "record: a failed stop: deconfigured, file removed" {
+	vector "$FAKE_DTL_STREAM"
+	export FAKE_DTL_FAIL=stop:5
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: stop $DEV: Input/output error" ]
+	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START STOP FAIL 5 DECONFIGURE" ]
+	[ ! -e dtl.bin ]
+}
+
+@test "record: a failed read: deconfigured, file removed" {
+	vector "$FAKE_DTL_STREAM"
+	export FAKE_DTL_FAIL=read:5
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: read $DEV after 0 bytes: Input/output error" ]
+	[ "${stderr_lines[1]}" = "htmtrace dtl record: removed the partial dtl.bin" ]
+	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START STOP READ FAIL 5 DECONFIGURE" ]
+	[ ! -e dtl.bin ]
+}
+
+@test "record: a failed read while the workload runs: stopped, deconfigured, file removed" {
+	vector "$FAKE_DTL_STREAM"
+	export FAKE_DTL_FAIL=read:5
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- sleep 5
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: read $DEV after 0 bytes: Input/output error" ]
+	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START READ FAIL 5 STOP DECONFIGURE" ]
+	[ ! -e dtl.bin ]
+}
+
+@test "record: a stream that is not whole records is refused" {
+	# The fake serves what it is given; a record of 12 bytes is no record.
+	mkstream "$FAKE_DTL_STREAM" <<<"clock 1 0 0 0 0
+raw 2 12 0 4"
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: read $DEV after 0 bytes: the driver returned 68 bytes that are not whole records" ]
+	grep -qx DECONFIGURE "$FAKE_DTL_LOG"
+	[ ! -e dtl.bin ]
+}
+
+@test "record: failed counters or deconfigure: exit 1, the complete file stays" {
+	vector "$FAKE_DTL_STREAM"
+	export FAKE_DTL_FAIL=stats:5
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: counters $DEV: Input/output error" ]
+	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START STOP READ 320 READ EOF at 320 STATS FAIL 5 DECONFIGURE" ]
+	[ "${lines[2]}" = "wrote 320 bytes (9 records: 3 entries, 8 lost) to dtl.bin" ]
+	[ "${#lines[@]}" -eq 3 ]
+	cmp "$FAKE_DTL_STREAM" dtl.bin
+	rm -f "$FAKE_DTL_LOG" dtl.bin
+	export FAKE_DTL_FAIL=deconfigure:5
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: deconfigure $DEV: Input/output error" ]
+	[ "${#lines[@]}" -eq 8 ]
+	cmp "$FAKE_DTL_STREAM" dtl.bin
+}
+
+@test "record: a command that cannot run: stopped, deconfigured, file removed" {
+	vector "$FAKE_DTL_STREAM"
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- no-such-command-dtl
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: run 'no-such-command-dtl': No such file or directory" ]
+	[ "${stderr_lines[1]}" = "htmtrace dtl record: removed the partial dtl.bin" ]
+	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START STOP DECONFIGURE" ]
+	[ ! -e dtl.bin ]
+}
+
+@test "record: an output that cannot be created: exit 1, nothing configured" {
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o no/such/dir/dtl.bin --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: create no/such/dir/dtl.bin: No such file or directory" ]
+	[ "$(ops)" = "" ]
+}
+
+@test "record: a missing device: exit 1; -d takes a path, not a channel number" {
+	run -1 --separate-stderr htm dtl record -d "$BATS_TEST_TMPDIR/none" -o dtl.bin --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: open $BATS_TEST_TMPDIR/none: No such file or directory" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	run -1 --separate-stderr htm dtl record -d 0 -o dtl.bin --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: open 0: No such file or directory" ]
+	[ ! -e dtl.bin ]
+}
+
+@test "record: a device that is no DTL device: ENOTTY with a hint" {
+	: >notdtl
+	run -1 --separate-stderr htm dtl record -d notdtl -o dtl.bin --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: configure notdtl: Inappropriate ioctl for device" ]
+	[ "${stderr_lines[1]}" = "htmtrace dtl record: notdtl is not the htmtrace dispatch trace log device" ]
+	[ ! -e dtl.bin ]
+}
+
+@test "record without a workload captures until SIGINT" {
+	vector "$FAKE_DTL_STREAM"
+	export FAKE_DTL_LIVE=72
+	LD_PRELOAD=$FAKEDTL "$HTMTRACE" dtl record -d "$DEV" -o dtl.bin \
+		>out.txt 2>err.txt &
+	local pid=$! i rc=0
+	for ((i = 0; i < 400; i++)); do
+		grep -q 'press Ctrl-C' err.txt 2>/dev/null && break
+		sleep 0.05
+	done
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ]
+	[ "$(cat err.txt)" = "htmtrace dtl record: capturing; press Ctrl-C to stop" ]
+	[ "$(sed -n 2p out.txt)" = "traced until a signal" ]
+	[ "$(sed -n 3p out.txt)" = "wrote 320 bytes (9 records: 3 entries, 8 lost) to dtl.bin" ]
+	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START READ 72 STOP READ 248 READ EOF at 320 STATS room=64 count=4 DECONFIGURE" ]
+	cmp "$FAKE_DTL_STREAM" dtl.bin
+}
+
+@test "record --duration captures at least that long" {
+	vector "$FAKE_DTL_STREAM"
+	local t0 t1
+	t0=$(date +%s%N)
+	run -0 fdtl dtl record -d "$DEV" -o dtl.bin --duration 0.3
+	t1=$(date +%s%N)
+	[ $(((t1 - t0) / 1000000)) -ge 300 ]
+	[ "${lines[1]}" = "traced for 0.3 s" ]
+	cmp "$FAKE_DTL_STREAM" dtl.bin
+}

@@ -1,0 +1,1092 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace dtl record / dtl report: capture the dispatch trace log of a set
+ * of CPUs from /dev/vpa_dtl into a file, and decode such a file.
+ *
+ * record: open the device and create the file (so that a bad -o fails
+ * before anything is configured), fork the workload held on a pipe,
+ * configure, start, release the workload, copy the stream while it runs
+ * (or for the duration, or until Ctrl-C), stop, copy the rest until
+ * read() returns 0, read the counters, deconfigure. Once configured, every
+ * exit path deconfigures; until the stream is complete, every failure
+ * removes the file.
+ *
+ * report: the file is checked whole before anything is printed, so that a
+ * damaged file gives one error and no partial report.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "htmtrace.h"
+
+/* read() size of the stream: many records, and always one whole. */
+#define DTL_READ_SIZE		65536
+
+/* CPUs the first STATS asks for; grown to the count the driver gives. */
+#define DTL_STATS_GUESS		64
+#define DTL_STATS_TRIES		4
+
+#define RING_KB_MIN		4
+#define RING_KB_MAX		65536
+
+/* Report a failed DTL ioctl with a hint for the errors the ABI documents. */
+static int dtl_ioctl(int fd, const char *dev, unsigned long cmd, void *arg,
+		     const char *what)
+{
+	int err;
+
+	if (!ioctl(fd, cmd, arg))
+		return 0;
+	err = errno;
+	pr_errno(err, "%s %s", what, dev);
+	switch (err) {
+	case EPERM:
+		pr_err("this needs CAP_PERFMON or CAP_SYS_ADMIN");
+		break;
+	case EBUSY:
+		if (cmd == HTMTRACE_IOC_DTL_CONFIGURE)
+			pr_err("a dispatch trace log session exists already (one at a time)");
+		break;
+	case ENOTTY:
+		pr_err("%s is not the htmtrace dispatch trace log device", dev);
+		break;
+	}
+	return -1;
+}
+
+/* What the copy of a stream has seen. */
+struct dtl_copy {
+	int fd, out;
+	const char *dev, *outname;
+	unsigned char *buf;
+	__u64 bytes, records, entries, lost;
+};
+
+/*
+ * One read() of the stream into the file. Returns the bytes copied, 0 at
+ * the end of the stream, -EAGAIN if there is nothing yet, or -1 after a
+ * message.
+ */
+static ssize_t copy_once(struct dtl_copy *cp)
+{
+	struct htmtrace_dtl_rec hdr;
+	struct htmtrace_dtl_lost lost;
+	enum dtl_rec_status rs;
+	size_t off;
+	ssize_t n;
+	int err;
+
+	do {
+		n = read(cp->fd, cp->buf, DTL_READ_SIZE);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		if (errno == EAGAIN)
+			return -EAGAIN;
+		pr_errno(errno, "read %s after %llu bytes", cp->dev,
+			 (unsigned long long)cp->bytes);
+		return -1;
+	}
+	/* The ABI gives whole records: anything else is not this stream. */
+	for (off = 0; (rs = dtl_rec_check(cp->buf, n, off, &hdr)) == DTL_REC_OK;
+	     off += hdr.len) {
+		cp->records++;
+		if (hdr.type == HTMTRACE_DTL_REC_ENTRY)
+			cp->entries++;
+		if (hdr.type == HTMTRACE_DTL_REC_LOST) {
+			memcpy(&lost, cp->buf + off, sizeof(lost));
+			cp->lost += lost.count;
+		}
+	}
+	if (rs != DTL_REC_END) {
+		pr_err("read %s after %llu bytes: the driver returned %zd bytes that are not whole records",
+		       cp->dev, (unsigned long long)cp->bytes, n);
+		return -1;
+	}
+	err = write_all(cp->out, cp->buf, n);
+	if (err) {
+		pr_errno(-err, "write %s", cp->outname);
+		return -1;
+	}
+	cp->bytes += n;
+	return n;
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Copy the stream until the workload ends, @secs pass or a signal comes
+ * (the capture signals are blocked: ppoll() lets them in). Returns 1 if the
+ * stream ended by itself, 0, or -1 after a message.
+ */
+static int capture(struct dtl_copy *cp, struct workload *wl, char **command,
+		   int have_secs, double secs, const sigset_t *waitmask)
+{
+	long long deadline = now_ns() + (long long)(secs * 1e9), left;
+	struct pollfd pfd = { .fd = cp->fd, .events = POLLIN };
+	struct timespec ts, *tsp;
+	ssize_t n;
+	int ret;
+
+	for (;;) {
+		if (interrupted)
+			return 0;
+		if (command) {
+			ret = workload_poll(wl);
+			if (ret < 0) {
+				pr_errno(-ret, "wait for '%s'", command[0]);
+				return -1;
+			}
+			if (ret)
+				return 0;
+		}
+		tsp = NULL;
+		if (have_secs) {
+			left = deadline - now_ns();
+			if (left <= 0)
+				return 0;
+			ts.tv_sec = left / 1000000000;
+			ts.tv_nsec = left % 1000000000;
+			tsp = &ts;
+		}
+		ret = ppoll(&pfd, 1, tsp, waitmask);
+		if (ret < 0 && errno != EINTR) {
+			pr_errno(errno, "poll %s", cp->dev);
+			return -1;
+		}
+		if (ret <= 0)
+			continue;
+		n = copy_once(cp);
+		if (n == -1)
+			return -1;
+		if (!n)
+			return 1;
+	}
+}
+
+/* After the stop: copy what is left until read() returns 0. */
+static int drain(struct dtl_copy *cp, const sigset_t *waitmask)
+{
+	struct pollfd pfd = { .fd = cp->fd, .events = POLLIN };
+	sig_atomic_t seen = interrupted;
+	ssize_t n;
+
+	for (;;) {
+		n = copy_once(cp);
+		if (!n)
+			return 0;
+		if (n == -1)
+			return -1;
+		if (n > 0)
+			continue;
+		if (ppoll(&pfd, 1, NULL, waitmask) < 0) {
+			if (errno != EINTR) {
+				pr_errno(errno, "poll %s", cp->dev);
+				return -1;
+			}
+			if (interrupted != seen) {
+				pr_err("interrupted while reading the rest of the stream");
+				return -1;
+			}
+		}
+	}
+}
+
+/* The counters of every CPU of the session. Returns 0 or -1 (reported). */
+static int fetch_stats(int fd, const char *dev,
+		       struct htmtrace_dtl_cpu_stats **statsp, __u32 *countp)
+{
+	struct htmtrace_dtl_cpu_stats *stats = NULL, *nstats;
+	struct htmtrace_dtl_stats st;
+	__u32 cap = DTL_STATS_GUESS;
+	int tries;
+
+	for (tries = 0; tries < DTL_STATS_TRIES; tries++) {
+		nstats = realloc(stats, (size_t)cap * sizeof(*stats));
+		if (!nstats) {
+			pr_errno(ENOMEM, "counters of %u CPUs", cap);
+			break;
+		}
+		stats = nstats;
+		memset(&st, 0, sizeof(st));
+		st.addr = (uintptr_t)stats;
+		st.size = cap * sizeof(*stats);
+		if (!ioctl(fd, HTMTRACE_IOC_DTL_STATS, &st)) {
+			if (st.count > cap) {
+				pr_err("counters %s: the driver answered an impossible count",
+				       dev);
+				break;
+			}
+			*statsp = stats;
+			*countp = st.count;
+			return 0;
+		}
+		if (errno != ENOSPC || st.count <= cap) {
+			if (errno == ENOSPC)
+				pr_err("counters %s: the driver answered an impossible count",
+				       dev);
+			else
+				pr_errno(errno, "counters %s", dev);
+			break;
+		}
+		cap = st.count;
+		/* The size must fit the __u32 of struct htmtrace_dtl_stats. */
+		if ((__u64)cap * sizeof(*stats) > UINT32_MAX) {
+			pr_err("counters %s: %u CPUs do not fit in one request",
+			       dev, cap);
+			break;
+		}
+	}
+	if (tries == DTL_STATS_TRIES)
+		pr_err("counters %s: the CPU count kept growing", dev);
+	free(stats);
+	return -1;
+}
+
+static void print_stats(const struct htmtrace_dtl_cpu_stats *stats,
+			__u32 count)
+{
+	const char *state;
+	char num[16];
+	__u32 i;
+
+	printf("%-6s %-10s %-6s %12s %12s %12s %12s\n", "cpu", "state", "log",
+	       "entries", "overwritten", "dropped", "wakeups");
+	for (i = 0; i < count; i++) {
+		const struct htmtrace_dtl_cpu_stats *s = &stats[i];
+
+		state = dtl_cpu_state_name(s->state);
+		if (!state) {
+			snprintf(num, sizeof(num), "%u", s->state);
+			state = num;
+		}
+		printf("%-6u %-10s %-6s %12llu %12llu %12llu %12llu\n", s->cpu,
+		       state, s->kernel_owned ? "kernel" : "own",
+		       (unsigned long long)s->entries,
+		       (unsigned long long)s->overwritten,
+		       (unsigned long long)s->dropped,
+		       (unsigned long long)s->wakeups);
+	}
+}
+
+static const struct option record_options[] = {
+	DEVICE_OPTION,
+	{ "cpus", required_argument, NULL, 'C' },
+	{ "events", required_argument, NULL, 'e' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "ring-kb", required_argument, NULL, OPT_RING_KB },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	HELP_OPTION,
+	OPTIONS_END,
+};
+
+int cmd_dtl_record(int argc, char **argv)
+{
+	struct cmd_opts co = { .operands = 1, .dev_is_path = 1 };
+	struct workload wl = WORKLOAD_INIT;
+	struct htmtrace_dtl_cpu_stats *stats = NULL;
+	struct htmtrace_dtl_config cfg;
+	struct dtl_copy cp = { .fd = -1, .out = -1 };
+	sigset_t block, waitmask;
+	const char *dev = co.dev, *outname = NULL, *cpus_arg = NULL;
+	char **command = NULL;
+	char cpus_text[256], events_text[64];
+	__u64 *cpus = NULL, ring_kb = 0;
+	__u32 cpus_size = 0, events = HTMTRACE_DTL_ALL, nstats = 0;
+	int have_secs = 0, blocked = 0, keep = 0, ended = 0;
+	int fd, opt, err, ret = EXIT_FAIL;
+	double secs = 0;
+
+	snprintf(co.dev, sizeof(co.dev), "%s", DTL_DEVICE);
+	/* '+': the first operand starts the command and its own options. */
+	while ((opt = next_option(argc, argv, "+:d:C:e:o:h", record_options,
+				  &co)) > 0) {
+		switch (opt) {
+		case 'C':
+			free(cpus);
+			cpus = NULL;
+			err = parse_cpu_list(optarg, &cpus, &cpus_size);
+			if (err == -ENOMEM) {
+				pr_errno(ENOMEM, "CPU list");
+				return EXIT_FAIL;
+			}
+			if (err)
+				return usage_err("bad CPU list '%s': expected CPU numbers and ranges 0..%u, e.g. 0-3,8",
+						 optarg, DTL_CPU_MAX);
+			cpus_arg = optarg;
+			break;
+		case 'e':
+			if (parse_dtl_events(optarg, &events)) {
+				free(cpus);
+				return usage_err("bad event list '%s': expected cede, preempt, fault or all, comma-separated",
+						 optarg);
+			}
+			break;
+		case 'o':
+			outname = optarg;
+			break;
+		case OPT_RING_KB:
+			if (parse_u64(optarg, &ring_kb) ||
+			    ring_kb < RING_KB_MIN || ring_kb > RING_KB_MAX) {
+				free(cpus);
+				return usage_err("bad ring size '%s': expected %u to %u KiB",
+						 optarg, RING_KB_MIN,
+						 RING_KB_MAX);
+			}
+			break;
+		case OPT_DURATION:
+			if (parse_seconds(optarg, &secs)) {
+				free(cpus);
+				return usage_err("bad duration '%s': expected seconds, e.g. 2 or 0.5",
+						 optarg);
+			}
+			have_secs = 1;
+			break;
+		}
+	}
+	if (opt) {
+		free(cpus);
+		return co.status;
+	}
+	if (optind < argc)
+		command = argv + optind;
+	ret = EXIT_USAGE;
+	if (command && have_secs)
+		usage_err("--duration and a COMMAND exclude each other");
+	else if (!outname)
+		usage_err("missing output: -o FILE is required");
+	else if (!*outname || !strcmp(outname, "-"))
+		usage_err("bad output '%s': expected a file name (the counters go to standard output)",
+			  outname);
+	else
+		ret = EXIT_FAIL;
+	if (ret == EXIT_USAGE) {
+		free(cpus);
+		return ret;
+	}
+	if (cpus_arg)
+		format_cpu_list(cpus_text, sizeof(cpus_text), cpus,
+				cpus_size / sizeof(*cpus));
+	format_dtl_events(events_text, sizeof(events_text), events);
+
+	err = catch_signals(1);
+	if (err) {
+		pr_errno(-err, "signal handlers");
+		goto out_free;
+	}
+	cp.buf = malloc(DTL_READ_SIZE);
+	if (!cp.buf) {
+		pr_errno(ENOMEM, "read buffer of %u bytes", DTL_READ_SIZE);
+		goto out_free;
+	}
+	fd = open_device(dev, O_RDWR | O_NONBLOCK);
+	if (fd < 0)
+		goto out_free;
+	cp.fd = fd;
+	cp.dev = dev;
+	cp.outname = outname;
+	cp.out = create_file(outname);
+	if (cp.out < 0) {
+		pr_errno(-cp.out, "create %s", outname);
+		goto out_dev;
+	}
+	if (command) {
+		err = workload_prepare(&wl, command);
+		if (err) {
+			pr_errno(-err, "prepare workload '%s'", command[0]);
+			goto out_file;
+		}
+	}
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.cpus = (uintptr_t)cpus;
+	cfg.cpus_size = cpus_size;
+	cfg.mask = events;
+	cfg.ring_kb = ring_kb;
+	if (dtl_ioctl(fd, dev, HTMTRACE_IOC_DTL_CONFIGURE, &cfg, "configure"))
+		goto out_workload;
+	if (dtl_ioctl(fd, dev, HTMTRACE_IOC_DTL_START, NULL, "start"))
+		goto out_deconfigure;
+
+	/* From here the capture signals only come in while ppoll() waits. */
+	capture_sigset(&block, 1);
+	if (sigprocmask(SIG_BLOCK, &block, &waitmask)) {
+		pr_errno(errno, "block signals");
+		ioctl(fd, HTMTRACE_IOC_DTL_STOP);
+		goto out_deconfigure;
+	}
+	blocked = 1;
+	/*
+	 * On a failure here the capture is worthless: stop it as best we can;
+	 * the deconfigure that follows reports what is left.
+	 */
+	if (command && !interrupted) {
+		err = workload_go(&wl);
+		if (err) {
+			pr_errno(-err, "run '%s'", command[0]);
+			ioctl(fd, HTMTRACE_IOC_DTL_STOP);
+			goto out_deconfigure;
+		}
+	} else if (!command && !have_secs) {
+		fprintf(stderr, "htmtrace %s: capturing; press Ctrl-C to stop\n",
+			cmd_name);
+	}
+	ended = capture(&cp, &wl, command, have_secs, secs, &waitmask);
+	if (ended < 0) {
+		ioctl(fd, HTMTRACE_IOC_DTL_STOP);
+		goto out_deconfigure;
+	}
+	/* A stream that ended by itself has nothing left to stop or read. */
+	if (!ended) {
+		if (dtl_ioctl(fd, dev, HTMTRACE_IOC_DTL_STOP, NULL, "stop"))
+			goto out_deconfigure;
+		if (drain(&cp, &waitmask))
+			goto out_deconfigure;
+	}
+	/* Data may first fail to reach the disk at close (NFS, quotas). */
+	err = close(cp.out) ? errno : 0;
+	cp.out = -1;
+	if (err) {
+		pr_errno(err, "close %s", outname);
+		goto out_deconfigure;
+	}
+	keep = 1;
+	ret = EXIT_OK;
+	if (fetch_stats(fd, dev, &stats, &nstats))
+		ret = EXIT_FAIL;
+
+out_deconfigure:
+	if (dtl_ioctl(fd, dev, HTMTRACE_IOC_DTL_DECONFIGURE, NULL,
+		      "deconfigure"))
+		ret = EXIT_FAIL;
+	if (blocked)
+		sigprocmask(SIG_SETMASK, &waitmask, NULL);
+out_workload:
+	if (command) {
+		err = workload_reap(&wl);
+		if (err) {
+			pr_errno(-err, "wait for '%s'", command[0]);
+			ret = EXIT_FAIL;
+		}
+	}
+out_file:
+	if (cp.out >= 0)
+		close(cp.out);
+	if (!keep) {
+		unlink(outname);
+		pr_err("removed the partial %s", outname);
+	} else {
+		if (cpus_arg)
+			printf("captured CPUs %s on %s, events %s\n", cpus_text,
+			       dev, events_text);
+		else
+			printf("captured all CPUs on %s, events %s\n", dev,
+			       events_text);
+		print_workload(&wl, command, have_secs, secs);
+		if (ended)
+			printf("the driver ended the stream before the stop\n");
+		printf("wrote %llu bytes (%llu records: %llu entries, %llu lost) to %s\n",
+		       (unsigned long long)cp.bytes,
+		       (unsigned long long)cp.records,
+		       (unsigned long long)cp.entries,
+		       (unsigned long long)cp.lost, outname);
+		if (stats)
+			print_stats(stats, nstats);
+	}
+out_dev:
+	close(fd);
+out_free:
+	free(stats);
+	free(cp.buf);
+	free(cpus);
+	return ret;
+}
+
+/* --- report ---------------------------------------------------------------- */
+
+enum dtl_format { FMT_TEXT, FMT_CSV, FMT_JSON };
+
+#define NR_CPU_EVENTS	(HTMTRACE_DTL_CPU_FAILED + 1)	/* [0]: others */
+
+struct cpu_sum {
+	__u32 cpu;
+	__u64 entries, overwritten, dropped, lost_other;
+	__u64 events[NR_CPU_EVENTS];
+};
+
+struct report {
+	enum dtl_format fmt;
+	const char *file;
+	struct cpu_sum *cpus;
+	size_t ncpus, cap;
+	struct htmtrace_dtl_clock clock;	/* the one in force */
+	int have_clock;
+	__u64 dispatch[256], preempt[256];
+	__u64 entries, overwritten, dropped, lost_other, unknown;
+	int first;				/* JSON: no comma yet */
+};
+
+/* The summary of a CPU, added in CPU order. NULL if out of memory. */
+static struct cpu_sum *cpu_sum(struct report *r, __u32 cpu)
+{
+	size_t lo = 0, hi = r->ncpus, mid;
+	struct cpu_sum *n;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (r->cpus[mid].cpu == cpu)
+			return &r->cpus[mid];
+		if (r->cpus[mid].cpu < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (r->ncpus == r->cap) {
+		size_t ncap = r->cap ? r->cap * 2 : 64;
+
+		n = realloc(r->cpus, ncap * sizeof(*n));
+		if (!n)
+			return NULL;
+		r->cpus = n;
+		r->cap = ncap;
+	}
+	memmove(&r->cpus[lo + 1], &r->cpus[lo],
+		(r->ncpus - lo) * sizeof(*r->cpus));
+	r->ncpus++;
+	memset(&r->cpus[lo], 0, sizeof(*r->cpus));
+	r->cpus[lo].cpu = cpu;
+	return &r->cpus[lo];
+}
+
+/* Check the whole stream. Returns 0 or -1 after a message. */
+static int check_stream(const char *file, const unsigned char *buf,
+			size_t len)
+{
+	struct htmtrace_dtl_clock clock;
+	struct htmtrace_dtl_rec hdr;
+	enum dtl_rec_status rs;
+	const char *name;
+	char tname[16];
+	int have_clock = 0;
+	size_t off;
+
+	if (!len) {
+		pr_err("%s: empty file: no records", file);
+		return -1;
+	}
+	for (off = 0; (rs = dtl_rec_check(buf, len, off, &hdr)) == DTL_REC_OK;
+	     off += hdr.len) {
+		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
+			memcpy(&clock, buf + off, sizeof(clock));
+			if (!clock.tb_freq) {
+				pr_err("%s: CLOCK record at offset %zu: timebase frequency 0",
+				       file, off);
+				return -1;
+			}
+			have_clock = 1;
+		} else if (hdr.type == HTMTRACE_DTL_REC_ENTRY && !have_clock) {
+			pr_err("%s: ENTRY record at offset %zu comes before any CLOCK record: its time cannot be converted",
+			       file, off);
+			return -1;
+		}
+	}
+	if (rs == DTL_REC_END)
+		return 0;
+	name = dtl_rec_name(hdr.type);
+	if (!name) {
+		snprintf(tname, sizeof(tname), "type %u", hdr.type);
+		name = tname;
+	}
+	switch (rs) {
+	case DTL_REC_TRUNC_HDR:
+		pr_err("%s: truncated record at offset %zu: %zu bytes left, a header is %zu",
+		       file, off, len - off, sizeof(hdr));
+		break;
+	case DTL_REC_TRUNC:
+		pr_err("%s: truncated %s record at offset %zu: length %u, %zu bytes left",
+		       file, name, off, hdr.len, len - off);
+		break;
+	case DTL_REC_SHORT:
+		pr_err("%s: bad %s record at offset %zu: length %u is less than 8",
+		       file, name, off, hdr.len);
+		break;
+	case DTL_REC_ALIGN:
+		pr_err("%s: bad %s record at offset %zu: length %u is not a multiple of 8",
+		       file, name, off, hdr.len);
+		break;
+	case DTL_REC_SMALL:
+		pr_err("%s: bad %s record at offset %zu: length %u, expected at least %zu",
+		       file, name, off, hdr.len, dtl_rec_min_len(hdr.type));
+		break;
+	case DTL_REC_SWAPPED:
+		pr_err("%s: the stream was written with the other byte order",
+		       file);
+		break;
+	default:
+		pr_err("%s: bad record at offset %zu", file, off);
+		break;
+	}
+	return -1;
+}
+
+/* A code's name, or the code as a number. */
+static const char *code_name(const char *name, unsigned int code, char *buf,
+			     size_t len)
+{
+	if (name)
+		return name;
+	snprintf(buf, len, "%u", code);
+	return buf;
+}
+
+/* JSON: a name as a string, or null. Names need no escaping. */
+static void json_name(const char *key, const char *name)
+{
+	if (name)
+		printf("\"%s\": \"%s\"", key, name);
+	else
+		printf("\"%s\": null", key);
+}
+
+static void json_sep(struct report *r)
+{
+	printf("%s\n    ", r->first ? "" : ",");
+	r->first = 0;
+}
+
+static void out_clock(struct report *r, size_t off,
+		      const struct htmtrace_dtl_clock *c)
+{
+	char secs[32], mono[32], wall[48];
+
+	format_seconds(secs, sizeof(secs), (long long)c->boottime_ns);
+	format_seconds(mono, sizeof(mono), (long long)c->monotonic_ns);
+	format_utc(wall, sizeof(wall), (long long)c->realtime_ns);
+	switch (r->fmt) {
+	case FMT_TEXT:
+		printf("CLOCK tb_freq=%llu timebase=%llu boottime=%s monotonic=%s realtime=%s\n",
+		       (unsigned long long)c->tb_freq,
+		       (unsigned long long)c->timebase, secs, mono, wall);
+		break;
+	case FMT_CSV:
+		printf("clock,%zu,,%s,%s,%llu,,,,,,,,,,,,,\n", off, secs, wall,
+		       (unsigned long long)c->timebase);
+		break;
+	case FMT_JSON:
+		json_sep(r);
+		printf("{\"kind\": \"clock\", \"offset\": %zu, \"version\": %u, \"tb_freq\": %llu, \"timebase\": %llu, \"monotonic_ns\": %llu, \"boottime_ns\": %llu, \"realtime_ns\": %llu, \"seconds\": %s, \"realtime\": \"%s\"}",
+		       off, c->version, (unsigned long long)c->tb_freq,
+		       (unsigned long long)c->timebase,
+		       (unsigned long long)c->monotonic_ns,
+		       (unsigned long long)c->boottime_ns,
+		       (unsigned long long)c->realtime_ns, secs, wall);
+		break;
+	}
+}
+
+static void out_entry(struct report *r, size_t off, __u32 cpu,
+		      const struct dtl_entry *e)
+{
+	const struct htmtrace_dtl_clock *c = &r->clock;
+	const char *dname = dtl_dispatch_name(e->dispatch_reason);
+	const char *pname = dtl_preempt_name(e->preempt_reason);
+	char secs[32], wall[48], e2d[32], r2e[32], w2r[32];
+	char dnum[8], pnum[8];
+
+	format_seconds(secs, sizeof(secs),
+		       dtl_tb_to_ns(c, e->timebase, c->boottime_ns));
+	format_utc(wall, sizeof(wall),
+		   dtl_tb_to_ns(c, e->timebase, c->realtime_ns));
+	format_us(e2d, sizeof(e2d),
+		  dtl_ticks_to_ns(e->enqueue_to_dispatch, c->tb_freq));
+	format_us(r2e, sizeof(r2e),
+		  dtl_ticks_to_ns(e->ready_to_enqueue, c->tb_freq));
+	format_us(w2r, sizeof(w2r),
+		  dtl_ticks_to_ns(e->waiting_to_ready, c->tb_freq));
+	switch (r->fmt) {
+	case FMT_TEXT:
+		printf("%s %s cpu=%u dispatch=%s preempt=%s processor=%u enqueue_to_dispatch=%sus ready_to_enqueue=%sus waiting_to_ready=%sus fault=0x%llx srr0=0x%llx\n",
+		       secs, wall, cpu,
+		       code_name(dname, e->dispatch_reason, dnum, sizeof(dnum)),
+		       code_name(pname, e->preempt_reason, pnum, sizeof(pnum)),
+		       e->processor_id, e2d, r2e, w2r,
+		       (unsigned long long)e->fault_addr,
+		       (unsigned long long)e->srr0);
+		break;
+	case FMT_CSV:
+		printf("entry,%zu,%u,%s,%s,%llu,%s,%s,%u,%s,%s,%s,0x%llx,0x%llx,0x%llx,,,,\n",
+		       off, cpu, secs, wall, (unsigned long long)e->timebase,
+		       code_name(dname, e->dispatch_reason, dnum, sizeof(dnum)),
+		       code_name(pname, e->preempt_reason, pnum, sizeof(pnum)),
+		       e->processor_id, e2d, r2e, w2r,
+		       (unsigned long long)e->fault_addr,
+		       (unsigned long long)e->srr0,
+		       (unsigned long long)e->srr1);
+		break;
+	case FMT_JSON:
+		json_sep(r);
+		printf("{\"kind\": \"entry\", \"offset\": %zu, \"cpu\": %u, \"seconds\": %s, \"realtime\": \"%s\", \"timebase\": %llu, \"dispatch_reason\": %u, ",
+		       off, cpu, secs, wall, (unsigned long long)e->timebase,
+		       e->dispatch_reason);
+		json_name("dispatch", dname);
+		printf(", \"preempt_reason\": %u, ", e->preempt_reason);
+		json_name("preempt", pname);
+		printf(", \"processor_id\": %u, \"enqueue_to_dispatch_us\": %s, \"ready_to_enqueue_us\": %s, \"waiting_to_ready_us\": %s, \"fault_addr\": \"0x%llx\", \"srr0\": \"0x%llx\", \"srr1\": \"0x%llx\"}",
+		       e->processor_id, e2d, r2e, w2r,
+		       (unsigned long long)e->fault_addr,
+		       (unsigned long long)e->srr0,
+		       (unsigned long long)e->srr1);
+		break;
+	}
+}
+
+static void out_lost(struct report *r, size_t off,
+		     const struct htmtrace_dtl_lost *l)
+{
+	const char *why = dtl_lost_name(l->why);
+	char num[16];
+
+	switch (r->fmt) {
+	case FMT_TEXT:
+		printf("LOST cpu=%u count=%llu why=%s\n", l->hdr.cpu,
+		       (unsigned long long)l->count,
+		       code_name(why, l->why, num, sizeof(num)));
+		break;
+	case FMT_CSV:
+		printf("lost,%zu,%u,,,,,,,,,,,,,%llu,%s,,\n", off, l->hdr.cpu,
+		       (unsigned long long)l->count,
+		       code_name(why, l->why, num, sizeof(num)));
+		break;
+	case FMT_JSON:
+		json_sep(r);
+		printf("{\"kind\": \"lost\", \"offset\": %zu, \"cpu\": %u, \"count\": %llu, \"why_code\": %u, ",
+		       off, l->hdr.cpu, (unsigned long long)l->count, l->why);
+		json_name("why", why);
+		putchar('}');
+		break;
+	}
+}
+
+static void out_cpu(struct report *r, size_t off,
+		    const struct htmtrace_dtl_cpu *c)
+{
+	const char *ev = dtl_cpu_event_name(c->event);
+	char num[16];
+
+	switch (r->fmt) {
+	case FMT_TEXT:
+		printf("CPU cpu=%u event=%s", c->hdr.cpu,
+		       code_name(ev, c->event, num, sizeof(num)));
+		if (c->error)
+			printf(" error=%d", c->error);
+		putchar('\n');
+		break;
+	case FMT_CSV:
+		printf("cpu,%zu,%u,,,,,,,,,,,,,,,%s,%d\n", off, c->hdr.cpu,
+		       code_name(ev, c->event, num, sizeof(num)), c->error);
+		break;
+	case FMT_JSON:
+		json_sep(r);
+		printf("{\"kind\": \"cpu\", \"offset\": %zu, \"cpu\": %u, \"event_code\": %u, ",
+		       off, c->hdr.cpu, c->event);
+		json_name("event", ev);
+		printf(", \"error\": %d}", c->error);
+		break;
+	}
+}
+
+/* "joined=1,offline=1", or "-". */
+static void format_cpu_events(char *buf, size_t len, const struct cpu_sum *s)
+{
+	size_t used = 0;
+	unsigned int ev;
+	int n;
+
+	buf[0] = '\0';
+	for (ev = 1; ev <= NR_CPU_EVENTS; ev++) {
+		unsigned int i = ev % NR_CPU_EVENTS;	/* others last */
+
+		if (!s->events[i])
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s=%llu",
+			     used ? "," : "",
+			     i ? dtl_cpu_event_name(i) : "other",
+			     (unsigned long long)s->events[i]);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += n;
+	}
+	if (!used)
+		snprintf(buf, len, "-");
+}
+
+static void text_reasons(const char *kind, const __u64 *counts,
+			 const char *(*name)(unsigned int))
+{
+	unsigned int code;
+
+	for (code = 0; code < 256; code++)
+		if (counts[code])
+			printf("%-9s %3u %-32s %12llu\n", kind, code,
+			       name(code) ? name(code) : "unknown",
+			       (unsigned long long)counts[code]);
+}
+
+static void json_reasons(const char *kind, const __u64 *counts,
+			 const char *(*name)(unsigned int))
+{
+	unsigned int code;
+	int first = 1;
+
+	printf("    \"%s\": [", kind);
+	for (code = 0; code < 256; code++) {
+		if (!counts[code])
+			continue;
+		printf("%s\n      {\"code\": %u, ", first ? "" : ",", code);
+		json_name("name", name(code));
+		printf(", \"count\": %llu}", (unsigned long long)counts[code]);
+		first = 0;
+	}
+	printf("%s]", first ? "" : "\n    ");
+}
+
+static void out_summary(struct report *r)
+{
+	char events[160];
+	unsigned int i;
+	size_t c;
+
+	switch (r->fmt) {
+	case FMT_TEXT:
+		printf("\nsummary\n");
+		printf("%-6s %12s %12s %12s  %s\n", "cpu", "entries",
+		       "overwritten", "dropped", "events");
+		for (c = 0; c < r->ncpus; c++) {
+			format_cpu_events(events, sizeof(events), &r->cpus[c]);
+			printf("%-6u %12llu %12llu %12llu  %s\n",
+			       r->cpus[c].cpu,
+			       (unsigned long long)r->cpus[c].entries,
+			       (unsigned long long)r->cpus[c].overwritten,
+			       (unsigned long long)r->cpus[c].dropped, events);
+		}
+		text_reasons("dispatch", r->dispatch, dtl_dispatch_name);
+		text_reasons("preempt", r->preempt, dtl_preempt_name);
+		printf("entries: %llu, lost: %llu (overwritten %llu, dropped %llu",
+		       (unsigned long long)r->entries,
+		       (unsigned long long)(r->overwritten + r->dropped +
+					    r->lost_other),
+		       (unsigned long long)r->overwritten,
+		       (unsigned long long)r->dropped);
+		if (r->lost_other)
+			printf(", other %llu",
+			       (unsigned long long)r->lost_other);
+		printf("), unknown records skipped: %llu\n",
+		       (unsigned long long)r->unknown);
+		break;
+	case FMT_CSV:
+		break;
+	case FMT_JSON:
+		printf("%s],\n  \"summary\": {\n    \"cpus\": [",
+		       r->first ? "" : "\n  ");
+		for (c = 0; c < r->ncpus; c++) {
+			const struct cpu_sum *s = &r->cpus[c];
+			int first = 1;
+
+			printf("%s\n      {\"cpu\": %u, \"entries\": %llu, \"overwritten\": %llu, \"dropped\": %llu, \"events\": {",
+			       c ? "," : "", s->cpu,
+			       (unsigned long long)s->entries,
+			       (unsigned long long)s->overwritten,
+			       (unsigned long long)s->dropped);
+			for (i = 1; i <= NR_CPU_EVENTS; i++) {
+				unsigned int ev = i % NR_CPU_EVENTS;
+
+				if (!s->events[ev])
+					continue;
+				printf("%s\"%s\": %llu", first ? "" : ", ",
+				       ev ? dtl_cpu_event_name(ev) : "other",
+				       (unsigned long long)s->events[ev]);
+				first = 0;
+			}
+			printf("}}");
+		}
+		printf("%s],\n", r->ncpus ? "\n    " : "");
+		json_reasons("dispatch", r->dispatch, dtl_dispatch_name);
+		printf(",\n");
+		json_reasons("preempt", r->preempt, dtl_preempt_name);
+		printf(",\n    \"entries\": %llu, \"lost\": %llu, \"overwritten\": %llu, \"dropped\": %llu, \"lost_other\": %llu, \"unknown_records\": %llu\n  }\n}\n",
+		       (unsigned long long)r->entries,
+		       (unsigned long long)(r->overwritten + r->dropped +
+					    r->lost_other),
+		       (unsigned long long)r->overwritten,
+		       (unsigned long long)r->dropped,
+		       (unsigned long long)r->lost_other,
+		       (unsigned long long)r->unknown);
+		break;
+	}
+}
+
+/* Print a checked stream. Returns 0 or -ENOMEM. */
+static int report_stream(struct report *r, const unsigned char *buf,
+			 size_t len)
+{
+	struct htmtrace_dtl_entry_rec er;
+	struct htmtrace_dtl_clock clock;
+	struct htmtrace_dtl_lost lost;
+	struct htmtrace_dtl_cpu cpu;
+	struct htmtrace_dtl_rec hdr;
+	struct dtl_entry e;
+	struct cpu_sum *s;
+	size_t off;
+
+	if (r->fmt == FMT_CSV)
+		printf("kind,offset,cpu,seconds,realtime,timebase,dispatch,preempt,processor_id,enqueue_to_dispatch_us,ready_to_enqueue_us,waiting_to_ready_us,fault_addr,srr0,srr1,count,why,event,error\n");
+	if (r->fmt == FMT_JSON) {
+		/* "clock": the first CLOCK record, the one of the session. */
+		for (off = 0; dtl_rec_check(buf, len, off, &hdr) == DTL_REC_OK;
+		     off += hdr.len)
+			if (hdr.type == HTMTRACE_DTL_REC_CLOCK)
+				break;
+		printf("{\n  \"clock\": ");
+		if (off < len) {
+			memcpy(&clock, buf + off, sizeof(clock));
+			printf("{\"version\": %u, \"tb_freq\": %llu, \"timebase\": %llu, \"monotonic_ns\": %llu, \"boottime_ns\": %llu, \"realtime_ns\": %llu}",
+			       clock.version,
+			       (unsigned long long)clock.tb_freq,
+			       (unsigned long long)clock.timebase,
+			       (unsigned long long)clock.monotonic_ns,
+			       (unsigned long long)clock.boottime_ns,
+			       (unsigned long long)clock.realtime_ns);
+		} else {
+			printf("null");
+		}
+		printf(",\n  \"records\": [");
+		r->first = 1;
+	}
+	for (off = 0; dtl_rec_check(buf, len, off, &hdr) == DTL_REC_OK;
+	     off += hdr.len) {
+		switch (hdr.type) {
+		case HTMTRACE_DTL_REC_CLOCK:
+			memcpy(&r->clock, buf + off, sizeof(r->clock));
+			r->have_clock = 1;
+			out_clock(r, off, &r->clock);
+			continue;
+		case HTMTRACE_DTL_REC_ENTRY:
+			memcpy(&er, buf + off, sizeof(er));
+			dtl_entry_decode(er.entry, &e);
+			s = cpu_sum(r, hdr.cpu);
+			if (!s)
+				return -ENOMEM;
+			s->entries++;
+			r->entries++;
+			r->dispatch[e.dispatch_reason]++;
+			r->preempt[e.preempt_reason]++;
+			out_entry(r, off, hdr.cpu, &e);
+			continue;
+		case HTMTRACE_DTL_REC_LOST:
+			memcpy(&lost, buf + off, sizeof(lost));
+			s = cpu_sum(r, hdr.cpu);
+			if (!s)
+				return -ENOMEM;
+			if (lost.why == HTMTRACE_DTL_LOST_OVERWRITTEN) {
+				s->overwritten += lost.count;
+				r->overwritten += lost.count;
+			} else if (lost.why == HTMTRACE_DTL_LOST_DROPPED) {
+				s->dropped += lost.count;
+				r->dropped += lost.count;
+			} else {
+				s->lost_other += lost.count;
+				r->lost_other += lost.count;
+			}
+			out_lost(r, off, &lost);
+			continue;
+		case HTMTRACE_DTL_REC_CPU:
+			memcpy(&cpu, buf + off, sizeof(cpu));
+			s = cpu_sum(r, hdr.cpu);
+			if (!s)
+				return -ENOMEM;
+			s->events[cpu.event < NR_CPU_EVENTS ? cpu.event : 0]++;
+			out_cpu(r, off, &cpu);
+			continue;
+		}
+		r->unknown++;
+	}
+	out_summary(r);
+	return 0;
+}
+
+static const struct option report_options[] = {
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	HELP_OPTION,
+	OPTIONS_END,
+};
+
+int cmd_dtl_report(int argc, char **argv)
+{
+	static struct report r;		/* 4 KiB of counters: not on the stack */
+	struct cmd_opts co = { .operands = 1 };
+	unsigned char *buf;
+	size_t len;
+	int opt, err, ret = EXIT_FAIL;
+
+	r.fmt = FMT_TEXT;
+	while ((opt = next_option(argc, argv, ":h", report_options, &co)) > 0) {
+		switch (opt) {
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				r.fmt = FMT_TEXT;
+			else if (!strcmp(optarg, "csv"))
+				r.fmt = FMT_CSV;
+			else if (!strcmp(optarg, "json"))
+				r.fmt = FMT_JSON;
+			else
+				return usage_err("bad format '%s': expected text, csv or json",
+						 optarg);
+			break;
+		}
+	}
+	if (opt)
+		return co.status;
+	if (optind == argc)
+		return usage_err("missing FILE");
+	if (optind + 1 < argc)
+		return usage_err("unexpected argument '%s'", argv[optind + 1]);
+	r.file = argv[optind];
+
+	err = read_file(r.file, &buf, &len);
+	if (err) {
+		pr_errno(-err, "read %s", r.file);
+		return EXIT_FAIL;
+	}
+	if (check_stream(r.file, buf, len))
+		goto out;
+	err = report_stream(&r, buf, len);
+	if (err) {
+		pr_errno(-err, "report %s", r.file);
+		goto out;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_errno(errno, "write standard output");
+		goto out;
+	}
+	ret = EXIT_OK;
+out:
+	free(r.cpus);
+	free(buf);
+	return ret;
+}

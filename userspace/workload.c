@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace: what the capturing commands (record, dtl record) share: the
+ * workload held on a pipe until tracing runs, the duration, and Ctrl-C.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "htmtrace.h"
+
+/* SIGINT, SIGTERM and SIGHUP received so far. */
+volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted++;
+}
+
+/* Only there so that SIGCHLD interrupts ppoll(). */
+static void on_sigchld(int sig)
+{
+	(void)sig;
+}
+
+/* The signals that end a capture; with @chld also SIGCHLD. */
+void capture_sigset(sigset_t *set, int chld)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	if (chld)
+		sigaddset(set, SIGCHLD);
+}
+
+/*
+ * SIGINT, SIGTERM and SIGHUP end the workload phase, not the tool; with
+ * @chld, a handler for SIGCHLD too, so that the end of the workload
+ * interrupts a wait.
+ */
+int catch_signals(int chld)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	unsigned int i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a signal must end nanosleep() and sigsuspend(). */
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		if (sigaction(sigs[i], &sa, NULL))
+			return -errno;
+	if (chld) {
+		sa.sa_handler = on_sigchld;
+		sa.sa_flags = SA_NOCLDSTOP;
+		if (sigaction(SIGCHLD, &sa, NULL))
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * A workload is forked before tracing starts and held on a pipe, so that
+ * fork() costs nothing inside the trace and a command that cannot be run is
+ * reported as such.
+ */
+int workload_prepare(struct workload *wl, char **argv)
+{
+	int go[2], err[2], e;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(err, O_CLOEXEC)) {
+		e = -errno;
+		goto out_go;
+	}
+	pid = fork();
+	if (pid < 0) {
+		e = -errno;
+		goto out_err;
+	}
+	if (!pid) {
+		ssize_t n;
+		char c;
+
+		close(go[1]);
+		close(err[0]);
+		do {
+			n = read(go[0], &c, 1);
+		} while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		n = write(err[1], &e, sizeof(e));
+		_exit(n == sizeof(e) ? 127 : 126);
+	}
+	close(go[0]);
+	close(err[1]);
+	wl->pid = pid;
+	wl->go_fd = go[1];
+	wl->err_fd = err[0];
+	wl->reaped = 0;
+	return 0;
+
+out_err:
+	close(err[0]);
+	close(err[1]);
+out_go:
+	close(go[0]);
+	close(go[1]);
+	return e;
+}
+
+static void workload_close(struct workload *wl)
+{
+	if (wl->go_fd >= 0) {
+		close(wl->go_fd);
+		wl->go_fd = -1;
+	}
+	if (wl->err_fd >= 0) {
+		close(wl->err_fd);
+		wl->err_fd = -1;
+	}
+}
+
+/* Wait for the workload to end. Returns 0 or -errno. */
+int workload_reap(struct workload *wl)
+{
+	workload_close(wl);
+	if (wl->reaped)
+		return 0;
+	while (waitpid(wl->pid, &wl->status, 0) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	wl->reaped = 1;
+	return 0;
+}
+
+/* Reap the workload if it ended. Returns 1 if it did, 0, or -errno. */
+int workload_poll(struct workload *wl)
+{
+	pid_t pid;
+
+	if (wl->reaped)
+		return 1;
+	pid = waitpid(wl->pid, &wl->status, WNOHANG);
+	if (pid < 0)
+		return -errno;
+	if (!pid)
+		return 0;
+	workload_close(wl);
+	wl->reaped = 1;
+	return 1;
+}
+
+/* Let the child exec. Returns 0, or the -errno of a failed exec. */
+int workload_go(struct workload *wl)
+{
+	ssize_t n;
+	char c = 1;
+	int e;
+
+	n = write(wl->go_fd, &c, 1);
+	if (n != 1)
+		return n < 0 ? -errno : -EIO;
+	close(wl->go_fd);
+	wl->go_fd = -1;
+	/* EOF: exec closed the close-on-exec pipe. */
+	do {
+		n = read(wl->err_fd, &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(wl->err_fd);
+	wl->err_fd = -1;
+	if (n == sizeof(e))
+		return -e;
+	if (n < 0)
+		return -errno;
+	return 0;
+}
+
+void sleep_for(double secs)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)secs;
+	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+	while (!interrupted && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Wait for SIGINT, SIGTERM or SIGHUP. */
+int wait_for_signal(void)
+{
+	sigset_t block, old;
+
+	capture_sigset(&block, 0);
+	if (sigprocmask(SIG_BLOCK, &block, &old))
+		return -errno;
+	fprintf(stderr, "htmtrace %s: tracing; press Ctrl-C to stop\n",
+		cmd_name);
+	while (!interrupted)
+		sigsuspend(&old);
+	if (sigprocmask(SIG_SETMASK, &old, NULL))
+		return -errno;
+	return 0;
+}
+
+void print_workload(const struct workload *wl, char **command,
+		    int have_secs, double secs)
+{
+	if (command && wl->reaped) {
+		if (WIFEXITED(wl->status))
+			printf("workload exited with status %d\n",
+			       WEXITSTATUS(wl->status));
+		else if (WIFSIGNALED(wl->status))
+			printf("workload killed by signal %d\n",
+			       WTERMSIG(wl->status));
+	} else if (have_secs) {
+		printf("traced for %g s%s\n", secs,
+		       interrupted ? " (interrupted)" : "");
+	} else if (!command) {
+		printf("traced until a signal\n");
+	}
+}
