@@ -25,6 +25,7 @@
 #include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/hrtimer.h>
+#include <linux/kmemleak.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -271,19 +272,23 @@ static bool htm_dtl_flush(struct htm_dtl *dtl, struct htm_dtl_cpu *only)
  */
 
 /*
- * Another user changed the CPU's log under us: a kernel log freed or
- * replaced, our bits gone from the mask, or the index moved back (a new
- * registration resets it).
+ * Has another user changed the CPU's log under us? Return: 0 no;
+ * HTM_DTL_TAKEN_MASK if only our bits left the event mask (the log is still
+ * the one we read); HTM_DTL_TAKEN_LOG if the log itself changed: a kernel
+ * log freed or replaced, or the index moved back (a new registration
+ * resets it), so that the registration may no longer be ours.
  */
-static bool htm_dtl_cpu_lost(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
+static int htm_dtl_cpu_taken(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 			     u64 cur)
 {
 	u8 mask = htm_hv_dtl_mask(dtl->hv, c->cpu);
 
 	if (c->kernel_owned && READ_ONCE(paca_ptrs[c->cpu]->dispatch_log) !=
 	    c->log)
-		return true;
-	return (mask & dtl->mask) != dtl->mask || cur < c->last;
+		return HTM_DTL_TAKEN_LOG;
+	if (cur < c->last)
+		return HTM_DTL_TAKEN_LOG;
+	return (mask & dtl->mask) != dtl->mask ? HTM_DTL_TAKEN_MASK : 0;
 }
 
 /* The CPU's capture is over: record why, and stop polling. */
@@ -306,8 +311,8 @@ static void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	u64 cur, again, first, over, valid, n, i, pushed = 0;
 
 	cur = htm_hv_dtl_index(dtl->hv, c->cpu);
-	if (htm_dtl_cpu_lost(dtl, c, cur)) {
-		c->lost_log = true;
+	c->taken = htm_dtl_cpu_taken(dtl, c, cur);
+	if (c->taken) {
 		htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST);
 		return;
 	}
@@ -352,13 +357,19 @@ static void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 static enum hrtimer_restart htm_dtl_timer(struct hrtimer *timer)
 {
 	struct htm_dtl_cpu *c = container_of(timer, struct htm_dtl_cpu, timer);
+	u32 fixed_us = READ_ONCE(htm_dtl_period_us);
 	u64 logged = c->logged;
 
 	c->wakeups++;
 	htm_dtl_cpu_poll(c->dtl, c);
 	if (READ_ONCE(c->state) != HTMTRACE_DTL_CPU_CAPTURING)
 		return HRTIMER_NORESTART;
-	c->period_ns = htm_dtl_next_period(c->period_ns, c->logged - logged);
+	/* A fixed period (dtl_period_us) is for comparisons: see make bench. */
+	if (fixed_us)
+		c->period_ns = max_t(u64, fixed_us, 100) * NSEC_PER_USEC;
+	else
+		c->period_ns = htm_dtl_next_period(c->period_ns,
+						   c->logged - logged);
 	hrtimer_forward_now(timer, ns_to_ktime(c->period_ns));
 	return HRTIMER_RESTART;
 }
@@ -379,7 +390,7 @@ static long htm_dtl_cpu_begin(void *arg)
 	 * every entry captured was logged under the whole mask.
 	 */
 	c->saved_mask = htm_hv_dtl_mask(dtl->hv, cpu);
-	c->lost_log = false;
+	c->taken = 0;
 	klog = READ_ONCE(paca_ptrs[cpu]->dispatch_log);
 	if (klog) {
 		/* Never register over the kernel's log: read it alongside. */
@@ -428,20 +439,19 @@ static void htm_dtl_cpu_end(struct htm_dtl_cpu *c, unsigned int why)
 		if (why)
 			htm_dtl_cpu_ended(dtl, c, why);
 	}
-	if (c->log && !c->lost_log) {
+	/* The mask is given back unless another user has set it since. */
+	if (c->log && !c->taken)
 		htm_hv_dtl_set_mask(dtl->hv, cpu, c->saved_mask);
-		if (!c->kernel_owned) {
-			ret = htm_hv_dtl_unregister(dtl->hv, cpu);
-			if (ret) {
-				pr_warn("cpu%d: unregistering the dispatch trace log failed (%d)\n",
-					cpu, ret);
-				/* The hypervisor may still write it: keep it. */
-				c->keep_own = true;
-			}
+	if (c->log && !c->kernel_owned) {
+		/* A log another user replaced is theirs to unregister. */
+		ret = c->taken == HTM_DTL_TAKEN_LOG ? -EBUSY :
+		      htm_hv_dtl_unregister(dtl->hv, cpu);
+		if (ret) {
+			pr_warn("cpu%d: dispatch trace log buffer %s (%d): left allocated, the hypervisor may still write it\n",
+				cpu, ret == -EBUSY ? "replaced by another user" :
+				"not unregistered", ret);
+			c->keep_own = true;
 		}
-	} else if (c->log && !c->kernel_owned) {
-		/* Another user may have our buffer registered: keep it. */
-		c->keep_own = true;
 	}
 	c->log = NULL;
 	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
@@ -532,9 +542,9 @@ static void htm_dtl_free(struct htm_dtl *dtl)
 
 			if (!c)
 				continue;
+			/* Never freed, so not a leak for kmemleak either. */
 			if (c->keep_own)
-				pr_warn("cpu%u: dispatch trace log buffer left allocated: it may still be registered\n",
-					cpu);
+				kmemleak_not_leak(c->own);
 			else
 				kfree(c->own);
 			kfree(c);

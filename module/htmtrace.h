@@ -33,6 +33,7 @@ extern unsigned int htm_bounce_size;
 /* The largest bounce buffer: one allocation of MAX_PAGE_ORDER pages. */
 #define HTM_BOUNCE_MAX	((unsigned int)(PAGE_SIZE << MAX_PAGE_ORDER))
 extern unsigned int htm_poll_ms;
+extern unsigned int htm_dtl_period_us;
 
 /* hv.c: the hypervisor boundary */
 
@@ -258,6 +259,9 @@ __poll_t htm_chan_poll_mask(struct htm_reader *rd);
 #define HTM_DTL_BYTES		DISPATCH_LOG_BYTES	/* 4096 */
 /* The slot after the newest entry may be being written. */
 #define HTM_DTL_READABLE	(HTM_DTL_ENTRIES - 1)
+/* How another user changed a CPU's log (struct htm_dtl_cpu @taken). */
+#define HTM_DTL_TAKEN_MASK	1
+#define HTM_DTL_TAKEN_LOG	2
 /* The capture timer: entries aimed at per period, and its bounds. */
 #define HTM_DTL_PER_PERIOD	16
 #define HTM_DTL_PERIOD_MIN	(250 * NSEC_PER_USEC)
@@ -290,7 +294,9 @@ struct htm_dtl;
  * @cpu: logical CPU
  * @state: HTMTRACE_DTL_CPU_*; written on the CPU or with its timer stopped
  * @kernel_owned: @log is the kernel's (paca dispatch_log)
- * @lost_log: another user changed the log under us: leave it alone
+ * @taken: another user changed the log under us: HTM_DTL_TAKEN_MASK (our
+ *	event bits only: the mask is theirs now) or HTM_DTL_TAKEN_LOG (the
+ *	log itself: the registration is theirs too); else 0
  * @keep_own: @own may still be registered: never free it
  * @log: the hypervisor's ring being read, or NULL when not capturing
  * @own: our buffer, registered where the kernel owns no log
@@ -317,7 +323,7 @@ struct htm_dtl_cpu {
 	int cpu;
 	u32 state;
 	bool kernel_owned;
-	bool lost_log;
+	u8 taken;
 	bool keep_own;
 	const struct dtl_entry *log;
 	void *own;

@@ -74,6 +74,14 @@ module_param_cb(poll_ms, &htm_uint_param_ops, &poll_ms_param, 0644);
 MODULE_PARM_DESC(poll_ms,
 		 "period of the check for a no-wrap trace that stopped itself, ms (1..10000, default 20)");
 
+unsigned int htm_dtl_period_us;
+static struct htm_uint_param dtl_period_param = {
+	&htm_dtl_period_us, 0, 1000000
+};
+module_param_cb(dtl_period_us, &htm_uint_param_ops, &dtl_period_param, 0644);
+MODULE_PARM_DESC(dtl_period_us,
+		 "fixed period of the dispatch trace log capture timer, us (0: adaptive, the default; 100..1000000)");
+
 unsigned int htm_bounce_size;
 EXPORT_SYMBOL_IF_KUNIT(htm_bounce_size);
 

@@ -7,6 +7,11 @@
 # MB/s, hcalls per MiB (from the driver's debugfs counters) and the ratio to
 # /dev/zero.
 #
+# Then the dispatch trace log: for simulated rates of 1k, 20k and 50k entries
+# per second per CPU, and for an idle CPU, the entries lost and the capture
+# timer's wakeups per second per CPU, with a fixed 1 ms period (what the
+# kernel's vpa_dtl PMU does) and with the adaptive period, side by side.
+#
 # The figures measure this machine under TCG, simulator included (it makes
 # the trace bytes on demand): compare runs, not absolute speeds.
 set -euo pipefail
@@ -67,3 +72,35 @@ END {
 		printf "%-10s %10d %9.1f %12s %14s\n", z, bytes[z], zmbs, "-", "-"
 	}
 }' "$top/build/$variant/bench.raw"
+
+# One capture: PERIOD_US (0: adaptive) RATE SECONDS. Prints, summed over
+# the CPUs: the entries logged (captured + lost), lost, and wakeups.
+dtl_capture() {
+	run "rmmod htmtrace_hvsim 2>/dev/null; rmmod htmtrace 2>/dev/null
+	     insmod /lib/modules/htmtrace/htmtrace.ko dtl_period_us=$1 &&
+	     insmod /lib/modules/htmtrace/htmtrace_hvsim.ko rate=0 &&
+	     echo $2 > /sys/kernel/debug/htmtrace_hvsim/dtl_rate &&
+	     htmtrace dtl record --duration $3 --ring-kb 16384 -o /tmp/dtl.bin |
+	     awk '\$2 != \"state\" && NF == 7 && \$1 ~ /^[0-9]+\$/ {
+			e += \$4; l += \$5 + \$6; w += \$7; n++
+		} END { print n, e + l, l, w }'
+	     echo 0 > /sys/kernel/debug/htmtrace_hvsim/dtl_rate"
+}
+
+secs=2
+{
+	printf '\n%-8s %-9s %14s %12s %12s %14s\n' "rate/cpu" "period" \
+	       "logged/s/cpu" "lost" "lost %" "wakeups/s/cpu"
+	for rate in 0 1000 20000 50000; do
+		for period in 1000 0; do
+			read -r ncpu logged lost wakeups < <(dtl_capture $period $rate $secs)
+			[ "${ncpu:-0}" -gt 0 ] || { echo "dtl capture failed"; exit 1; }
+			awk -v r=$rate -v p=$period -v n=$ncpu -v g=$logged -v l=$lost \
+			    -v w=$wakeups -v s=$secs 'BEGIN {
+				printf "%-8s %-9s %14.0f %12d %11.2f%% %14.1f\n",
+				       r ? r : "idle", p ? p / 1000 " ms" : "adaptive",
+				       g / n / s, l, g ? 100 * l / g : 0, w / n / s
+			}'
+		done
+	done
+} | tee "$top/build/$variant/bench-dtl.txt"

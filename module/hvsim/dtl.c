@@ -15,6 +15,8 @@
  *	dtl_rate	events per second per online CPU (0: none)
  *	dtl_burst	write "CPU COUNT": COUNT events on CPU at once
  *	dtl_register_rc	status register_dtl answers instead of H_SUCCESS
+ *	dtl_meddle	write "CPU MASK": set the CPU's event mask as another
+ *			user of the log would (debugfs dtl, vcpudispatch_stats)
  *	dtl_cpus	per CPU: where it logs and what it logged
  */
 #define pr_fmt(fmt) "htmtrace_hvsim: " fmt
@@ -266,6 +268,22 @@ static int hvsim_dtl_rc_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(hvsim_dtl_rc_fops, hvsim_dtl_rc_get,
 				hvsim_dtl_rc_set, "%lld\n");
 
+/* Two unsigned numbers from a debugfs write. */
+static int hvsim_dtl_two(const char __user *ubuf, size_t len, unsigned int *a,
+			 unsigned int *b)
+{
+	char buf[32];
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %u", a, b) != 2)
+		return -EINVAL;
+	return 0;
+}
+
 struct hvsim_dtl_burst {
 	struct hvsim_dtl_cpu *d;
 	unsigned int count;
@@ -288,16 +306,12 @@ static ssize_t hvsim_dtl_burst_write(struct file *file,
 {
 	struct hvsim_dtl_burst b;
 	unsigned int cpu, count;
-	char buf[32];
 	int ret;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	if (sscanf(buf, "%u %u", &cpu, &count) != 2 || cpu >= nr_cpu_ids ||
-	    count > HVSIM_DTL_BURST_MAX)
+	ret = hvsim_dtl_two(ubuf, len, &cpu, &count);
+	if (ret)
+		return ret;
+	if (cpu >= nr_cpu_ids || count > HVSIM_DTL_BURST_MAX)
 		return -EINVAL;
 	b.d = &hvsim_dtl_cpus[cpu];
 	b.count = count;
@@ -312,6 +326,28 @@ static ssize_t hvsim_dtl_burst_write(struct file *file,
 static const struct file_operations hvsim_dtl_burst_fops = {
 	.owner = THIS_MODULE,
 	.write = hvsim_dtl_burst_write,
+	.llseek = noop_llseek,
+};
+
+static ssize_t hvsim_dtl_meddle_write(struct file *file,
+				      const char __user *ubuf, size_t len,
+				      loff_t *ppos)
+{
+	unsigned int cpu, mask;
+	int ret;
+
+	ret = hvsim_dtl_two(ubuf, len, &cpu, &mask);
+	if (ret)
+		return ret;
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu) || mask > 0xff)
+		return -EINVAL;
+	hvsim_dtl_set_mask(cpu, mask);
+	return len;
+}
+
+static const struct file_operations hvsim_dtl_meddle_fops = {
+	.owner = THIS_MODULE,
+	.write = hvsim_dtl_meddle_write,
 	.llseek = noop_llseek,
 };
 
@@ -382,6 +418,8 @@ int hvsim_dtl_init(struct dentry *dir)
 			    &hvsim_dtl_burst_fops);
 	debugfs_create_file_unsafe("dtl_register_rc", 0600, dir, NULL,
 				   &hvsim_dtl_rc_fops);
+	debugfs_create_file("dtl_meddle", 0200, dir, NULL,
+			    &hvsim_dtl_meddle_fops);
 	debugfs_create_file("dtl_cpus", 0400, dir, NULL, &hvsim_dtl_cpus_fops);
 	return 0;
 }

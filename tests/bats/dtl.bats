@@ -241,3 +241,85 @@ bad 0" ]
 	[[ ${lines[2]} == "cpu 1 entries "*" events 4/3/0/0" ]]
 	assert_no_splat
 }
+
+@test "another user changes a CPU's mask: that CPU's capture ends, saying so, and its mask is left alone" {
+	guest "htmtest dtl-configure $DEV all 7 && htmtest dtl-start $DEV"
+	guest "echo '1 1' > $HVSIM/dtl_meddle"
+	# the capture notices at its next poll (at most 200 ms when idle)
+	run guest "for i in \$(seq 100); do
+			grep -q '^capture cpu 1 state 2 ' $DTLFS && exit 0
+			sleep 0.05
+		done
+		exit 1"
+	[ "$status" -eq 0 ]
+	guest "echo '0 30' > $HVSIM/dtl_burst && echo '1 30' > $HVSIM/dtl_burst"
+	guest htmtest dtl-stop $DEV
+	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $(effective_mask 7)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "cpu 0 entries 30 overwritten 0 dropped 0 events 1/0/0/0" ]
+	[ "${lines[2]}" = "cpu 1 entries 0 overwritten 0 dropped 0 events 1/0/1/0" ]
+	# CPU 1 keeps the other user's mask; CPU 0 has its own back
+	run guest "sed -n 's/^cpu 1 .* mask \([0-9]*\) .*/\1/p' $DTLFS"
+	[ "$output" = 1 ]
+	guest htmtest dtl-deconfigure $DEV
+	# the log was still ours (only the mask changed): given back, freed
+	run guest_dmesg
+	[[ $output != *"left allocated"* ]]
+}
+
+# steal_check SECONDS: with the simulator logging on CPU 0 and CPU 0 busy
+# entering the kernel (so the kernel scans its log often), the steal time
+# /proc/stat reports for cpu0 grows as the simulator's entries say: at least
+# 60% of it (the kernel's scan skips what its 85-entry ring lost when a scan
+# came late, and USER_HZ rounds) and at most 110%. A capture that broke the
+# kernel's log would leave it near 0; one that counted twice, near 200%.
+steal_check() {
+	run guest "H=$HVSIM
+		tb=\$(sed -n 's/^timebase[^0-9]*\([0-9]*\).*/\1/p' /proc/cpuinfo | head -n 1)
+		s0=\$(sed -n 's/^cpu 0 .* stolen \([0-9]*\) .*/\1/p' \$H/dtl_cpus)
+		k0=\$(awk '\$1 == \"cpu0\" { print \$9 }' /proc/stat)
+		taskset 1 dd if=/dev/zero of=/dev/null bs=1 2>/dev/null & pid=\$!
+		sleep $1
+		kill \$pid; wait \$pid 2>/dev/null
+		s1=\$(sed -n 's/^cpu 0 .* stolen \([0-9]*\) .*/\1/p' \$H/dtl_cpus)
+		k1=\$(awk '\$1 == \"cpu0\" { print \$9 }' /proc/stat)
+		echo \$(( (s1 - s0) * 100 / tb )) \$((k1 - k0))"
+	echo "expected and seen steal (USER_HZ): $output"
+	[ "$status" -eq 0 ]
+	local want=${output% *} got=${output#* }
+	[ "$want" -ge 5 ]
+	# one USER_HZ tick either way for the rounding of small figures
+	[ $((got * 100 + 100)) -ge $((want * 60)) ] &&
+		[ $((got * 100 - 100)) -le $((want * 110)) ]
+}
+
+@test "the kernel's stolen time still counts the entries, while htmtrace captures and after" {
+	guest "grep -q '^cpu 0 kernel_log yes' $DTLFS" ||
+		skip "the kernel owns no log: it counts no stolen time from it"
+	guest "echo 10000 > $HVSIM/dtl_rate && htmtest dtl-configure $DEV 0 7 0 && htmtest dtl-start $DEV"
+	steal_check 2
+	guest "htmtest dtl-stop $DEV && htmtest dtl-deconfigure $DEV"
+	# only preemptions are logged again now: a third of the events
+	steal_check 3
+	guest "echo 0 > $HVSIM/dtl_rate"
+}
+
+@test "htmtrace dtl record around a workload, then report: every entry decoded" {
+	requires tool
+	local mask
+	mask=$(effective_mask 7)
+	run guest "htmtrace dtl record -C 0 -e all -o /tmp/t.bin -- \
+		sh -c \"echo '0 40' > $HVSIM/dtl_burst\""
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run guest "htmtest dtl-verify /tmp/t.bin $mask"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "cpu 0 entries 40 overwritten 0 dropped 0 events 1/0/0/0" ]
+	run guest "htmtrace dtl report /tmp/t.bin | grep -c ' cpu=0 dispatch='"
+	[ "$output" = 40 ]
+	# the session is gone: the device is free for the next user
+	run guest htmtest dtl-stats $DEV
+	[ "$output" = ENODATA ]
+}
