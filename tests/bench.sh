@@ -87,6 +87,7 @@ dtl_capture() {
 	     echo 0 > /sys/kernel/debug/htmtrace_hvsim/dtl_rate"
 }
 
+run 'htmtrace deconfigure -d 0 >/dev/null'
 secs=2
 {
 	printf '\n%-8s %-9s %14s %12s %12s %14s\n' "rate/cpu" "period" \

@@ -121,7 +121,7 @@ static enum hrtimer_restart hvsim_dtl_timer(struct hrtimer *timer)
 					       timer);
 	ktime_t now = ktime_get();
 	unsigned long flags;
-	u64 due, n;
+	u64 due, n, elapsed;
 
 	/* A timer moved off its CPU by hotplug logs nothing more. */
 	if (smp_processor_id() != d->cpu)
@@ -131,8 +131,14 @@ static enum hrtimer_restart hvsim_dtl_timer(struct hrtimer *timer)
 		raw_spin_unlock_irqrestore(&hvsim_dtl_lock, flags);
 		return HRTIMER_NORESTART;
 	}
-	due = d->carry + (u64)ktime_to_ns(ktime_sub(now, d->last)) *
-			 hvsim_dtl_rate;
+	/*
+	 * Events happen while the CPU runs: a late tick (the vCPU was not
+	 * running, as under TCG) does not make up for the time it missed,
+	 * as a processor that is not dispatched logs nothing.
+	 */
+	elapsed = min_t(u64, ktime_to_ns(ktime_sub(now, d->last)),
+			2 * HVSIM_DTL_TICK_NS);
+	due = d->carry + elapsed * hvsim_dtl_rate;
 	n = div64_u64_rem(due, NSEC_PER_SEC, &d->carry);
 	if (n > HVSIM_DTL_MAX_PER_TICK) {
 		n = HVSIM_DTL_MAX_PER_TICK;
