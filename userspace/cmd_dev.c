@@ -225,6 +225,19 @@ int parse_bs(const char *arg, size_t *bs)
 	return EXIT_OK;
 }
 
+/*
+ * --mode MASK:VALUE: sets HTMTRACE_CFG_MODE in @flags. Returns EXIT_OK or,
+ * after a message, EXIT_USAGE.
+ */
+int parse_mode_opt(const char *arg, __u64 *mask, __u64 *value, __u32 *flags)
+{
+	if (parse_mode(arg, mask, value))
+		return usage_err("bad mode '%s': expected MASK:VALUE, e.g. 0xff:0x1",
+				 arg);
+	*flags |= HTMTRACE_CFG_MODE;
+	return EXIT_OK;
+}
+
 static const struct option device_options[] = {
 	DEVICE_OPTION,
 	HELP_OPTION,
@@ -395,10 +408,8 @@ int cmd_configure(int argc, char **argv)
 			flags |= HTMTRACE_CFG_WAIT;
 			break;
 		case OPT_MODE:
-			if (parse_mode(optarg, &mask, &value))
-				return usage_err("bad mode '%s': expected MASK:VALUE, e.g. 0xff:0x1",
-						 optarg);
-			flags |= HTMTRACE_CFG_MODE;
+			if (parse_mode_opt(optarg, &mask, &value, &flags))
+				return EXIT_USAGE;
 			break;
 		}
 	}

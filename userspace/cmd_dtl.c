@@ -135,10 +135,10 @@ static long long now_ns(void)
  * (the capture signals are blocked: ppoll() lets them in). Returns 1 if the
  * stream ended by itself, 0, or -1 after a message.
  */
-static int capture(struct dtl_copy *cp, struct workload *wl, char **command,
-		   int have_secs, double secs, const sigset_t *waitmask)
+static int capture(struct dtl_copy *cp, struct workload *wl,
+		   const sigset_t *waitmask)
 {
-	long long deadline = now_ns() + (long long)(secs * 1e9), left;
+	long long deadline = now_ns() + (long long)(wl->secs * 1e9), left;
 	struct pollfd pfd = { .fd = cp->fd, .events = POLLIN };
 	struct timespec ts, *tsp;
 	ssize_t n;
@@ -147,17 +147,13 @@ static int capture(struct dtl_copy *cp, struct workload *wl, char **command,
 	for (;;) {
 		if (interrupted)
 			return 0;
-		if (command) {
-			ret = workload_poll(wl);
-			if (ret < 0) {
-				pr_errno(-ret, "wait for '%s'", command[0]);
-				return -1;
-			}
-			if (ret)
-				return 0;
-		}
+		ret = workload_poll(wl);
+		if (ret < 0)
+			return -1;
+		if (ret)
+			return 0;
 		tsp = NULL;
-		if (have_secs) {
+		if (wl->have_secs) {
 			left = deadline - now_ns();
 			if (left <= 0)
 				return 0;
@@ -305,13 +301,11 @@ int cmd_dtl_record(int argc, char **argv)
 	struct dtl_copy cp = { .fd = -1, .out = -1 };
 	sigset_t block, waitmask;
 	const char *dev = co.dev, *outname = NULL, *cpus_arg = NULL;
-	char **command = NULL;
 	char cpus_text[256], events_text[64];
 	__u64 *cpus = NULL, ring_kb = 0;
 	__u32 cpus_size = 0, events = HTMTRACE_DTL_ALL, nstats = 0;
-	int have_secs = 0, blocked = 0, keep = 0, ended = 0;
+	int blocked = 0, keep = 0, ended = 0;
 	int fd, opt, err, ret = EXIT_FAIL;
-	double secs = 0;
 
 	snprintf(co.dev, sizeof(co.dev), "%s", DTL_DEVICE);
 	/* '+': the first operand starts the command and its own options. */
@@ -351,12 +345,10 @@ int cmd_dtl_record(int argc, char **argv)
 			}
 			break;
 		case OPT_DURATION:
-			if (parse_seconds(optarg, &secs)) {
+			if (workload_duration(&wl, optarg)) {
 				free(cpus);
-				return usage_err("bad duration '%s': expected seconds, e.g. 2 or 0.5",
-						 optarg);
+				return EXIT_USAGE;
 			}
-			have_secs = 1;
 			break;
 		}
 	}
@@ -364,18 +356,13 @@ int cmd_dtl_record(int argc, char **argv)
 		free(cpus);
 		return co.status;
 	}
-	if (optind < argc)
-		command = argv + optind;
-	ret = EXIT_USAGE;
-	if (command && have_secs)
-		usage_err("--duration and a COMMAND exclude each other");
+	if (workload_operands(&wl, argc, argv))
+		ret = EXIT_USAGE;
 	else if (!outname)
-		usage_err("missing output: -o FILE is required");
+		ret = usage_err("missing output: -o FILE is required");
 	else if (!*outname || !strcmp(outname, "-"))
-		usage_err("bad output '%s': expected a file name (the counters go to standard output)",
-			  outname);
-	else
-		ret = EXIT_FAIL;
+		ret = usage_err("bad output '%s': expected a file name (the counters go to standard output)",
+				outname);
 	if (ret == EXIT_USAGE) {
 		free(cpus);
 		return ret;
@@ -385,11 +372,8 @@ int cmd_dtl_record(int argc, char **argv)
 				cpus_size / sizeof(*cpus));
 	format_dtl_events(events_text, sizeof(events_text), events);
 
-	err = catch_signals(1);
-	if (err) {
-		pr_errno(-err, "signal handlers");
+	if (catch_signals(1))
 		goto out_free;
-	}
 	cp.buf = malloc(DTL_READ_SIZE);
 	if (!cp.buf) {
 		pr_errno(ENOMEM, "read buffer of %u bytes", DTL_READ_SIZE);
@@ -406,13 +390,8 @@ int cmd_dtl_record(int argc, char **argv)
 		pr_errno(-cp.out, "create %s", outname);
 		goto out_dev;
 	}
-	if (command) {
-		err = workload_prepare(&wl, command);
-		if (err) {
-			pr_errno(-err, "prepare workload '%s'", command[0]);
-			goto out_file;
-		}
-	}
+	if (workload_prepare(&wl))
+		goto out_file;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.cpus = (uintptr_t)cpus;
@@ -436,18 +415,16 @@ int cmd_dtl_record(int argc, char **argv)
 	 * On a failure here the capture is worthless: stop it as best we can;
 	 * the deconfigure that follows reports what is left.
 	 */
-	if (command && !interrupted) {
-		err = workload_go(&wl);
-		if (err) {
-			pr_errno(-err, "run '%s'", command[0]);
+	if (wl.argv && !interrupted) {
+		if (workload_go(&wl)) {
 			ioctl(fd, HTMTRACE_IOC_DTL_STOP);
 			goto out_deconfigure;
 		}
-	} else if (!command && !have_secs) {
+	} else if (!wl.argv && !wl.have_secs) {
 		fprintf(stderr, "htmtrace %s: capturing; press Ctrl-C to stop\n",
 			cmd_name);
 	}
-	ended = capture(&cp, &wl, command, have_secs, secs, &waitmask);
+	ended = capture(&cp, &wl, &waitmask);
 	if (ended < 0) {
 		ioctl(fd, HTMTRACE_IOC_DTL_STOP);
 		goto out_deconfigure;
@@ -478,13 +455,8 @@ out_deconfigure:
 	if (blocked)
 		sigprocmask(SIG_SETMASK, &waitmask, NULL);
 out_workload:
-	if (command) {
-		err = workload_reap(&wl);
-		if (err) {
-			pr_errno(-err, "wait for '%s'", command[0]);
-			ret = EXIT_FAIL;
-		}
-	}
+	if (workload_reap(&wl))
+		ret = EXIT_FAIL;
 out_file:
 	if (cp.out >= 0)
 		close(cp.out);
@@ -498,7 +470,7 @@ out_file:
 		else
 			printf("captured all CPUs on %s, events %s\n", dev,
 			       events_text);
-		print_workload(&wl, command, have_secs, secs);
+		print_workload(&wl);
 		if (ended)
 			printf("the driver ended the stream before the stop\n");
 		printf("wrote %llu bytes (%llu records: %llu entries, %llu lost) to %s\n",
@@ -1062,17 +1034,9 @@ int cmd_dtl_report(int argc, char **argv)
 	}
 	if (opt)
 		return co.status;
-	if (optind == argc)
-		return usage_err("missing FILE");
-	if (optind + 1 < argc)
-		return usage_err("unexpected argument '%s'", argv[optind + 1]);
-	r.file = argv[optind];
-
-	err = read_file(r.file, &buf, &len);
-	if (err) {
-		pr_errno(-err, "read %s", r.file);
-		return EXIT_FAIL;
-	}
+	err = read_file_operand(argc, argv, &r.file, &buf, &len);
+	if (err)
+		return err;
 	if (check_stream(r.file, buf, len))
 		goto out;
 	err = report_stream(&r, buf, len);

@@ -104,17 +104,9 @@ int cmd_verify(int argc, char **argv)
 	}
 	if (opt)
 		return co.status;
-	if (optind == argc)
-		return usage_err("missing FILE");
-	if (argc - optind > 1)
-		return usage_err("unexpected argument '%s'", argv[optind + 1]);
-	file = argv[optind];
-
-	err = read_file(file, &buf, &len);
-	if (err) {
-		pr_errno(-err, "read %s", file);
-		return EXIT_FAIL;
-	}
+	err = read_file_operand(argc, argv, &file, &buf, &len);
+	if (err)
+		return err;
 	filter = co.ta.given ? &co.ta : NULL;
 	verify_dump(buf, len, filter, &res);
 

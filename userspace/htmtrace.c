@@ -418,6 +418,28 @@ int target_require(const struct target_arg *ta, unsigned int need)
 	return EXIT_OK;
 }
 
+/*
+ * The one FILE operand of a command (at optind), read whole into *@bufp.
+ * Returns EXIT_OK, or EXIT_USAGE or EXIT_FAIL after a message.
+ */
+int read_file_operand(int argc, char **argv, const char **file,
+		      unsigned char **bufp, size_t *lenp)
+{
+	int err;
+
+	if (optind == argc)
+		return usage_err("missing FILE");
+	if (optind + 1 < argc)
+		return usage_err("unexpected argument '%s'", argv[optind + 1]);
+	*file = argv[optind];
+	err = read_file(*file, bufp, lenp);
+	if (err) {
+		pr_errno(-err, "read %s", *file);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
 /* Handle -d. Returns EXIT_OK or EXIT_USAGE. */
 static int device_opt(char *buf, size_t len, const char *arg, int is_path)
 {

@@ -181,20 +181,24 @@ struct workload {
 	int err_fd;	/* read end: errno of a failed exec, or EOF */
 	int status;	/* wait status once reaped */
 	int reaped;
+	char **argv;	/* the command, or NULL for none */
+	int have_secs;	/* --duration given: run for secs */
+	double secs;
 };
 
 #define WORKLOAD_INIT	{ .go_fd = -1, .err_fd = -1 }
 
 void capture_sigset(sigset_t *set, int chld);
 int catch_signals(int chld);
-int workload_prepare(struct workload *wl, char **argv);
+int workload_duration(struct workload *wl, const char *arg);
+int workload_operands(struct workload *wl, int argc, char **argv);
+int workload_prepare(struct workload *wl);
 int workload_go(struct workload *wl);
 int workload_reap(struct workload *wl);
 int workload_poll(struct workload *wl);
 void sleep_for(double secs);
 int wait_for_signal(void);
-void print_workload(const struct workload *wl, char **command,
-		    int have_secs, double secs);
+void print_workload(const struct workload *wl);
 
 /* util.c: reporting and I/O helpers. */
 extern const char *cmd_name;
@@ -258,6 +262,8 @@ struct option;
 int next_option(int argc, char **argv, const char *optstring,
 		const struct option *longopts, struct cmd_opts *co);
 int target_require(const struct target_arg *ta, unsigned int need);
+int read_file_operand(int argc, char **argv, const char **file,
+		      unsigned char **bufp, size_t *lenp);
 
 /* The commands: each returns an exit status. */
 int cmd_caps(int argc, char **argv);
@@ -288,5 +294,6 @@ int fetch_hvbuf(int fd, const char *dev, unsigned long cmd, const char *what,
 		const struct htmtrace_target *t, unsigned char **bufp,
 		size_t *lenp);
 int parse_bs(const char *arg, size_t *bs);
+int parse_mode_opt(const char *arg, __u64 *mask, __u64 *value, __u32 *flags);
 
 #endif /* _HTMTRACE_TOOL_H */

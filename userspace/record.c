@@ -89,9 +89,7 @@ int cmd_record(int argc, char **argv)
 	struct workload wl = WORKLOAD_INIT;
 	struct cmd_opts co = { .operands = 1 };
 	const char *dev = co.dev;
-	char **command = NULL;
-	int have_secs = 0, dry_run = 0, keep = 0;
-	double secs = 0;
+	int dry_run = 0, keep = 0;
 	size_t bs = DEFAULT_BS, xlate_len = 0;
 	__u64 trace_len = 0, nr_blocks = 0, nr_entries = 0;
 	/*
@@ -116,16 +114,12 @@ int cmd_record(int argc, char **argv)
 			flags &= ~HTMTRACE_CFG_NOWRAP;
 			break;
 		case OPT_MODE:
-			if (parse_mode(optarg, &mask, &value))
-				return usage_err("bad mode '%s': expected MASK:VALUE, e.g. 0xff:0x1",
-						 optarg);
-			flags |= HTMTRACE_CFG_MODE;
+			if (parse_mode_opt(optarg, &mask, &value, &flags))
+				return EXIT_USAGE;
 			break;
 		case OPT_DURATION:
-			if (parse_seconds(optarg, &secs))
-				return usage_err("bad duration '%s': expected seconds, e.g. 2 or 0.5",
-						 optarg);
-			have_secs = 1;
+			if (workload_duration(&wl, optarg))
+				return EXIT_USAGE;
 			break;
 		case OPT_BS:
 			if (parse_bs(optarg, &bs))
@@ -138,12 +132,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (opt)
 		return co.status;
-	if (optind < argc)
-		command = argv + optind;
-	if (target_require(&co.ta, TARGET_ALL))
+	if (target_require(&co.ta, TARGET_ALL) ||
+	    workload_operands(&wl, argc, argv))
 		return EXIT_USAGE;
-	if (command && have_secs)
-		return usage_err("--duration and a COMMAND exclude each other");
 	if (trace_file_name(trace_name, sizeof(trace_name), outdir, "htm.bin",
 			    &co.ta.t) ||
 	    trace_file_name(xlate_name, sizeof(xlate_name), outdir,
@@ -154,11 +145,8 @@ int cmd_record(int argc, char **argv)
 		return EXIT_OK;
 	}
 
-	err = catch_signals(0);
-	if (err) {
-		pr_errno(-err, "signal handlers");
+	if (catch_signals(0))
 		return EXIT_FAIL;
-	}
 	fd = open_device(dev, O_RDWR);
 	if (fd < 0)
 		return EXIT_FAIL;
@@ -174,13 +162,8 @@ int cmd_record(int argc, char **argv)
 		unlink(trace_name);
 		goto out_dev;
 	}
-	if (command) {
-		err = workload_prepare(&wl, command);
-		if (err) {
-			pr_errno(-err, "prepare workload '%s'", command[0]);
-			goto out_files;
-		}
-	}
+	if (workload_prepare(&wl))
+		goto out_files;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.target = co.ta.t;
@@ -196,22 +179,14 @@ int cmd_record(int argc, char **argv)
 	 * On a failure here the trace is worthless: stop it as best we can;
 	 * the deconfigure that follows reports what is left.
 	 */
-	if (command && !interrupted) {
-		err = workload_go(&wl);
-		if (err) {
-			pr_errno(-err, "run '%s'", command[0]);
+	if (wl.argv && !interrupted) {
+		if (workload_go(&wl) || workload_reap(&wl)) {
 			ioctl(fd, HTMTRACE_IOC_STOP);
 			goto out_deconfigure;
 		}
-		err = workload_reap(&wl);
-		if (err) {
-			pr_errno(-err, "wait for '%s'", command[0]);
-			ioctl(fd, HTMTRACE_IOC_STOP);
-			goto out_deconfigure;
-		}
-	} else if (have_secs) {
-		sleep_for(secs);
-	} else if (!command) {
+	} else if (wl.have_secs) {
+		sleep_for(wl.secs);
+	} else if (!wl.argv) {
 		err = wait_for_signal();
 		if (err) {
 			pr_errno(-err, "wait for a signal");
@@ -247,13 +222,8 @@ out_deconfigure:
 	if (chan_ioctl(fd, dev, HTMTRACE_IOC_DECONFIGURE, NULL, "deconfigure"))
 		ret = EXIT_FAIL;
 out_workload:
-	if (command) {
-		err = workload_reap(&wl);
-		if (err) {
-			pr_errno(-err, "wait for '%s'", command[0]);
-			ret = EXIT_FAIL;
-		}
-	}
+	if (workload_reap(&wl))
+		ret = EXIT_FAIL;
 out_files:
 	if (trace_fd >= 0)
 		close(trace_fd);
@@ -267,7 +237,7 @@ out_files:
 	} else {
 		format_target(text, sizeof(text), &co.ta.t);
 		printf("traced %s on %s\n", text, dev);
-		print_workload(&wl, command, have_secs, secs);
+		print_workload(&wl);
 		printf("wrote %llu bytes of trace to %s\n",
 		       (unsigned long long)trace_len, trace_name);
 		printf("wrote %zu bytes of memory configuration (%llu blocks, %llu entries) to %s\n",

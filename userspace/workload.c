@@ -43,9 +43,9 @@ void capture_sigset(sigset_t *set, int chld)
 /*
  * SIGINT, SIGTERM and SIGHUP end the workload phase, not the tool; with
  * @chld, a handler for SIGCHLD too, so that the end of the workload
- * interrupts a wait.
+ * interrupts a wait. Returns 0 or -errno.
  */
-int catch_signals(int chld)
+static int set_handlers(int chld)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa;
@@ -67,12 +67,46 @@ int catch_signals(int chld)
 	return 0;
 }
 
+/* The signal handlers of a capture. Returns 0 or -1 after a message. */
+int catch_signals(int chld)
+{
+	int err = set_handlers(chld);
+
+	if (err) {
+		pr_errno(-err, "signal handlers");
+		return -1;
+	}
+	return 0;
+}
+
+/* --duration SECONDS. Returns 0, or EXIT_USAGE after a message. */
+int workload_duration(struct workload *wl, const char *arg)
+{
+	if (parse_seconds(arg, &wl->secs))
+		return usage_err("bad duration '%s': expected seconds, e.g. 2 or 0.5",
+				 arg);
+	wl->have_secs = 1;
+	return 0;
+}
+
+/*
+ * The operands from optind on are the workload's command (none: no
+ * workload). Returns 0, or EXIT_USAGE after a message.
+ */
+int workload_operands(struct workload *wl, int argc, char **argv)
+{
+	wl->argv = optind < argc ? argv + optind : NULL;
+	if (wl->argv && wl->have_secs)
+		return usage_err("--duration and a COMMAND exclude each other");
+	return 0;
+}
+
 /*
  * A workload is forked before tracing starts and held on a pipe, so that
  * fork() costs nothing inside the trace and a command that cannot be run is
  * reported as such.
  */
-int workload_prepare(struct workload *wl, char **argv)
+static int fork_held(struct workload *wl, char **argv)
 {
 	int go[2], err[2], e;
 	pid_t pid;
@@ -133,8 +167,23 @@ static void workload_close(struct workload *wl)
 	}
 }
 
+/* Fork the command, if any. Returns 0 or -1 after a message. */
+int workload_prepare(struct workload *wl)
+{
+	int err;
+
+	if (!wl->argv)
+		return 0;
+	err = fork_held(wl, wl->argv);
+	if (err) {
+		pr_errno(-err, "prepare workload '%s'", wl->argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
 /* Wait for the workload to end. Returns 0 or -errno. */
-int workload_reap(struct workload *wl)
+static int reap(struct workload *wl)
 {
 	workload_close(wl);
 	if (wl->reaped)
@@ -147,8 +196,25 @@ int workload_reap(struct workload *wl)
 	return 0;
 }
 
+/*
+ * Wait for the command, if any, to end. Returns 0 or -1 after a message.
+ */
+int workload_reap(struct workload *wl)
+{
+	int err;
+
+	if (!wl->argv)
+		return 0;
+	err = reap(wl);
+	if (err) {
+		pr_errno(-err, "wait for '%s'", wl->argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
 /* Reap the workload if it ended. Returns 1 if it did, 0, or -errno. */
-int workload_poll(struct workload *wl)
+static int poll_reap(struct workload *wl)
 {
 	pid_t pid;
 
@@ -164,8 +230,26 @@ int workload_poll(struct workload *wl)
 	return 1;
 }
 
+/*
+ * Reap the command, if any, if it ended. Returns 1 if it did, 0, or -1
+ * after a message.
+ */
+int workload_poll(struct workload *wl)
+{
+	int ret;
+
+	if (!wl->argv)
+		return 0;
+	ret = poll_reap(wl);
+	if (ret < 0) {
+		pr_errno(-ret, "wait for '%s'", wl->argv[0]);
+		return -1;
+	}
+	return ret;
+}
+
 /* Let the child exec. Returns 0, or the -errno of a failed exec. */
-int workload_go(struct workload *wl)
+static int go(struct workload *wl)
 {
 	ssize_t n;
 	char c = 1;
@@ -186,6 +270,21 @@ int workload_go(struct workload *wl)
 		return -e;
 	if (n < 0)
 		return -errno;
+	return 0;
+}
+
+/* Let the command exec. Returns 0 or -1 after a message. */
+int workload_go(struct workload *wl)
+{
+	int err;
+
+	if (!wl->argv)
+		return 0;
+	err = go(wl);
+	if (err) {
+		pr_errno(-err, "run '%s'", wl->argv[0]);
+		return -1;
+	}
 	return 0;
 }
 
@@ -216,20 +315,19 @@ int wait_for_signal(void)
 	return 0;
 }
 
-void print_workload(const struct workload *wl, char **command,
-		    int have_secs, double secs)
+void print_workload(const struct workload *wl)
 {
-	if (command && wl->reaped) {
+	if (wl->argv && wl->reaped) {
 		if (WIFEXITED(wl->status))
 			printf("workload exited with status %d\n",
 			       WEXITSTATUS(wl->status));
 		else if (WIFSIGNALED(wl->status))
 			printf("workload killed by signal %d\n",
 			       WTERMSIG(wl->status));
-	} else if (have_secs) {
-		printf("traced for %g s%s\n", secs,
+	} else if (wl->have_secs) {
+		printf("traced for %g s%s\n", wl->secs,
 		       interrupted ? " (interrupted)" : "");
-	} else if (!command) {
+	} else if (!wl->argv) {
 		printf("traced until a signal\n");
 	}
 }

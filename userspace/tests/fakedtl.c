@@ -27,7 +27,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,58 +36,25 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/htmtrace.h>
+#include "fakecommon.h"
 
 enum { IDLE, CONFIGURED, RUNNING, STOPPED };
 
 #define MAX_CPUS	8192
 
-static int fake_fd = -1;
 static int state;
 static unsigned char *stream;
 static size_t stream_len, pos;
 static unsigned char cpus[MAX_CPUS];	/* CPUs of the session */
 
-static unsigned long env_num(const char *name, unsigned long def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? strtoul(v, NULL, 0) : def;
-}
-
-static __attribute__((format(printf, 1, 2))) void log_op(const char *fmt, ...)
-{
-	const char *path = getenv("FAKE_DTL_LOG");
-	va_list ap;
-	FILE *f;
-
-	if (!path)
-		return;
-	f = fopen(path, "a");
-	if (!f)
-		return;
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fputc('\n', f);
-	fclose(f);
-}
+const char fake_dev_var[] = "FAKE_DTL_DEV";
+const char fake_log_var[] = "FAKE_DTL_LOG";
+const char fake_fail_var[] = "FAKE_DTL_FAIL";
 
 /* Should @op fail? Returns the errno, or 0. */
 static int injected(const char *op)
 {
-	const char *v = getenv("FAKE_DTL_FAIL");
-	size_t len = strlen(op);
-
-	if (!v || strncmp(v, op, len) || v[len] != ':')
-		return 0;
-	return (int)strtol(v + len + 1, NULL, 0);
-}
-
-static int fail(const char *what, int err)
-{
-	log_op("%s FAIL %d", what, err);
-	errno = err;
-	return -1;
+	return injected_err(op, NULL);
 }
 
 static void load_stream(void)
@@ -137,52 +103,14 @@ static int ready(void)
 	return state == STOPPED || (state == RUNNING && pos < readable_end());
 }
 
-int open(const char *path, int flags, ...)
+void fake_opened(int flags)
 {
-	static int (*real_open)(const char *, int, ...);
-	const char *dev = getenv("FAKE_DTL_DEV");
-	mode_t mode = 0;
-	va_list ap;
-
-	if (!real_open)
-		real_open = dlsym(RTLD_NEXT, "open");
-	if (flags & O_CREAT) {
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	if (dev && !strcmp(path, dev)) {
-		fake_fd = real_open("/dev/null", O_RDWR | (flags & O_CLOEXEC));
-		log_op("OPEN%s", flags & O_NONBLOCK ? " nonblock" : "");
-		return fake_fd;
-	}
-	return real_open(path, flags, mode);
+	log_op("OPEN%s", flags & O_NONBLOCK ? " nonblock" : "");
 }
 
-int open64(const char *path, int flags, ...)
+void fake_closed(void)
 {
-	mode_t mode = 0;
-	va_list ap;
-
-	if (flags & O_CREAT) {
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	return open(path, flags, mode);
-}
-
-int close(int fd)
-{
-	static int (*real_close)(int);
-
-	if (!real_close)
-		real_close = dlsym(RTLD_NEXT, "close");
-	if (fd >= 0 && fd == fake_fd) {
-		fake_fd = -1;
-		log_op("CLOSE");
-	}
-	return real_close(fd);
+	log_op("CLOSE");
 }
 
 static int configure(struct htmtrace_dtl_config *cfg)
@@ -291,20 +219,9 @@ static int stats(struct htmtrace_dtl_stats *st)
 	return 0;
 }
 
-int ioctl(int fd, unsigned long req, ...)
+int fake_ioctl(unsigned long req, void *arg)
 {
-	static int (*real_ioctl)(int, unsigned long, ...);
-	void *arg;
-	va_list ap;
 	int err;
-
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	if (!real_ioctl)
-		real_ioctl = dlsym(RTLD_NEXT, "ioctl");
-	if (fd < 0 || fd != fake_fd)
-		return real_ioctl(fd, req, arg);
 
 	switch (req) {
 	case HTMTRACE_IOC_DTL_CONFIGURE:
@@ -345,17 +262,11 @@ int ioctl(int fd, unsigned long req, ...)
 	return fail("UNKNOWN", ENOTTY);
 }
 
-ssize_t read(int fd, void *buf, size_t count)
+ssize_t fake_read(void *buf, size_t count)
 {
-	static ssize_t (*real_read)(int, void *, size_t);
 	size_t end, n = 0, chunk;
 	struct htmtrace_dtl_rec hdr;
 	int err;
-
-	if (!real_read)
-		real_read = dlsym(RTLD_NEXT, "read");
-	if (fd < 0 || fd != fake_fd)
-		return real_read(fd, buf, count);
 
 	if (state == IDLE || state == CONFIGURED)
 		return fail("READ", EBADFD);

@@ -22,10 +22,8 @@
  *                      deconfigure, status, sysmem, sysproc, caps, setup,
  *                      read at or past offset) with errno
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,40 +33,19 @@
 #include <unistd.h>
 #include <linux/htmtrace.h>
 #include "hvsim_record.h"
+#include "fakecommon.h"
 
 struct chan {
 	unsigned int state, flags;
 	struct htmtrace_target t;
 };
 
-static int fake_fd = -1;
 static off_t fake_pos;
 static int eintr_done;
 
-static unsigned long env_num(const char *name, unsigned long def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? strtoul(v, NULL, 0) : def;
-}
-
-static __attribute__((format(printf, 1, 2))) void log_op(const char *fmt, ...)
-{
-	const char *path = getenv("FAKE_HTM_LOG");
-	va_list ap;
-	FILE *f;
-
-	if (!path)
-		return;
-	f = fopen(path, "a");
-	if (!f)
-		return;
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fputc('\n', f);
-	fclose(f);
-}
+const char fake_dev_var[] = "FAKE_HTM_DEV";
+const char fake_log_var[] = "FAKE_HTM_LOG";
+const char fake_fail_var[] = "FAKE_HTM_FAIL";
 
 static void load(struct chan *c)
 {
@@ -100,64 +77,23 @@ static void save(const struct chan *c)
 /* Should @op fail? Returns the errno, or 0. */
 static int injected(const char *op, unsigned long long pos)
 {
-	const char *v = getenv("FAKE_HTM_FAIL");
-	size_t len = strlen(op);
 	char *end;
-	int err;
+	int err = injected_err(op, &end);
 
-	if (!v || strncmp(v, op, len) || v[len] != ':')
-		return 0;
-	err = strtol(v + len + 1, &end, 0);
-	if (*end == ':' && pos < strtoull(end + 1, NULL, 0))
+	if (err && *end == ':' && pos < strtoull(end + 1, NULL, 0))
 		return 0;
 	return err;
 }
 
-int open(const char *path, int flags, ...)
+void fake_opened(int flags)
 {
-	static int (*real_open)(const char *, int, ...);
-	const char *dev = getenv("FAKE_HTM_DEV");
-	mode_t mode = 0;
-	va_list ap;
-
-	if (!real_open)
-		real_open = dlsym(RTLD_NEXT, "open");
-	if (flags & O_CREAT) {
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	if (dev && !strcmp(path, dev)) {
-		fake_fd = real_open("/dev/null", O_RDWR | (flags & O_CLOEXEC));
-		fake_pos = 0;
-		log_op("OPEN");
-		return fake_fd;
-	}
-	return real_open(path, flags, mode);
+	(void)flags;
+	fake_pos = 0;
+	log_op("OPEN");
 }
 
-int open64(const char *path, int flags, ...)
+void fake_closed(void)
 {
-	mode_t mode = 0;
-	va_list ap;
-
-	if (flags & O_CREAT) {
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	return open(path, flags, mode);
-}
-
-int close(int fd)
-{
-	static int (*real_close)(int);
-
-	if (!real_close)
-		real_close = dlsym(RTLD_NEXT, "close");
-	if (fd >= 0 && fd == fake_fd)
-		fake_fd = -1;
-	return real_close(fd);
 }
 
 static size_t blocks_len(size_t entry_size)
@@ -202,33 +138,15 @@ static int fill_blocks(struct htmtrace_hvbuf *hb, size_t entry_size,
 	return 0;
 }
 
-static int fail(const char *what, int err)
+int fake_ioctl(unsigned long req, void *arg)
 {
-	log_op("%s FAIL %d", what, err);
-	errno = err;
-	return -1;
-}
-
-int ioctl(int fd, unsigned long req, ...)
-{
-	static int (*real_ioctl)(int, unsigned long, ...);
 	struct htmtrace_config *cfg;
 	struct htmtrace_status *st;
 	struct htmtrace_hvbuf *hb;
 	struct htmtrace_setup *su;
 	struct chan c;
 	unsigned int i;
-	void *arg;
-	va_list ap;
 	int err;
-
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	if (!real_ioctl)
-		real_ioctl = dlsym(RTLD_NEXT, "ioctl");
-	if (fd < 0 || fd != fake_fd)
-		return real_ioctl(fd, req, arg);
 
 	load(&c);
 	switch (req) {
@@ -334,9 +252,8 @@ int ioctl(int fd, unsigned long req, ...)
 	return 0;
 }
 
-ssize_t read(int fd, void *buf, size_t count)
+ssize_t fake_read(void *buf, size_t count)
 {
-	static ssize_t (*real_read)(int, void *, size_t);
 	unsigned long log2 = env_num("FAKE_HTM_LOG2", 12);
 	uint64_t size = 1ULL << log2, nslots = size / HVSIM_RECORD_SIZE;
 	uint64_t written = env_num("FAKE_HTM_WRITTEN", 40);
@@ -346,11 +263,6 @@ ssize_t read(int fd, void *buf, size_t count)
 	__u64 seq;
 	struct chan c;
 	int err;
-
-	if (!real_read)
-		real_read = dlsym(RTLD_NEXT, "read");
-	if (fd < 0 || fd != fake_fd)
-		return real_read(fd, buf, count);
 
 	if (getenv("FAKE_HTM_EINTR") && !eintr_done) {
 		eintr_done = 1;
