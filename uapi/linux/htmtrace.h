@@ -246,8 +246,13 @@ struct htmtrace_hvbuf {
  *
  * read() returns whole records only: -EINVAL if the buffer cannot hold the
  * next one (HTMTRACE_DTL_REC_MAX always can); it blocks while the stream is
- * empty and the session runs (-EAGAIN with O_NONBLOCK), and poll() reports
- * EPOLLIN when a record is ready. The stream is not seekable.
+ * empty and the session is configured or running (-EAGAIN with O_NONBLOCK),
+ * fails with -ENODATA when there is no session, and poll() reports EPOLLIN
+ * when a record is ready (EPOLLIN | EPOLLHUP at the end, EPOLLERR | EPOLLHUP
+ * without a session). The stream is not seekable. A START after a STOP
+ * continues the stream with a new clock record. HTMTRACE_IOC_DTL_STATS
+ * answers from CONFIGURE to DECONFIGURE, the counters adding up over
+ * restarts.
  *
  * Nothing is skipped silently: entries the hypervisor overwrote before the
  * driver copied them, and entries dropped because the session's ring was
@@ -302,9 +307,10 @@ struct htmtrace_dtl_config {
 };
 
 /* Per-CPU state in struct htmtrace_dtl_cpu_stats. */
-#define HTMTRACE_DTL_CPU_WAITING	0	/* selected, offline */
+#define HTMTRACE_DTL_CPU_WAITING	0	/* not capturing now: offline, or
+						 * the session is not running */
 #define HTMTRACE_DTL_CPU_CAPTURING	1
-#define HTMTRACE_DTL_CPU_ENDED		2	/* see its CPU record */
+#define HTMTRACE_DTL_CPU_ENDED		2	/* for good: see its CPU record */
 
 /**
  * struct htmtrace_dtl_cpu_stats - one CPU's counters
@@ -350,8 +356,10 @@ struct htmtrace_dtl_stats {
  * Stream records. Every record starts with struct htmtrace_dtl_rec: a type,
  * the record's length in bytes (header included, a multiple of 8) and the
  * CPU it is about. A reader skips a type it does not know by its length,
- * so new types can be added. Fields are in the reader's byte order except
- * the hypervisor entry, which is passed through big-endian.
+ * so new types can be added. Fields are in the byte order of the machine
+ * that wrote the stream (a reader elsewhere recognises a swapped stream by
+ * its first record, the clock, whose type then reads 0x0100), except the
+ * hypervisor entry, which is passed through big-endian.
  */
 #define HTMTRACE_DTL_REC_CLOCK	1	/* struct htmtrace_dtl_clock */
 #define HTMTRACE_DTL_REC_ENTRY	2	/* struct htmtrace_dtl_entry_rec */
