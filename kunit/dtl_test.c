@@ -185,7 +185,47 @@ static void dtl_clock_record(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct dtl_entry), HTMTRACE_DTL_ENTRY_SIZE);
 }
 
+static void dtl_config_checks(struct kunit *test)
+{
+	struct htmtrace_dtl_config cfg = { .mask = HTMTRACE_DTL_ALL };
+	u32 size;
+	unsigned int mask;
+
+	KUNIT_ASSERT_EQ(test, htm_dtl_config_check(&cfg, &size), 0);
+	KUNIT_EXPECT_EQ(test, size, HTM_DTL_RING_KB_DEFAULT * 1024);
+	/* every non-empty subset of the three events, nothing else */
+	for (mask = 0; mask < 0x100; mask++) {
+		cfg.mask = mask;
+		KUNIT_EXPECT_EQ_MSG(test, htm_dtl_config_check(&cfg, &size),
+				    mask && mask <= HTMTRACE_DTL_ALL ? 0 : -EINVAL,
+				    "mask %#x", mask);
+	}
+	cfg.mask = HTMTRACE_DTL_CEDE;
+	/* ring sizes: bounds, and rounding up to a power of two */
+	cfg.ring_kb = HTM_DTL_RING_KB_MIN - 1;
+	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), -EINVAL);
+	cfg.ring_kb = HTM_DTL_RING_KB_MIN;
+	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), 0);
+	KUNIT_EXPECT_EQ(test, size, HTM_DTL_RING_KB_MIN * 1024);
+	cfg.ring_kb = 100;
+	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), 0);
+	KUNIT_EXPECT_EQ(test, size, 128 * 1024);
+	cfg.ring_kb = HTM_DTL_RING_KB_MAX;
+	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), 0);
+	KUNIT_EXPECT_EQ(test, size, HTM_DTL_RING_KB_MAX * 1024);
+	cfg.ring_kb = HTM_DTL_RING_KB_MAX + 1;
+	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), -EINVAL);
+	cfg.ring_kb = 0;
+	/* flags and reserved words must be zero */
+	cfg.flags = 1;
+	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), -EINVAL);
+	cfg.flags = 0;
+	cfg.reserved[1] = 1;
+	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), -EINVAL);
+}
+
 static struct kunit_case htmtrace_dtl_cases[] = {
+	KUNIT_CASE(dtl_config_checks),
 	KUNIT_CASE_PARAM(dtl_span, span_gen_params),
 	KUNIT_CASE(dtl_period_steps),
 	KUNIT_CASE(dtl_period_rates),

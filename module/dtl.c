@@ -26,6 +26,7 @@
 #include <linux/errno.h>
 #include <linux/hrtimer.h>
 #include <linux/kmemleak.h>
+#include <linux/log2.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -84,6 +85,32 @@ u64 htm_dtl_next_period(u64 period_ns, u64 n)
 	return clamp_t(u64, next, HTM_DTL_PERIOD_MIN, HTM_DTL_PERIOD_MAX);
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_dtl_next_period);
+
+/**
+ * htm_dtl_config_check() - check a configuration from the user
+ * @cfg: HTMTRACE_IOC_DTL_CONFIGURE argument (its CPU mask is checked when
+ *	it is copied in)
+ * @ring_size: receives the session ring's size in bytes: the KiB asked for
+ *	(or the default) rounded up to a power of two
+ *
+ * Return: 0 or -EINVAL (a flag or reserved field set, an event mask of no
+ * or unknown events, a ring size out of range).
+ */
+int htm_dtl_config_check(const struct htmtrace_dtl_config *cfg,
+			 u32 *ring_size)
+{
+	u32 kb = cfg->ring_kb ?: HTM_DTL_RING_KB_DEFAULT;
+
+	if (cfg->flags || cfg->reserved[0] || cfg->reserved[1])
+		return -EINVAL;
+	if (!cfg->mask || cfg->mask & ~HTMTRACE_DTL_ALL)
+		return -EINVAL;
+	if (kb < HTM_DTL_RING_KB_MIN || kb > HTM_DTL_RING_KB_MAX)
+		return -EINVAL;
+	*ring_size = roundup_pow_of_two(kb) * 1024;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_dtl_config_check);
 
 /* the session's ring of records */
 

@@ -104,16 +104,14 @@ static long htm_dtl_ioctl_configure(void __user *argp)
 {
 	struct htmtrace_dtl_config cfg;
 	cpumask_var_t cpus;
-	u32 ring_kb;
+	u32 ring_size;
 	int ret;
 
 	if (copy_from_user(&cfg, argp, sizeof(cfg)))
 		return -EFAULT;
-	ring_kb = cfg.ring_kb ?: HTM_DTL_RING_KB_DEFAULT;
-	if (cfg.flags || cfg.reserved[0] || cfg.reserved[1] || !cfg.mask ||
-	    cfg.mask & ~HTMTRACE_DTL_ALL || ring_kb < HTM_DTL_RING_KB_MIN ||
-	    ring_kb > HTM_DTL_RING_KB_MAX)
-		return -EINVAL;
+	ret = htm_dtl_config_check(&cfg, &ring_size);
+	if (ret)
+		return ret;
 	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
 		return -ENOMEM;
 	ret = htm_dtl_cpus_from_user(&cfg, cpus);
@@ -124,7 +122,7 @@ static long htm_dtl_ioctl_configure(void __user *argp)
 	if (ret)
 		goto out;
 	ret = htm_dtl_configure(&htm_dtl_session, htm_dtl_hv, cpus, cfg.mask,
-				roundup_pow_of_two(ring_kb) * 1024);
+				ring_size);
 	if (ret)
 		htm_hv_session_put();
 out:

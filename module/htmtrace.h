@@ -382,6 +382,8 @@ struct htm_dtl {
 	wait_queue_head_t wait;
 };
 
+int htm_dtl_config_check(const struct htmtrace_dtl_config *cfg,
+			 u32 *ring_size);
 void htm_dtl_span(u64 last, u64 cur, u64 *first, u64 *overwritten);
 u64 htm_dtl_next_period(u64 period_ns, u64 n);
 bool htm_dtl_ring_put(struct htm_dtl_ring *ring, const void *rec);

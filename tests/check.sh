@@ -135,6 +135,19 @@ kunit_suites() {
 	"$top/tests/kunit.sh" --list
 }
 
+# Once: wait for the other kernel's build, then boot its guest in the
+# background ($other_boot); $other_built says whether the build worked.
+other_built=
+start_other_guest() {
+	[ -z "$other_built" ] || return 0
+	other_built=0
+	if wait "$other_build"; then
+		other_built=1
+		"${guest[@]}" start -V "$other" -n check-dtl --owner $$ &
+		other_boot=$!
+	fi
+}
+
 say "dependencies"
 if ! step "$top/tests/deps.sh"; then
 	fail "tests/deps.sh"
@@ -150,6 +163,12 @@ if [ $? -ne 0 ]; then
 	fail "tests/build.sh $variant (log: $logs/build.log)"
 	built=0
 fi
+# The other kernel too, now: building it later, beside a running guest,
+# would slow both on two cores (it is cached after the first run).
+say "kernel ($other): tests/kernel.sh $other"
+step bash -c 'set -o pipefail; "$1" "$2" 2>&1 >/dev/null | tee -a "$3"' _ \
+	"$top/tests/kernel.sh" "$other" "$logs/build.log" ||
+	echo "check: the $other kernel did not build (its DTL suite will not run)"
 for f in htmtrace.ko htmtrace_hvsim.ko htmtrace_kunit.ko htmtrace; do
 	[ "$built" -eq 0 ] || [ -e "$top/build/$variant/$f" ] ||
 		{ fail "build/$variant/$f was not built"; built=0; }
@@ -174,6 +193,14 @@ if [ "$built" -eq 1 ]; then
 fi
 [ ${#host_suites[@]} -eq 0 ] || run_bats host "${host_suites[@]}"
 
+# While the guest boots: the modules for the other kernel (the DTL suite
+# runs there at the end).
+dtl_suite=$top/tests/bats/dtl.bats
+say "build ($other, in the background): tests/build.sh $other"
+bash -c 'set -o pipefail; "$1" "$2" > "$3" 2>&1' _ "$top/tests/build.sh" \
+	"$other" "$logs/build-$other.log" &
+other_build=$!
+
 if [ "$built" -eq 1 ]; then
 	export HTMTRACE_GUEST=check
 	say "wait for the $variant guest"
@@ -185,6 +212,9 @@ if [ "$built" -eq 1 ]; then
 		# The /dev/htmN suite once more with every field that only the
 		# simulator defines random: the driver must not read one.
 		HTMTRACE_HVSIM_STRICT=1 run_bats guest-strict "$top/tests/bats/htm.bats"
+
+		# The other kernel's guest boots during KUnit and the post-mortem.
+		start_other_guest
 
 		say "KUnit: tests/kunit.sh $variant"
 		step "$top/tests/kunit.sh" "$variant"
@@ -221,12 +251,10 @@ fi
 # The dispatch trace log suite once more, on the other kernel: the debug
 # kernel owns a log per CPU (VIRT_CPU_ACCOUNTING_NATIVE), the release kernel
 # none, so the capture runs in both of its modes.
-dtl_suite=$top/tests/bats/dtl.bats
-say "build ($other): tests/build.sh $other"
-if step bash -c 'set -o pipefail; "$1" "$2" 2>&1 | tee "$3"' _ \
-	"$top/tests/build.sh" "$other" "$logs/build-$other.log"; then
-	say "the $other guest: $(basename "$dtl_suite")"
-	if step "${guest[@]}" start -V "$other" -n check-dtl --owner $$; then
+start_other_guest
+say "the $other guest: $(basename "$dtl_suite")"
+if [ "$other_built" -eq 1 ]; then
+	if wait "$other_boot"; then
 		HTMTRACE_VARIANT=$other HTMTRACE_GUEST=check-dtl \
 			run_bats "guest-dtl-$other" "$dtl_suite"
 		say "$other guest post-mortem"
@@ -241,6 +269,7 @@ if step bash -c 'set -o pipefail; "$1" "$2" 2>&1 | tee "$3"' _ \
 		not_run "dtl suite on the $other kernel" "$(bats --count "$dtl_suite")"
 	fi
 else
+	sed 's/^/  /' "$logs/build-$other.log" | tail -n 20
 	fail "tests/build.sh $other (log: $logs/build-$other.log)"
 	not_run "dtl suite on the $other kernel, post-mortem" "$(($(bats --count "$dtl_suite") + 1))"
 fi

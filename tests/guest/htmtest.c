@@ -42,6 +42,15 @@
  *   htmtest orphans N	leave N orphans (children of PID 1), then exit
  *				just as they all do; prints "ok"
  *
+ *   htmtest many N CHIPS CORES RECORDS
+ *				in one process: configure /dev/htm0..N-1 for
+ *				core targets node i / (CHIPS * CORES), chip,
+ *				core in turn, start them all, have the
+ *				simulator write RECORDS records to each, then
+ *				read each dump and check every byte (the
+ *				records, zeros after them), deconfigure; prints
+ *				"verified" or what was wrong
+ *
  * The dispatch trace log, on /dev/vpa_dtl (DEV):
  *   htmtest dtl-configure DEV CPUS MASK [RING_KB [FLAGS]]
  *				CPUS: "all" or a list like 0,1; MASK 1-7
@@ -356,6 +365,76 @@ static int cmd_orphans(unsigned long n)
 	return 0;
 }
 
+static int cmd_many(unsigned long n, unsigned long chips, unsigned long cores,
+		    unsigned long records)
+{
+	unsigned char want[HVSIM_RECORD_SIZE], *buf;
+	const size_t size = 1 << 20;
+	unsigned long i, r;
+	char path[32];
+	int fd;
+	FILE *adv;
+
+	buf = malloc(size);
+	if (!buf)
+		return fail();
+	for (i = 0; i < n; i++) {
+		struct htmtrace_config cfg = {
+			.target = { .type = HTMTRACE_TYPE_CORE,
+				    .node = i / (chips * cores),
+				    .chip = i / cores % chips,
+				    .core = i % cores },
+		};
+
+		snprintf(path, sizeof(path), "/dev/htm%lu", i);
+		fd = open_dev(path, O_RDONLY);
+		if (ioctl(fd, HTMTRACE_IOC_CONFIGURE, &cfg) ||
+		    ioctl(fd, HTMTRACE_IOC_START)) {
+			printf("htm%lu: ", i);
+			return fail();
+		}
+		close(fd);
+	}
+	adv = fopen("/sys/kernel/debug/htmtrace_hvsim/advance", "w");
+	if (!adv || fprintf(adv, "%lu\n", records) < 0 || fclose(adv))
+		return fail();
+	for (i = 0; i < n; i++) {
+		__u64 target = hvsim_target_word(HTMTRACE_TYPE_CORE,
+						 i / (chips * cores),
+						 i / cores % chips, i % cores);
+		ssize_t len, got = 0;
+
+		snprintf(path, sizeof(path), "/dev/htm%lu", i);
+		fd = open_dev(path, O_RDONLY);
+		while ((len = read(fd, buf + got, size - got)) > 0)
+			got += len;
+		if (len < 0)
+			return fail();
+		for (r = 0; r < (unsigned long)got / HVSIM_RECORD_SIZE; r++) {
+			memset(want, 0, sizeof(want));
+			if (r < records)
+				hvsim_record_fill(want, target, r);
+			if (memcmp(buf + r * HVSIM_RECORD_SIZE, want,
+				   sizeof(want))) {
+				printf("htm%lu: record %lu is not the simulator's\n",
+				       i, r);
+				return 1;
+			}
+		}
+		if (got % HVSIM_RECORD_SIZE || (size_t)got < records *
+		    HVSIM_RECORD_SIZE) {
+			printf("htm%lu: %zd bytes\n", i, got);
+			return 1;
+		}
+		if (ioctl(fd, HTMTRACE_IOC_DECONFIGURE))
+			return fail();
+		close(fd);
+	}
+	free(buf);
+	printf("verified\n");
+	return 0;
+}
+
 /* dispatch trace log */
 
 static int cmd_dtl_configure(int fd, int argc, char **argv)
@@ -591,6 +670,9 @@ int main(int argc, char **argv)
 		return cmd_orphans(num(argv[2]));
 	if (!strcmp(cmd, "blocked") && argc == 5)
 		return cmd_blocked(num(argv[2]), argv[3], num(argv[4]));
+	if (!strcmp(cmd, "many") && argc == 6)
+		return cmd_many(num(argv[2]), num(argv[3]), num(argv[4]),
+				num(argv[5]));
 	if (!strcmp(cmd, "dtl-verify") && argc == 4)
 		return cmd_dtl_verify(argv[2], num(argv[3]));
 
