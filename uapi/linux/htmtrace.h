@@ -306,11 +306,14 @@ struct htmtrace_dtl_config {
 	__u64 reserved[2];
 };
 
-/* Per-CPU state in struct htmtrace_dtl_cpu_stats. */
-#define HTMTRACE_DTL_CPU_WAITING	0	/* not capturing now: offline, or
-						 * the session is not running */
+/*
+ * Per-CPU state in struct htmtrace_dtl_cpu_stats: WAITING, not capturing now
+ * (the CPU is offline, or the session is not running); CAPTURING; ENDED,
+ * for good (its CPU record says why).
+ */
+#define HTMTRACE_DTL_CPU_WAITING	0
 #define HTMTRACE_DTL_CPU_CAPTURING	1
-#define HTMTRACE_DTL_CPU_ENDED		2	/* for good: see its CPU record */
+#define HTMTRACE_DTL_CPU_ENDED		2
 
 /**
  * struct htmtrace_dtl_cpu_stats - one CPU's counters
