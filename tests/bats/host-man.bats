@@ -1,0 +1,185 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# The man pages cannot drift from what they document: man/htmtrace.1 must
+# have a section for every command that "htmtrace --help" lists and, in
+# that section, every option that "htmtrace help COMMAND" lists, and the
+# exit statuses the usage names; man/htmtrace.4 must name every constant
+# (ioctls, stream records, flags, states) and every errno of
+# uapi/linux/htmtrace.h, and every module parameter of module/. Each
+# checker is also run on a page with an item removed, to show it fails.
+# The pages must render without a warning (man, else groff; skipped when
+# neither is installed).
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	export TOP
+	make -s -C "$TOP/userspace" O="$TOP/build/host" all >&2
+	export HTMTRACE="$TOP/build/host/htmtrace"
+	export PAGE1="$TOP/man/htmtrace.1" PAGE4="$TOP/man/htmtrace.4"
+	export UAPI="$TOP/uapi/linux/htmtrace.h"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+# The roff source as text to search: no comments, no font or size escapes,
+# "\-" as "-", "\(dq" as '"'.
+plain() {
+	perl -ne 'next if /^\.\\"/; s/\\-/-/g; s/\\\(dq/"/g; s/\\f[BIRP]//g;
+		s/\\&//g; print' "$1"
+}
+
+# The lines of one section of a page: from the line $2 (exact) to the next
+# .SS or .SH.
+section() {
+	plain "$1" | awk -v h="$2" '$0 == h { on = 1; next }
+		on && /^\.S[SH]( |$)/ { exit } on'
+}
+
+# The commands of "htmtrace --help": the indented names under "Commands:"
+# and "Developer commands:".
+commands() {
+	"$HTMTRACE" --help | awk '/[Cc]ommands:$/ { on = 1; next } /^$/ { on = 0 }
+		on && /^  [a-z]/ { sub(/^  /, ""); sub(/  .*/, ""); print }'
+}
+
+# The options of "htmtrace help COMMAND", one per line: -x and --long, but
+# not -h/--help (the page says once that every command takes them).
+# "help" has no options, and "htmtrace help help" is a usage error.
+options() {
+	[ "$1" != help ] || return 0
+	# shellcheck disable=SC2086
+	"$HTMTRACE" help $1 | perl -ne 'next unless /^  (?:(-\w), )?\s*(--[\w-]+)/;
+		next if $2 eq "--help"; print "$1\n" if $1; print "$2\n"'
+}
+
+# What man/htmtrace.1 ($1) lacks, one item per line.
+missing1() {
+	local page=$1 cmd opt sec st
+
+	while read -r cmd; do
+		if ! plain "$page" | grep -qxF ".SS $cmd"; then
+			echo "command '$cmd'"
+			continue
+		fi
+		sec=$(section "$page" ".SS $cmd")
+		while read -r opt; do
+			grep -qE -- "(^|[^a-zA-Z0-9-])$opt([^a-zA-Z0-9-]|\$)" <<<"$sec" ||
+				echo "$cmd: option $opt"
+		done < <(options "$cmd")
+	done < <(commands)
+	sec=$(section "$page" ".SH EXIT STATUS")
+	for st in $("$HTMTRACE" --help | sed -n 's/^Exit status: //p' |
+		    grep -oE '[0-9]+'); do
+		grep -qxF ".B $st" <<<"$sec" || echo "exit status $st"
+	done
+}
+
+# The constants of the uapi header, the errnos its comments name, and the
+# module parameters.
+uapi_names() {
+	grep -oE '^#define HTMTRACE_[A-Z0-9_]+' "$UAPI" | awk '{ print $2 }'
+}
+uapi_ioctls() {
+	grep -E '^#define HTMTRACE_IOC_[A-Z_]+[[:space:]]+_IO' "$UAPI" |
+		awk '{ print $2 }'
+}
+uapi_errnos() {
+	grep -oE -- '-E[A-Z]+' "$UAPI" | sed 's/^-//' | sort -u
+}
+module_params() {
+	grep -hoE 'module_param(_cb|_named|_array)?\([a-z_0-9]+' "$TOP"/module/*.c \
+		"$TOP"/module/*.h | sed 's/.*(//' | sort -u
+}
+
+# What man/htmtrace.4 ($1) lacks, one item per line.
+missing4() {
+	local page=$1 text n sec
+
+	text=$(plain "$page")
+	while read -r n; do
+		grep -qw -- "$n" <<<"$text" || echo "constant $n"
+	done < <(uapi_names)
+	while read -r n; do
+		grep -qxF ".B $n" <<<"$text" || echo "ioctl $n"
+	done < <(uapi_ioctls)
+	while read -r n; do
+		grep -qw -- "$n" <<<"$text" || echo "errno $n"
+	done < <(uapi_errnos)
+	sec=$(section "$page" ".SH MODULE PARAMETERS")
+	while read -r n; do
+		grep -qxF ".B $n" <<<"$sec" || echo "module parameter $n"
+	done < <(module_params)
+}
+
+@test "man: what the drift checks read is there to read" {
+	run -0 commands
+	[ "${#lines[@]}" -ge 18 ]
+	[[ " ${lines[*]} " == *" dtl record dtl report "* ]]
+	[[ " ${lines[*]} " == *" record "* ]]
+	[[ " ${lines[*]} " == *" simgen "* ]]
+	run -0 options "dtl record"
+	[ "$(paste -s -d ' ' <<<"$output")" = "-C --cpus -e --events --ring-kb -d --device -o --output --duration" ]
+	run -0 uapi_ioctls
+	[ "${#lines[@]}" -eq 14 ]
+	[ "${lines[0]}" = HTMTRACE_IOC_CAPS ]
+	[ "${lines[13]}" = HTMTRACE_IOC_DTL_STATS ]
+	run -0 uapi_errnos
+	[[ " ${lines[*]} " == *" ESTALE "* ]]
+	[[ " ${lines[*]} " == *" ENOSPC "* ]]
+	run -0 module_params
+	[ "$(paste -s -d ' ' <<<"$output")" = "bounce_kb channels dtl_period_us poll_ms" ]
+}
+
+@test "htmtrace(1) has every command, every option of each, every exit status" {
+	run -0 missing1 "$PAGE1"
+	[ "$output" = "" ]
+}
+
+@test "htmtrace(1) check fails on a missing command or option" {
+	grep -vxF '.SS dtl report' "$PAGE1" | grep -vF 'ring\-kb' >page.1
+	run -0 missing1 page.1
+	[ "$output" = "$(printf '%s\n' "dtl record: option --ring-kb" "command 'dtl report'")" ]
+}
+
+@test "htmtrace(4) has every ioctl, constant, errno and module parameter" {
+	run -0 missing4 "$PAGE4"
+	[ "$output" = "" ]
+}
+
+@test "htmtrace(4) check fails on a missing ioctl, errno or parameter" {
+	grep -vxF '.B HTMTRACE_IOC_DTL_STATS' "$PAGE4" | grep -vxF '.B ENXIO' |
+		grep -vxF '.B poll_ms' >page.4
+	run -0 missing4 page.4
+	[ "${lines[0]}" = "constant HTMTRACE_IOC_DTL_STATS" ]
+	[ "${lines[1]}" = "ioctl HTMTRACE_IOC_DTL_STATS" ]
+	[ "${lines[2]}" = "errno ENXIO" ]
+	[ "${lines[3]}" = "module parameter poll_ms" ]
+	[ "${#lines[@]}" -eq 4 ]
+}
+
+@test "man pages render without warnings" {
+	local p
+
+	if command -v man >/dev/null; then
+		for p in "$PAGE1" "$PAGE4"; do
+			run --separate-stderr env MANWIDTH=80 MAN_KEEP_FORMATTING= \
+				man --warnings -l "$p"
+			[ "$status" -eq 0 ]
+			[ "$stderr" = "" ]
+			[[ "$output" == *"NAME"* ]]
+		done
+	elif command -v groff >/dev/null; then
+		for p in "$PAGE1" "$PAGE4"; do
+			run --separate-stderr groff -man -ww -z "$p"
+			[ "$status" -eq 0 ]
+			[ "$stderr" = "" ]
+		done
+	else
+		skip "neither man nor groff is installed"
+	fi
+}
