@@ -9,6 +9,7 @@
 #include <linux/mman.h>
 #include <linux/poll.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include <asm/hvcall.h>
 
@@ -36,7 +37,28 @@ static struct {
 	u64 status_next;	/* STATUS iterator (+0x08) */
 	long status_rc;		/* what STATUS answers after writing */
 	unsigned long mode[2];	/* the last CONFIGURE's mask and value */
+	unsigned int busy_dumps;	/* DUMP_DATA answers long busy, 100 ms */
+	struct htm_chan *probe_chan;	/* ... and then probe_work runs */
+	bool probe_restart;	/* probe_work restarts the trace */
+	unsigned int probe_dumps;	/* DUMP_DATA calls when it had the lock */
+	int probe_ret;
 } fk;
+
+static struct work_struct probe_work;
+
+/* While a reader waits out a long-busy answer: can another take the lock? */
+static void probe_fn(struct work_struct *work)
+{
+	struct htm_chan *chan = fk.probe_chan;
+
+	if (fk.probe_restart) {
+		fk.probe_ret = htm_chan_start(chan);
+	} else {
+		mutex_lock(&chan->lock);
+		mutex_unlock(&chan->lock);
+	}
+	fk.probe_dumps = fk.calls[HTM_OP_DUMP_DATA];
+}
 
 static u8 fake_byte(u64 o)
 {
@@ -51,6 +73,12 @@ static long fake_dump(unsigned long p1, unsigned long p2, unsigned long p3)
 
 	if (fk.state != FK_STOPPED)
 		return H_STATE;
+	if (fk.busy_dumps) {
+		fk.busy_dumps--;
+		if (fk.probe_chan)
+			schedule_work(&probe_work);
+		return H_LONG_BUSY_ORDER_100_MSEC;
+	}
 	if (p3 >= size)
 		return H_NOT_AVAILABLE;
 	if (fk.max_xfer && p2 > fk.max_xfer)
@@ -191,6 +219,7 @@ static int chan_test_init(struct kunit *test)
 {
 	memset(readers, 0, sizeof(readers));
 	memset(&fk, 0, sizeof(fk));
+	INIT_WORK(&probe_work, probe_fn);
 	fk.log2 = 22;	/* 4 MiB: four chunks of the default bounce buffer */
 	return 0;
 }
@@ -851,7 +880,47 @@ static void chan_readers_keep_own_chunks(struct kunit *test)
 			32 * PAGE_SIZE);
 }
 
+/*
+ * A reader waiting out a long-busy DUMP_DATA lets the channel's lock go:
+ * another file gets it before the reader's next call, and the read then
+ * completes; if the trace is restarted meanwhile, the read fails -ESTALE
+ * instead of splicing the new trace in.
+ */
+static void chan_read_long_busy_lets_go(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+
+	fk.busy_dumps = 1;
+	fk.probe_chan = chan;
+	read_and_check(test, chan, 0, PAGE_SIZE, PAGE_SIZE);
+	flush_work(&probe_work);
+	KUNIT_EXPECT_EQ(test, fk.probe_dumps, 1);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 2);
+	KUNIT_EXPECT_EQ(test, chan->stats.long_busy_sleeps, 1);
+}
+
+static void chan_read_long_busy_restarted(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	loff_t pos = 0;
+
+	fk.busy_dumps = 1;
+	fk.probe_chan = chan;
+	fk.probe_restart = true;
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos, 0),
+			-ESTALE);
+	flush_work(&probe_work);
+	KUNIT_EXPECT_EQ(test, fk.probe_ret, 0);
+	KUNIT_EXPECT_EQ(test, fk.probe_dumps, 1);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 1);
+	KUNIT_EXPECT_EQ(test, pos, 0);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
+}
+
 static struct kunit_case htmtrace_chan_cases[] = {
+	KUNIT_CASE(chan_read_long_busy_lets_go),
+	KUNIT_CASE(chan_read_long_busy_restarted),
 	KUNIT_CASE(chan_state_machine),
 	KUNIT_CASE(chan_target_held_once),
 	KUNIT_CASE(chan_target_global_overlaps),

@@ -251,17 +251,18 @@ static bool htm_dump_holds(const struct htm_dump *dump, u64 gen, u64 pos)
 	       pos - dump->start < dump->len;
 }
 
+static unsigned long htm_chan_flags(const struct htm_chan *chan)
+{
+	return chan->cfg.flags & HTMTRACE_CFG_NOWRAP ? HTM_FLAGS_NOWRAP : 0;
+}
+
 static int htm_chan_call(struct htm_chan *chan, unsigned int op,
 			 unsigned long p1, unsigned long p2, unsigned long p3,
 			 long *hrc)
 {
-	unsigned long flags = 0;
-
 	lockdep_assert_held(&chan->lock);
-	if (chan->cfg.flags & HTMTRACE_CFG_NOWRAP)
-		flags |= HTM_FLAGS_NOWRAP;
-	return htm_hv_call(chan->hv, &chan->stats, &chan->cfg.target, flags,
-			   op, p1, p2, p3, hrc);
+	return htm_hv_call(chan->hv, &chan->stats, &chan->cfg.target,
+			   htm_chan_flags(chan), op, p1, p2, p3, hrc);
 }
 
 /*
@@ -298,13 +299,16 @@ static int htm_chan_query_status(struct htm_chan *chan)
 }
 
 /*
- * Fetch the chunk holding @pos of the stopped trace into @dump. Return: 0;
+ * Fetch the chunk holding @pos of the stopped trace into @dump, a reader's
+ * own buffer: the channel's lock is let go while the hypervisor is long
+ * busy (@yield says whether the trace is still there after). Return: 0;
  * -ENODATA past the end of the trace (H_NOT_AVAILABLE at or beyond the size
  * STATUS reported); -EIO for H_NOT_AVAILABLE below it, or a STATUS that is
- * no answer; another errno.
+ * no answer; -ESTALE if the trace went while the lock was let go; another
+ * errno.
  */
 static int htm_dump_fetch(struct htm_chan *chan, struct htm_dump *dump,
-			  u64 pos)
+			  u64 pos, const struct htm_hv_yield *yield)
 {
 	size_t len, xfer;
 	u64 start;
@@ -328,8 +332,10 @@ static int htm_dump_fetch(struct htm_chan *chan, struct htm_dump *dump,
 		 * reads as zeros, never as an older chunk or kernel memory.
 		 */
 		memset(dump->buf, 0, len);
-		ret = htm_chan_call(chan, HTM_OP_DUMP_DATA,
-				    virt_to_phys(dump->buf), len, start, &rc);
+		ret = htm_hv_call_yield(chan->hv, yield, &chan->stats,
+					&chan->cfg.target, htm_chan_flags(chan),
+					HTM_OP_DUMP_DATA, virt_to_phys(dump->buf),
+					len, start, &rc);
 		/* H_P5: the length is more than the hypervisor moves at once. */
 		if (rc == H_P5 && xfer > PAGE_SIZE) {
 			chan->max_xfer = max_t(size_t, PAGE_SIZE,
@@ -775,6 +781,16 @@ void htm_reader_release(struct htm_reader *rd)
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_reader_release);
 
+/* Is the trace the reader is bound to still there to read? */
+static bool htm_reader_trace_valid(void *arg)
+{
+	struct htm_reader *rd = arg;
+
+	lockdep_assert_held(&rd->chan->lock);
+	return rd->chan->state == HTMTRACE_STATE_STOPPED &&
+	       rd->chan->gen == rd->gen;
+}
+
 /*
  * Bring the channel to a stopped trace this file may read and make
  * rd->dump hold @pos of it. Return: 1 when it does, 0 past the end of the
@@ -784,6 +800,11 @@ static int htm_reader_fill(struct htm_reader *rd, u64 pos, bool want_data,
 			   unsigned int how)
 {
 	struct htm_chan *chan = rd->chan;
+	const struct htm_hv_yield yield = {
+		.lock = &chan->lock,
+		.valid = htm_reader_trace_valid,
+		.arg = rd,
+	};
 	u64 gen;
 	int ret;
 
@@ -835,7 +856,7 @@ static int htm_reader_fill(struct htm_reader *rd, u64 pos, bool want_data,
 	ret = 1;
 	if (htm_dump_holds(&rd->dump, rd->gen, pos))
 		goto out;
-	ret = htm_dump_fetch(chan, &rd->dump, pos);
+	ret = htm_dump_fetch(chan, &rd->dump, pos, &yield);
 	if (!ret)
 		ret = 1;
 	else if (ret == -ENODATA)

@@ -74,6 +74,18 @@ struct htm_target {
 	u16 core;
 };
 
+/**
+ * struct htm_hv_yield - a lock a request may let go while it waits
+ * @lock: held by the caller
+ * @valid: with @lock taken back: may the request be repeated?
+ * @arg: for @valid
+ */
+struct htm_hv_yield {
+	struct mutex *lock;	/* the caller's, not owned here */
+	bool (*valid)(void *arg);
+	void *arg;
+};
+
 extern const struct htm_hv_policy htm_hv_default_policy;
 
 int htm_hv_errno(long rc);
@@ -87,6 +99,11 @@ int htm_hv_call_policy(const struct htmtrace_hv_ops *ops,
 		       struct htm_hv_stats *stats, const struct htm_target *t,
 		       unsigned long flags, unsigned int op, unsigned long p1,
 		       unsigned long p2, unsigned long p3, long *hrc);
+int htm_hv_call_yield(const struct htmtrace_hv_ops *ops,
+		      const struct htm_hv_yield *yield,
+		      struct htm_hv_stats *stats, const struct htm_target *t,
+		      unsigned long flags, unsigned int op, unsigned long p1,
+		      unsigned long p2, unsigned long p3, long *hrc);
 int htm_hv_call(const struct htmtrace_hv_ops *ops, struct htm_hv_stats *stats,
 		const struct htm_target *t, unsigned long flags,
 		unsigned int op, unsigned long p1, unsigned long p2,
@@ -169,9 +186,11 @@ struct htm_dump {
  * @index: N
  * @hv: the backend the channel was created for
  * @lock: serialises every field below but @bytes_dumped, and every hcall
- *	made for the channel; taken in process context only, inside a
- *	reader's lock, and never while holding another htmtrace lock
- *	(htm_targets_lock is taken inside it)
+ *	made for the channel (a reader's DUMP_DATA lets it go while it waits
+ *	out a long-busy answer, and checks its trace is still there after);
+ *	taken in process context only, inside a reader's lock, and never
+ *	while holding another htmtrace lock (htm_targets_lock is taken inside
+ *	it)
  * @state: HTMTRACE_STATE_*; read without the lock by poll()
  * @gen: generation of the trace: changes at every START and DECONFIGURE;
  *	read without the lock by poll() and waiters

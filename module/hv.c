@@ -22,6 +22,7 @@
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -264,30 +265,18 @@ const struct htm_hv_policy htm_hv_default_policy = {
 };
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_default_policy);
 
-/**
- * htm_hv_call_policy() - issue one H_HTM request under a retry policy
- * @ops: backend
- * @policy: how long to insist when the hypervisor is busy
- * @stats: counters to update
- * @t: target; the words are built with the hardware-target flag
- * @flags: extra flag bits (HTM_FLAGS_NOWRAP)
- * @op: HTM_OP_*
- * @p1: first operation parameter
- * @p2: second operation parameter
- * @p3: third operation parameter
- * @hrc: if not NULL, receives the last hypervisor status
- *
- * Sleeps; call from process context.
- *
- * Return: htm_hv_op_errno() of the final status, or -ERESTARTSYS if a signal
- * arrived while waiting out a long-busy answer (nothing was done, so the
- * request may be repeated).
+/*
+ * The one retry loop. With @yield, the caller's lock is let go while a
+ * long-busy answer is waited out, and the request is repeated only if the
+ * state it was made in still holds.
  */
-int htm_hv_call_policy(const struct htmtrace_hv_ops *ops,
-		       const struct htm_hv_policy *policy,
-		       struct htm_hv_stats *stats, const struct htm_target *t,
-		       unsigned long flags, unsigned int op, unsigned long p1,
-		       unsigned long p2, unsigned long p3, long *hrc)
+static int htm_hv_call_loop(const struct htmtrace_hv_ops *ops,
+			    const struct htm_hv_policy *policy,
+			    const struct htm_hv_yield *yield,
+			    struct htm_hv_stats *stats,
+			    const struct htm_target *t, unsigned long flags,
+			    unsigned int op, unsigned long p1, unsigned long p2,
+			    unsigned long p3, long *hrc)
 {
 	unsigned long target = HTM_TARGET_NODE(t->node) |
 			       HTM_TARGET_CHIP(t->chip) |
@@ -295,6 +284,7 @@ int htm_hv_call_policy(const struct htmtrace_hv_ops *ops,
 	unsigned long opword = HTM_OP(op) | HTM_TYPE(t->type);
 	unsigned int busy = 0;
 	ktime_t first_long_busy = 0;
+	bool interrupted;
 	long rc;
 	int ret;
 
@@ -321,11 +311,18 @@ int htm_hv_call_policy(const struct htmtrace_hv_ops *ops,
 			    policy->long_busy_max_ms)
 				break;
 			stats->long_busy_sleeps++;
-			if (msleep_interruptible(ms) || signal_pending(current)) {
-				if (hrc)
-					*hrc = rc;
+			if (yield)
+				mutex_unlock(yield->lock);
+			interrupted = msleep_interruptible(ms) ||
+				      signal_pending(current);
+			if (yield)
+				mutex_lock(yield->lock);
+			if (hrc)
+				*hrc = rc;
+			if (interrupted)
 				return -ERESTARTSYS;
-			}
+			if (yield && !yield->valid(yield->arg))
+				return -ESTALE;
 			continue;
 		}
 		break;
@@ -339,7 +336,69 @@ int htm_hv_call_policy(const struct htmtrace_hv_ops *ops,
 		stats->errors[htm_hv_rc_slot(rc)]++;
 	return ret;
 }
+
+/**
+ * htm_hv_call_policy() - issue one H_HTM request under a retry policy
+ * @ops: backend
+ * @policy: how long to insist when the hypervisor is busy
+ * @stats: counters to update
+ * @t: target; the words are built with the hardware-target flag
+ * @flags: extra flag bits (HTM_FLAGS_NOWRAP)
+ * @op: HTM_OP_*
+ * @p1: first operation parameter
+ * @p2: second operation parameter
+ * @p3: third operation parameter
+ * @hrc: if not NULL, receives the last hypervisor status
+ *
+ * Sleeps; call from process context.
+ *
+ * Return: htm_hv_op_errno() of the final status, or -ERESTARTSYS if a signal
+ * arrived while waiting out a long-busy answer (nothing was done, so the
+ * request may be repeated).
+ */
+int htm_hv_call_policy(const struct htmtrace_hv_ops *ops,
+		       const struct htm_hv_policy *policy,
+		       struct htm_hv_stats *stats, const struct htm_target *t,
+		       unsigned long flags, unsigned int op, unsigned long p1,
+		       unsigned long p2, unsigned long p3, long *hrc)
+{
+	return htm_hv_call_loop(ops, policy, NULL, stats, t, flags, op, p1, p2,
+				p3, hrc);
+}
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_call_policy);
+
+/**
+ * htm_hv_call_yield() - issue a request that may let its lock go meanwhile
+ * @ops: backend
+ * @yield: the lock the caller holds, let go while a long-busy answer is
+ *	waited out (and taken back, uninterruptibly, after), and what must
+ *	still hold for the request to be repeated
+ * @stats: counters to update, under @yield->lock
+ * @t: target
+ * @flags: extra flag bits
+ * @op: HTM_OP_*
+ * @p1: first operation parameter
+ * @p2: second operation parameter
+ * @p3: third operation parameter
+ * @hrc: if not NULL, receives the last hypervisor status
+ *
+ * For requests whose buffer the lock does not guard (a reader's own bounce
+ * buffer), so that other files of the channel are not held up while the
+ * hypervisor is busy. Returns with @yield->lock held.
+ *
+ * Return: as htm_hv_call_policy() under the default policy, or -ESTALE if
+ * @yield->valid() said no after a wait.
+ */
+int htm_hv_call_yield(const struct htmtrace_hv_ops *ops,
+		      const struct htm_hv_yield *yield,
+		      struct htm_hv_stats *stats, const struct htm_target *t,
+		      unsigned long flags, unsigned int op, unsigned long p1,
+		      unsigned long p2, unsigned long p3, long *hrc)
+{
+	lockdep_assert_held(yield->lock);
+	return htm_hv_call_loop(ops, &htm_hv_default_policy, yield, stats, t,
+				flags, op, p1, p2, p3, hrc);
+}
 
 /**
  * htm_hv_call() - issue one H_HTM request under the default retry policy

@@ -60,7 +60,10 @@
  * dropped by a DECONFIGURE, from any file - read() fails with -ESTALE, and
  * poll() reports EPOLLIN | EPOLLERR, until the file is lseek()ed: bytes of
  * two traces are never spliced. HTMTRACE_IOC_STATUS reports the generation
- * of the channel's trace, which changes at every START and DECONFIGURE.
+ * of the channel's trace, which changes at every START and DECONFIGURE. A
+ * read() that waits out a busy hypervisor does not hold up the channel's
+ * other files meanwhile; if its trace goes while it waits, it fails with
+ * -ESTALE.
  *
  * A hypervisor that reports the end of the data before the buffer size it
  * gave makes read() fail with -EIO, never return 0 early.
