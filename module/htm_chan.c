@@ -738,11 +738,15 @@ int htm_chan_info(struct htm_chan *chan, unsigned int op,
 			ret = -EIO;
 			break;
 		}
-		grown = kvrealloc(out, total + blen, GFP_KERNEL);
+		/* kvrealloc() changed its arguments in 6.12: done by hand. */
+		grown = kvmalloc(total + blen, GFP_KERNEL);
 		if (!grown) {
 			ret = -ENOMEM;
 			break;
 		}
+		if (out)
+			memcpy(grown, out, total);
+		kvfree(out);
 		out = grown;
 		memcpy(out + total, hdr, blen);
 		total += blen;

@@ -20,6 +20,7 @@
 
 #include <asm/dtl.h>
 
+#include "compat.h"
 #include "htmtrace_hv.h"
 
 struct dentry;

@@ -11,10 +11,10 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/of.h>
 #include <kunit/visibility.h>
 
 #include <asm/firmware.h>
-#include <asm/kvm_guest.h>
 
 #include "htmtrace.h"
 
@@ -143,13 +143,27 @@ static const struct htm_hv_client htm_backend_client = {
 	.detach = htm_backend_detach,
 };
 
+/*
+ * A KVM guest, told the way the kernel tells it (a /hypervisor node that is
+ * "linux,kvm"): is_kvm_guest() needs the kvm_guest key, which some kernels
+ * (Debian's 6.1) do not export to modules.
+ */
+static bool __init htm_kvm_guest(void)
+{
+	struct device_node *hyper = of_find_node_by_path("/hypervisor");
+	bool kvm = hyper && of_device_is_compatible(hyper, "linux,kvm");
+
+	of_node_put(hyper);
+	return kvm;
+}
+
 static int __init htmtrace_init(void)
 {
 	const char *why;
 	int ret;
 
 	why = htm_platform_check(firmware_has_feature(FW_FEATURE_LPAR),
-				 is_kvm_guest());
+				 htm_kvm_guest());
 	if (why) {
 		pr_info("not loaded: %s\n", why);
 		return -ENODEV;

@@ -10,6 +10,8 @@
 #                             (the kernel owns no dispatch trace log there)
 #                             and htm.bats with the simulator strict
 #   KUnit                     tests/kunit.sh (its cases count one by one)
+#   stock 6.1 headers         tests/stock.sh 6.1: the modules build W=1 and
+#                             modpost clean against Debian's 6.1 headers
 #   uapi header               <linux/htmtrace.h> compiles alone in strict C99
 #
 # Logs: build/<variant>/logs/ (check-*.tap, build.log, <suite>.console.log ...).
@@ -277,6 +279,9 @@ else
 	not_run "dtl and strict htm suites on the $other kernel, post-mortem" \
 		"$(($(bats --count "$dtl_suite" "$top/tests/bats/htm.bats") + 1))"
 fi
+
+say "stock kernel: tests/stock.sh 6.1 (Debian's 6.1 headers, build only)"
+run_tap stock-6.1 "$top/tests/stock.sh" 6.1
 
 say "uapi: <linux/htmtrace.h> in strict C99"
 if printf '#include <linux/htmtrace.h>\n' |

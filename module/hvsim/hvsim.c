@@ -33,7 +33,6 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
-#include <linux/unaligned.h>
 #include <asm/hvcall.h>
 
 #include <linux/htmtrace.h>
@@ -374,10 +373,10 @@ static long hvsim_block(const struct hvsim_call *c, unsigned int entry_size,
 
 	memset(buf, 0, HTM_BLOCK_HDR_SIZE);
 	buf[HVSIM_HDR_VERSION] = HVSIM_BLOCK_VERSION;
-	put_unaligned_be16(entry_size, buf + HVSIM_HDR_ENTRY_SIZE);
-	put_unaligned_be64(c->p3 + n < total ? c->p3 + n : HVSIM_ITER_END,
-			   buf + HTM_BLOCK_NEXT);
-	put_unaligned_be64(n, buf + HTM_BLOCK_NR_ENTRIES);
+	hvsim_put_be(buf + HVSIM_HDR_ENTRY_SIZE, entry_size, 2);
+	hvsim_put_be(buf + HTM_BLOCK_NEXT,
+		     c->p3 + n < total ? c->p3 + n : HVSIM_ITER_END, 8);
+	hvsim_put_be(buf + HTM_BLOCK_NR_ENTRIES, n, 8);
 
 	*hdr = buf;
 	*first = c->p3;
@@ -420,13 +419,13 @@ static long hvsim_caps(const struct hvsim_call *c)
 	buf[HVSIM_CAPS_LOG2_DEFAULT] = hvsim_log2_size;
 	buf[HVSIM_CAPS_TYPES] = HVSIM_TYPES_MASK;
 	buf[HVSIM_CAPS_FLAGS] = HVSIM_CAPS_FLAG_NOWRAP;
-	put_unaligned_be16(HVSIM_RECORD_SIZE, buf + HVSIM_CAPS_RECORD_SIZE);
-	put_unaligned_be16(hvsim_nodes, buf + HVSIM_CAPS_NODES);
-	put_unaligned_be16(hvsim_chips, buf + HVSIM_CAPS_CHIPS);
-	put_unaligned_be16(hvsim_cores, buf + HVSIM_CAPS_CORES);
-	put_unaligned_be16(HVSIM_THREADS, buf + HVSIM_CAPS_THREADS);
-	put_unaligned_be64(hvsim_faults.max_xfer, buf + HVSIM_CAPS_MAX_XFER);
-	put_unaligned_be64(hvsim_model.rate, buf + HVSIM_CAPS_RATE);
+	hvsim_put_be(buf + HVSIM_CAPS_RECORD_SIZE, HVSIM_RECORD_SIZE, 2);
+	hvsim_put_be(buf + HVSIM_CAPS_NODES, hvsim_nodes, 2);
+	hvsim_put_be(buf + HVSIM_CAPS_CHIPS, hvsim_chips, 2);
+	hvsim_put_be(buf + HVSIM_CAPS_CORES, hvsim_cores, 2);
+	hvsim_put_be(buf + HVSIM_CAPS_THREADS, HVSIM_THREADS, 2);
+	hvsim_put_be(buf + HVSIM_CAPS_MAX_XFER, hvsim_faults.max_xfer, 8);
+	hvsim_put_be(buf + HVSIM_CAPS_RATE, hvsim_model.rate, 8);
 	/* strict: no field of the block is public */
 	if (hvsim_strict)
 		get_random_bytes(buf, HTM_CAPS_SIZE);
@@ -447,17 +446,17 @@ static long hvsim_sysproc(const struct hvsim_call *c)
 	rc = hvsim_block(c, HTM_SYSPROC_ENTRY_SIZE, total, &buf, &first, &n);
 	if (rc)
 		return rc;
-	put_unaligned_be64(total, buf + HVSIM_HDR_TOTAL);
+	hvsim_put_be(buf + HVSIM_HDR_TOTAL, total, 8);
 
 	e = buf + HTM_BLOCK_HDR_SIZE;
 	for (i = first; i < first + n; i++, e += HTM_SYSPROC_ENTRY_SIZE) {
 		memset(e, 0, HTM_SYSPROC_ENTRY_SIZE);
-		put_unaligned_be16(i / hvsim_cores / hvsim_chips, e + 0x0);
-		put_unaligned_be16(i / hvsim_cores % hvsim_chips, e + 0x2);
-		put_unaligned_be16(i % hvsim_cores, e + 0x4);
+		hvsim_put_be(e + 0x0, i / hvsim_cores / hvsim_chips, 2);
+		hvsim_put_be(e + 0x2, i / hvsim_cores % hvsim_chips, 2);
+		hvsim_put_be(e + 0x4, i % hvsim_cores, 2);
 		e[0x6] = HVSIM_TYPES_MASK;
 		e[0x7] = HVSIM_THREADS;
-		put_unaligned_be32(i * HVSIM_THREADS, e + 0x8);
+		hvsim_put_be(e + 0x8, i * HVSIM_THREADS, 4);
 	}
 	hvsim_strict_header(buf, false);
 	return H_SUCCESS;
@@ -477,18 +476,18 @@ static long hvsim_sysmem(const struct hvsim_call *c)
 	rc = hvsim_block(c, HTM_SYSMEM_ENTRY_SIZE, total, &buf, &first, &n);
 	if (rc)
 		return rc;
-	put_unaligned_be64(total, buf + HVSIM_HDR_TOTAL);
+	hvsim_put_be(buf + HVSIM_HDR_TOTAL, total, 8);
 
 	e = buf + HTM_BLOCK_HDR_SIZE;
 	for (i = first; i < first + n; i++, e += HTM_SYSMEM_ENTRY_SIZE) {
 		node = i / hvsim_chips;
 		chip = i % hvsim_chips;
 		memset(e, 0, HTM_SYSMEM_ENTRY_SIZE);
-		put_unaligned_be16(node, e + 0x00);
-		put_unaligned_be16(chip, e + 0x02);
-		put_unaligned_be64(node << 44 | chip << 40, e + 0x08);
-		put_unaligned_be64(HVSIM_MEM_SIZE, e + 0x10);
-		put_unaligned_be64(i * HVSIM_MEM_SIZE, e + 0x18);
+		hvsim_put_be(e + 0x00, node, 2);
+		hvsim_put_be(e + 0x02, chip, 2);
+		hvsim_put_be(e + 0x08, node << 44 | chip << 40, 8);
+		hvsim_put_be(e + 0x10, HVSIM_MEM_SIZE, 8);
+		hvsim_put_be(e + 0x18, i * HVSIM_MEM_SIZE, 8);
 	}
 	hvsim_strict_header(buf, false);
 	return H_SUCCESS;
@@ -515,14 +514,14 @@ static long hvsim_status(const struct hvsim_call *c, struct hvsim_target *t,
 	buf[HTM_STATUS_LOG2_SIZE] = t->log2_size;
 	buf[HVSIM_HDR_STATE] = t->state;
 	buf[HVSIM_HDR_FLAGS] = hvsim_status_flags(t, now);
-	put_unaligned_be64(hvsim_records(t, now), buf + HVSIM_HDR_RECORDS);
+	hvsim_put_be(buf + HVSIM_HDR_RECORDS, hvsim_records(t, now), 8);
 
 	e = buf + HTM_BLOCK_HDR_SIZE;
 	for (i = first; i < first + n; i++, e += esize) {
 		u = hvsim_target(c->type, c->node, c->chip, i);
 		hvsim_sync(u, now);
 		memset(e, 0, esize);
-		put_unaligned_be16(i, e + 0x0);
+		hvsim_put_be(e + 0x0, i, 2);
 		e[0x2] = u->state;
 		e[0x3] = u->log2_size;
 		e[0x4] = hvsim_status_flags(u, now);

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * htmtrace: what differs between the kernels the driver builds against.
+ *
+ * Told apart by what the kernel's headers define, so that a kernel that
+ * lacks something fails to build, never to load. Built against 6.12 (the
+ * test kernels) and Debian's 6.1 headers (make check, tests/stock.sh).
+ */
+#ifndef _HTMTRACE_COMPAT_H
+#define _HTMTRACE_COMPAT_H
+
+#include <linux/mmzone.h>
+
+/*
+ * The largest allocation order is MAX_PAGE_ORDER since 6.8. Before, it was
+ * MAX_ORDER - 1 (MAX_ORDER itself from 6.4): one order less than 6.4-6.7
+ * allow, which is only a smaller bounce buffer there.
+ */
+#ifndef MAX_PAGE_ORDER
+#define MAX_PAGE_ORDER	(MAX_ORDER - 1)
+#endif
+
+#endif /* _HTMTRACE_COMPAT_H */
