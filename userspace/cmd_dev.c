@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include "htmtrace.h"
@@ -18,6 +19,30 @@
 /* First guess for the configuration dumps; grown on -ENOSPC. */
 #define HVBUF_SIZE	65536
 #define HVBUF_TRIES	8
+
+/*
+ * A device of ours is missing: say why, from what is there. The module
+ * makes no /dev/htmN when the hypervisor offers no H_HTM, and no
+ * /dev/vpa_dtl outside a shared-processor partition; it says so in the
+ * kernel log.
+ */
+static void explain_missing(const char *path)
+{
+	bool htm = !strncmp(path, DEVICE_PREFIX, strlen(DEVICE_PREFIX));
+
+	if (!htm && strcmp(path, DTL_DEVICE))
+		return;
+	if (access("/sys/module/htmtrace", F_OK))
+		pr_err("is the htmtrace module loaded? (htmtrace load)");
+	else if (!htm)
+		pr_err("htmtrace is loaded but made no %s: the partition offers no dispatch trace log (see the kernel log)",
+		       DTL_DEVICE);
+	else if (!access(DEVICE_PREFIX "0", F_OK))
+		pr_err("htmtrace has no such channel: see its channels parameter (/sys/module/htmtrace/parameters/channels)");
+	else
+		pr_err("htmtrace is loaded but made no %sN: the hypervisor offers no H_HTM to this partition (see the kernel log)",
+		       DEVICE_PREFIX);
+}
 
 /* Open a channel; reports the error. Returns the fd or -errno. */
 int open_device(const char *path, int flags)
@@ -29,9 +54,8 @@ int open_device(const char *path, int flags)
 		return fd;
 	err = errno;
 	pr_errno(err, "open %s", path);
-	if (err == ENOENT && (!strncmp(path, DEVICE_PREFIX, strlen(DEVICE_PREFIX)) ||
-			      !strcmp(path, DTL_DEVICE)))
-		pr_err("is the htmtrace module loaded? (htmtrace load)");
+	if (err == ENOENT)
+		explain_missing(path);
 	return -err;
 }
 

@@ -208,7 +208,19 @@ buffer size: $SIZE bytes (2^18)" ]
 	run --separate-stderr guest htmtrace status -d 9
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "htmtrace status: open /dev/htm9: No such file or directory
-htmtrace status: is the htmtrace module loaded? (htmtrace load)" ]
+htmtrace status: htmtrace has no such channel: see its channels parameter (/sys/module/htmtrace/parameters/channels)" ]
+}
+
+@test "a missing device is explained: no module, or no H_HTM from the hypervisor" {
+	run --separate-stderr guest htmtrace status
+	[ "$status" -eq 1 ]
+	[ "${stderr_lines[1]}" = "htmtrace status: is the htmtrace module loaded? (htmtrace load)" ]
+	# without the simulator, QEMU answers H_FUNCTION: no /dev/htmN
+	guest_load htmtrace
+	run --separate-stderr guest htmtrace status
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "htmtrace status: open /dev/htm0: No such file or directory
+htmtrace status: htmtrace is loaded but made no /dev/htmN: the hypervisor offers no H_HTM to this partition (see the kernel log)" ]
 }
 
 @test "htmtrace unload --sim removes both modules; /dev/htm0 disappears" {
