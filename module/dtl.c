@@ -336,6 +336,7 @@ static void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	struct htmtrace_dtl_entry_rec rec;
 	unsigned long flags;
 	u64 cur, again, first, over, valid, n, i, pushed = 0;
+	bool room;
 
 	cur = htm_hv_dtl_index(dtl->hv, c->cpu);
 	c->taken = htm_dtl_cpu_taken(dtl, c, cur);
@@ -365,9 +366,15 @@ static void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	spin_lock_irqsave(&dtl->ring_lock, flags);
 	c->overwritten += over;
 	c->lost[0] += over;
+	/*
+	 * What is pending goes first; once an entry does not fit, the rest of
+	 * this poll is dropped too (the reader's next read reports them).
+	 */
+	room = htm_dtl_flush(dtl, c);
 	for (; i < n; i++) {
 		memcpy(rec.entry, &c->stage[i], sizeof(rec.entry));
-		if (htm_dtl_flush(dtl, c) && htm_dtl_ring_put(&dtl->ring, &rec)) {
+		room = room && htm_dtl_ring_put(&dtl->ring, &rec);
+		if (room) {
 			c->entries++;
 			pushed++;
 		} else {

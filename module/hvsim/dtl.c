@@ -362,19 +362,25 @@ static int hvsim_dtl_cpus_show(struct seq_file *m, void *v)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct hvsim_dtl_cpu d;
+		const struct hvsim_dtl_cpu *d = &hvsim_dtl_cpus[cpu];
+		u64 events, written, filtered, unlogged, stolen;
 		unsigned long flags;
-		const char *log;
+		bool registered;
 
+		/* The counters only: the timer in there is not ours to copy. */
 		raw_spin_lock_irqsave(&hvsim_dtl_lock, flags);
-		d = hvsim_dtl_cpus[cpu];
+		registered = d->registered;
+		events = d->events;
+		written = d->written;
+		filtered = d->filtered;
+		unlogged = d->unlogged;
+		stolen = d->stolen;
 		raw_spin_unlock_irqrestore(&hvsim_dtl_lock, flags);
-		log = d.registered ? "registered" :
-		      READ_ONCE(paca_ptrs[cpu]->dispatch_log) ? "kernel" : "none";
 		seq_printf(m, "cpu %u log %s events %llu written %llu filtered %llu unlogged %llu stolen %llu index %llu mask %u\n",
-			   cpu, log, d.events, d.written, d.filtered,
-			   d.unlogged, d.stolen, hvsim_dtl_index(cpu),
-			   hvsim_dtl_mask(cpu));
+			   cpu, registered ? "registered" :
+			   READ_ONCE(paca_ptrs[cpu]->dispatch_log) ? "kernel" :
+			   "none", events, written, filtered, unlogged, stolen,
+			   hvsim_dtl_index(cpu), hvsim_dtl_mask(cpu));
 	}
 	return 0;
 }
