@@ -1,15 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * htmtrace load / unload: insert and remove the modules with libkmod, the
- * way kmod's insmod and rmmod do (a .ko path, no modprobe configuration).
+ * htmtrace load / unload: insert and remove the modules with libkmod.
+ *
+ * load finds htmtrace.ko, in this order: in --dir DIR (as insmod: a file,
+ * no modprobe configuration); else by name, as modprobe does (modules.dep
+ * of the running kernel, options and blacklist from modprobe.d), for a
+ * module installed by DKMS or make install; else in /lib/modules/htmtrace
+ * or next to the binary, as insmod. --sim loads a test build, which is
+ * never installed: both modules then come from a directory. unload
+ * removes the modules by name, as rmmod does.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <libkmod.h>
@@ -30,32 +39,21 @@ static int ko_path(char *path, size_t len, const char *dir, const char *name)
 	return access(path, R_OK) ? -errno : 0;
 }
 
-static void ko_missing(int err, const char *path, const char *dir_opt)
+/* @root (or "") followed by @path. Returns 0 or -ENAMETOOLONG. */
+static int rooted(char *buf, size_t len, const char *root, const char *path)
 {
-	pr_errno(-err, "%s", path);
-	if (!dir_opt)
-		pr_err("no modules in %s or next to the htmtrace binary; use --dir DIR",
-		       MODULE_DIR);
+	int ret = snprintf(buf, len, "%s%s", root ? root : "", path);
+
+	return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
 }
 
-/*
- * The directory of the .ko files: --dir, else MODULE_DIR if it holds
- * htmtrace.ko, else the directory of this binary.
- */
-static int module_dir(char *dir, size_t len, const char *dir_opt)
+/* The directory of this binary, in @dir. Returns 0 or -errno. */
+static int exe_dir(char *dir, size_t len)
 {
-	char path[PATH_MAX], exe[PATH_MAX];
+	char exe[PATH_MAX];
 	ssize_t n;
 	int ret;
 
-	if (dir_opt) {
-		ret = snprintf(dir, len, "%s", dir_opt);
-		return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
-	}
-	if (!ko_path(path, sizeof(path), MODULE_DIR, MOD_MAIN)) {
-		snprintf(dir, len, "%s", MODULE_DIR);
-		return 0;
-	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n < 0)
 		return -errno;
@@ -97,11 +95,40 @@ static const char *insert_hint(int err)
 	return NULL;
 }
 
-/* Returns 0 or -1 (reported). */
+/* Report a failed insertion of @what (a path or a module name). */
+static void insert_failed(int err, const char *what)
+{
+	const char *hint = insert_hint(err);
+
+	pr_errno(err, "load %s", what);
+	if (hint)
+		pr_err("%s", hint);
+}
+
+/* Is module @name loaded (or being loaded, or built in)? */
+static int is_loaded(struct kmod_ctx *ctx, const char *name)
+{
+	struct kmod_module *mod;
+	int state;
+
+	if (kmod_module_new_from_name(ctx, name, &mod) < 0)
+		return 0;
+	state = kmod_module_get_initstate(mod);
+	kmod_module_unref(mod);
+	return state >= 0;
+}
+
+static void say_loaded(const char *name, const char *opts)
+{
+	printf("module %s is already loaded\n", name);
+	if (*opts)
+		printf("parameters not applied: %s\n", opts);
+}
+
+/* Insert one .ko file, as insmod does. Returns 0 or -1 (reported). */
 static int load_one(struct kmod_ctx *ctx, const char *path, const char *opts)
 {
 	struct kmod_module *mod;
-	const char *hint;
 	int err;
 
 	err = kmod_module_new_from_path(ctx, path, &mod);
@@ -110,23 +137,16 @@ static int load_one(struct kmod_ctx *ctx, const char *path, const char *opts)
 		return -1;
 	}
 	if (kmod_module_get_initstate(mod) >= 0) {
-		printf("module %s is already loaded\n",
-		       kmod_module_get_name(mod));
-		if (*opts)
-			printf("parameters not applied: %s\n", opts);
+		say_loaded(kmod_module_get_name(mod), opts);
 		kmod_module_unref(mod);
 		return 0;
 	}
 	err = kmod_module_insert_module(mod, 0, opts);
 	if (err == -EEXIST) {
-		printf("module %s is already loaded\n",
-		       kmod_module_get_name(mod));
+		say_loaded(kmod_module_get_name(mod), "");
 		err = 0;
 	} else if (err < 0) {
-		pr_errno(-err, "load %s", path);
-		hint = insert_hint(-err);
-		if (hint)
-			pr_err("%s", hint);
+		insert_failed(-err, path);
 	} else {
 		printf("loaded %s%s%s\n", path, *opts ? " " : "", opts);
 	}
@@ -134,20 +154,214 @@ static int load_one(struct kmod_ctx *ctx, const char *path, const char *opts)
 	return err < 0 ? -1 : 0;
 }
 
-/* A libkmod context without modprobe configuration; NULL (reported) if none. */
-static struct kmod_ctx *kmod_context(void)
-{
-	static const char *const null_config[] = { NULL };
-	struct kmod_ctx *ctx = kmod_new(NULL, null_config);
+/*
+ * Where the modprobe configuration is read from, as kmod reads it; under
+ * --root DIR, the same folders under DIR.
+ */
+static const char *const config_dirs[] = {
+	"/etc/modprobe.d",
+	"/run/modprobe.d",
+	"/usr/local/lib/modprobe.d",
+	"/usr/lib/modprobe.d",
+	"/lib/modprobe.d",
+};
 
+/* The lookup of a module by name: where, with which configuration. */
+struct kmod_place {
+	const char *root;			/* --root, or NULL for / */
+	char moddir[PATH_MAX];			/* ROOT/lib/modules/KVER */
+	char config[ARRAY_SIZE(config_dirs)][PATH_MAX];
+	const char *config_paths[ARRAY_SIZE(config_dirs) + 1];
+};
+
+/*
+ * A libkmod context for the modules of the running kernel under @root (or
+ * /) and the modprobe configuration there; NULL (reported) if none.
+ */
+static struct kmod_ctx *kmod_context(struct kmod_place *pl, const char *root)
+{
+	struct kmod_ctx *ctx;
+	struct utsname u;
+	unsigned int i;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->root = root;
+	if (uname(&u)) {
+		pr_errno(errno, "uname");
+		return NULL;
+	}
+	if ((size_t)snprintf(pl->moddir, sizeof(pl->moddir), "%s/lib/modules/%s",
+			     root ? root : "", u.release) >= sizeof(pl->moddir)) {
+		pr_errno(ENAMETOOLONG, "--root %s", root);
+		return NULL;
+	}
+	for (i = 0; i < ARRAY_SIZE(config_dirs); i++) {
+		/* Shorter than moddir's room, which fitted. */
+		rooted(pl->config[i], sizeof(pl->config[i]), root,
+		       config_dirs[i]);
+		pl->config_paths[i] = pl->config[i];
+	}
+	ctx = kmod_new(pl->moddir, pl->config_paths);
 	if (!ctx)
-		pr_err("libkmod: cannot create a context");
+		pr_err("libkmod: cannot create a context for %s", pl->moddir);
 	return ctx;
+}
+
+/*
+ * What a lookup by name does, for the report after it: each module probed
+ * (the dependencies first) as "PATH OPTIONS" or "install COMMAND", and
+ * whether to print it as it comes (--dry-run). libkmod's callback takes
+ * no data pointer, hence a file-scope variable.
+ */
+static struct {
+	int dry_run;
+	char *done;		/* lines to print once the probe succeeded */
+	size_t len;
+	int nomem;
+} probe_log;
+
+static void probe_action(struct kmod_module *m, bool install,
+			 const char *options)
+{
+	const char *what = install ? kmod_module_get_install_commands(m) :
+				     kmod_module_get_path(m);
+	const char *verb = install ? "install" : "insmod";
+	char *line, *n;
+	int len;
+
+	if (!what)
+		what = kmod_module_get_name(m);
+	if (probe_log.dry_run) {
+		printf("%s %s%s%s\n", verb, what, *options ? " " : "", options);
+		return;
+	}
+	len = asprintf(&line, "%s %s%s%s\n", install ? "ran install command" :
+		       "loaded", what, *options ? " " : "", options);
+	if (len < 0) {
+		probe_log.nomem = 1;
+		return;
+	}
+	n = realloc(probe_log.done, probe_log.len + len + 1);
+	if (!n) {
+		probe_log.nomem = 1;
+		free(line);
+		return;
+	}
+	memcpy(n + probe_log.len, line, len + 1);
+	probe_log.done = n;
+	probe_log.len += len;
+	free(line);
+}
+
+/* The modprobe.d folders, for messages: "DIR, DIR, ... or DIR". */
+static void config_list(char *buf, size_t len, const struct kmod_place *pl)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(config_dirs) && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s",
+				!i ? "" : i + 1 < ARRAY_SIZE(config_dirs) ?
+				", " : " or ", pl->config[i]);
+}
+
+/*
+ * Load htmtrace by name, the way modprobe does: found in modules.dep of
+ * the running kernel (or an install command or alias of the modprobe
+ * configuration), with the options of the configuration before
+ * @opts, refused if the configuration blacklists it.
+ *
+ * Return: 0 if loaded (or already loaded), -ENOENT if the lookup found
+ * nothing (not reported: the caller goes on to the directories), or -1
+ * after reporting an error.
+ */
+static int load_by_name(struct kmod_ctx *ctx, const struct kmod_place *pl,
+			const char *opts, int dry_run)
+{
+	unsigned int flags = KMOD_PROBE_APPLY_BLACKLIST |
+			     KMOD_PROBE_FAIL_ON_LOADED;
+	struct kmod_list *list = NULL, *l;
+	char dirs[sizeof(pl->config)];
+	const char *path;
+	int err, ret = 0;
+
+	err = kmod_module_new_from_lookup(ctx, MOD_MAIN, &list);
+	if (err < 0) {
+		pr_errno(-err, "look up module %s in %s", MOD_MAIN, pl->moddir);
+		return -1;
+	}
+	if (!list)
+		return -ENOENT;
+	if (dry_run)
+		flags |= KMOD_PROBE_DRY_RUN;
+	probe_log.dry_run = dry_run;
+	kmod_list_foreach(l, list) {
+		struct kmod_module *mod = kmod_module_get_module(l);
+		const char *name = kmod_module_get_name(mod);
+
+		err = kmod_module_probe_insert_module(mod, flags, opts, NULL,
+						      NULL, probe_action);
+		path = kmod_module_get_path(mod);
+		if (err == -EEXIST) {
+			say_loaded(name, opts);
+		} else if (err == KMOD_PROBE_APPLY_BLACKLIST) {
+			config_list(dirs, sizeof(dirs), pl);
+			pr_err("module %s is blacklisted by the modprobe configuration ('blacklist %s' in %s, or modprobe.blacklist= on the kernel command line): not loaded",
+			       name, name, dirs);
+			pr_err("remove that entry to load it by name, or give --dir DIR to load a file");
+			ret = -1;
+		} else if (err == -ENOENT && path && access(path, F_OK)) {
+			pr_err("load %s: %s, named by %s/modules.dep, is missing: run depmod",
+			       name, path, pl->moddir);
+			ret = -1;
+		} else if (err < 0) {
+			insert_failed(-err, path ? path : name);
+			ret = -1;
+		}
+		kmod_module_unref(mod);
+		if (ret)
+			break;
+	}
+	kmod_module_unref_list(list);
+	if (!ret && !dry_run) {
+		if (probe_log.nomem)
+			printf("loaded %s\n", MOD_MAIN);
+		else if (probe_log.done)
+			fputs(probe_log.done, stdout);
+	}
+	free(probe_log.done);
+	probe_log.done = NULL;
+	probe_log.len = 0;
+	return ret;
+}
+
+/*
+ * The directory of the .ko files when not loaded by name: --dir, else
+ * ROOT/lib/modules/htmtrace if it holds htmtrace.ko, else the directory of
+ * this binary. @fixed: the module directory under ROOT, for messages.
+ */
+static int module_dir(char *dir, size_t len, const char *dir_opt,
+		      const char *fixed)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	if (dir_opt) {
+		ret = snprintf(dir, len, "%s", dir_opt);
+		return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
+	}
+	if (!ko_path(path, sizeof(path), fixed, MOD_MAIN)) {
+		snprintf(dir, len, "%s", fixed);
+		return 0;
+	}
+	return exe_dir(dir, len);
 }
 
 static const struct option load_options[] = {
 	{ "sim", no_argument, NULL, OPT_SIM },
 	{ "dir", required_argument, NULL, OPT_DIR },
+	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	HELP_OPTION,
 	OPTIONS_END,
@@ -156,12 +370,14 @@ static const struct option load_options[] = {
 int cmd_load(int argc, char **argv)
 {
 	char dir[PATH_MAX], main_path[PATH_MAX], sim_path[PATH_MAX];
-	const char *dir_opt = NULL, *param;
+	char fixed[PATH_MAX], exe[PATH_MAX];
+	const char *dir_opt = NULL, *root = NULL, *param;
 	struct cmd_opts co = { .operands = 1 };
-	struct kmod_ctx *ctx;
+	struct kmod_place pl;
+	struct kmod_ctx *ctx = NULL;
 	char *main_opts = NULL, *sim_opts = NULL;
 	size_t len = 1;
-	int sim = 0, dry_run = 0, to_sim;
+	int sim = 0, dry_run = 0, to_sim, by_name = 0, main_loaded;
 	int i, opt, err, ret = EXIT_FAIL;
 
 	while ((opt = next_option(argc, argv, ":h", load_options, &co)) > 0) {
@@ -171,6 +387,12 @@ int cmd_load(int argc, char **argv)
 			break;
 		case OPT_DIR:
 			dir_opt = optarg;
+			break;
+		case OPT_ROOT:
+			if (!*optarg)
+				return usage_err("bad root ''");
+			/* "/" is no root: the lookup's paths start with '/'. */
+			root = strcmp(optarg, "/") ? optarg : NULL;
 			break;
 		case OPT_DRY_RUN:
 			dry_run = 1;
@@ -200,28 +422,72 @@ int cmd_load(int argc, char **argv)
 		split_module_param(argv[i], &param, &to_sim);
 		append_param(to_sim ? sim_opts : main_opts, param);
 	}
+	if (rooted(fixed, sizeof(fixed), root, MODULE_DIR)) {
+		pr_errno(ENAMETOOLONG, "--root %s", root);
+		goto out;
+	}
 
-	err = module_dir(dir, sizeof(dir), dir_opt);
+	ctx = kmod_context(&pl, root);
+	if (!ctx)
+		goto out;
+	/* Loaded, from wherever: nothing to find. */
+	main_loaded = is_loaded(ctx, MOD_MAIN);
+	if (main_loaded) {
+		say_loaded(MOD_MAIN, main_opts);
+		if (!sim) {
+			ret = EXIT_OK;
+			goto out;
+		}
+	} else if (!sim && !dir_opt) {
+		/*
+		 * Installed (DKMS, make install): by name. Never with --sim:
+		 * an installed htmtrace.ko is a production build, which the
+		 * simulator of a test build cannot register with.
+		 */
+		err = load_by_name(ctx, &pl, main_opts, dry_run);
+		if (err != -ENOENT) {
+			ret = err ? EXIT_FAIL : EXIT_OK;
+			goto out;
+		}
+		by_name = 1;
+	}
+
+	err = module_dir(dir, sizeof(dir), dir_opt, fixed);
 	if (err) {
 		pr_errno(-err, "module directory");
 		goto out;
 	}
-	err = ko_path(main_path, sizeof(main_path), dir, MOD_MAIN);
+	err = main_loaded ? 0 : ko_path(main_path, sizeof(main_path), dir,
+					 MOD_MAIN);
+	if (err && !dir_opt) {
+		if (exe_dir(exe, sizeof(exe)))
+			snprintf(exe, sizeof(exe), "?");
+		if (by_name)
+			pr_err("module %s not found: not installed for this kernel (no %s in %s/modules.dep), no %s.ko in %s nor next to the htmtrace binary (%s)",
+			       MOD_MAIN, MOD_MAIN, pl.moddir, MOD_MAIN, fixed,
+			       exe);
+		else
+			pr_err("no %s.ko in %s nor next to the htmtrace binary (%s)",
+			       MOD_MAIN, fixed, exe);
+		pr_err("install the module (make install or DKMS, see htmtrace(1)), or give --dir DIR");
+		goto out;
+	}
 	if (err) {
-		ko_missing(err, main_path, dir_opt);
+		pr_errno(-err, "%s", main_path);
 		goto out;
 	}
 	if (sim) {
 		err = ko_path(sim_path, sizeof(sim_path), dir, MOD_SIM);
 		if (err) {
-			ko_missing(err, sim_path, dir_opt);
+			pr_errno(-err, "%s", sim_path);
 			goto out;
 		}
 	}
 
 	if (dry_run) {
-		printf("insmod %s%s%s\n", main_path, *main_opts ? " " : "",
-		       main_opts);
+		if (!main_loaded)
+			printf("insmod %s%s%s\n", main_path,
+			       *main_opts ? " " : "", main_opts);
 		if (sim)
 			printf("insmod %s%s%s\n", sim_path,
 			       *sim_opts ? " " : "", sim_opts);
@@ -229,15 +495,13 @@ int cmd_load(int argc, char **argv)
 		goto out;
 	}
 
-	ctx = kmod_context();
-	if (!ctx)
-		goto out;
 	/* The simulator registers with htmtrace.ko: load that first. */
-	if (!load_one(ctx, main_path, main_opts) &&
+	if ((main_loaded || !load_one(ctx, main_path, main_opts)) &&
 	    (!sim || !load_one(ctx, sim_path, sim_opts)))
 		ret = EXIT_OK;
-	kmod_unref(ctx);
 out:
+	if (ctx)
+		kmod_unref(ctx);
 	free(main_opts);
 	free(sim_opts);
 	return ret;
@@ -304,6 +568,7 @@ int cmd_unload(int argc, char **argv)
 {
 	struct cmd_opts co = { 0 };
 	struct kmod_module *mod;
+	struct kmod_place pl;
 	struct kmod_ctx *ctx;
 	int sim = 0, opt, loaded, ret = EXIT_FAIL;
 
@@ -317,7 +582,7 @@ int cmd_unload(int argc, char **argv)
 	if (opt)
 		return co.status;
 
-	ctx = kmod_context();
+	ctx = kmod_context(&pl, NULL);
 	if (!ctx)
 		return EXIT_FAIL;
 	if (sim) {

@@ -598,13 +598,102 @@ block() {
 	[ "${stderr_lines[0]}" = "htmtrace load: nomods/htmtrace.ko: No such file or directory" ]
 }
 
-@test "load: modules next to the binary are found without --dir" {
-	[ ! -e /lib/modules/htmtrace/htmtrace.ko ] || skip "/lib/modules/htmtrace is populated"
-	mkdir bin
+# A root with htmtrace installed as make install and DKMS install it:
+# ROOT/lib/modules/KVER/updates/htmtrace.ko (a relocatable object with a
+# .modinfo section: all depmod needs), indexed by depmod -b, and an empty
+# modprobe.d.
+installed_root() {
+	local kv
+
+	kv=$(uname -r)
+	PATH=$PATH:/usr/sbin:/sbin command -v depmod >/dev/null ||
+		skip "no depmod (Debian package kmod; tests/deps.sh installs it)"
+	mkdir -p "$1/lib/modules/$kv/updates" "$1/etc/modprobe.d"
+	printf '%s\n' 'static const char info[] __attribute__((section(".modinfo"), used)) = "license=GPL";' >modinfo.c
+	cc -c modinfo.c -o "$1/lib/modules/$kv/updates/htmtrace.ko"
+	PATH=$PATH:/usr/sbin:/sbin depmod -b "$1" "$kv" 2>/dev/null
+	grep -qx 'updates/htmtrace.ko:' "$1/lib/modules/$kv/modules.dep"
+	INSTALLED=$(cd "$1" && pwd -P)/lib/modules/$kv/updates/htmtrace.ko
+}
+
+@test "load by name: the installed module, modprobe.d options before the command line's" {
+	installed_root root
+	printf 'options htmtrace channels=8 poll_ms=5\noptions other x=1\n' \
+		>root/etc/modprobe.d/htmtrace.conf
+	mkdir -p root/lib/modprobe.d
+	echo 'options htmtrace bounce_kb=128' >root/lib/modprobe.d/vendor.conf
+	run -0 --separate-stderr htm load --root root --dry-run bounce_kb=64 'htmtrace.x=a b'
+	[ "$stderr" = "" ]
+	[ "$output" = "insmod $INSTALLED channels=8 poll_ms=5 bounce_kb=128 bounce_kb=64 x=\"a b\"" ]
+	# Without options anywhere, the file alone.
+	rm root/etc/modprobe.d/htmtrace.conf root/lib/modprobe.d/vendor.conf
+	run -0 htm load --root root --dry-run
+	[ "$output" = "insmod $INSTALLED" ]
+}
+
+@test "load by name: a blacklist entry in modprobe.d is honoured, exit 1" {
+	installed_root root
+	mkdir -p root/usr/lib/modprobe.d
+	echo 'blacklist htmtrace' >root/usr/lib/modprobe.d/local.conf
+	run -1 --separate-stderr htm load --root root --dry-run
+	[ "$output" = "" ]
+	[[ "${stderr_lines[0]}" == "htmtrace load: module htmtrace is blacklisted by the modprobe configuration ('blacklist htmtrace' in root/etc/modprobe.d, "*"root/usr/lib/modprobe.d"*"): not loaded" ]]
+	[ "${stderr_lines[1]}" = "htmtrace load: remove that entry to load it by name, or give --dir DIR to load a file" ]
+	# Another module's entry is not ours.
+	echo 'blacklist htmtrace_other' >root/usr/lib/modprobe.d/local.conf
+	run -0 htm load --root root --dry-run
+	[ "$output" = "insmod $INSTALLED" ]
+}
+
+@test "load by name: an install command of modprobe.d is what would run" {
+	installed_root root
+	echo 'install htmtrace /bin/echo custom' >root/etc/modprobe.d/htmtrace.conf
+	run -0 --separate-stderr htm load --root root --dry-run channels=2
+	[ "$output" = "install /bin/echo custom channels=2" ]
+}
+
+@test "load: --dir comes first, then the installed module, then the binary's directory" {
+	installed_root root
+	mkdir mods bin
+	touch mods/htmtrace.ko
 	cp "$HTMTRACE" bin/htmtrace
 	touch bin/htmtrace.ko
-	run -0 bin/htmtrace load --dry-run
+	run -0 bin/htmtrace load --root root --dir mods --dry-run
+	[ "$output" = "insmod mods/htmtrace.ko" ]
+	run -0 bin/htmtrace load --root root --dry-run
+	[ "$output" = "insmod $INSTALLED" ]
+	# Not installed: /lib/modules/htmtrace of the root, else next to the
+	# binary.
+	mkdir -p empty/lib/modules/htmtrace
+	run -0 bin/htmtrace load --root empty --dry-run
 	[ "$output" = "insmod $(cd bin && pwd -P)/htmtrace.ko" ]
+	touch empty/lib/modules/htmtrace/htmtrace.ko
+	run -0 bin/htmtrace load --root empty --dry-run
+	[ "$output" = "insmod empty/lib/modules/htmtrace/htmtrace.ko" ]
+}
+
+@test "load --sim: a test build, from a directory, never the installed module" {
+	installed_root root
+	mkdir bin
+	cp "$HTMTRACE" bin/htmtrace
+	touch bin/htmtrace.ko bin/htmtrace_hvsim.ko
+	run -0 bin/htmtrace load --root root --sim --dry-run hvsim.rate=0
+	[ "$output" = "insmod $(cd bin && pwd -P)/htmtrace.ko
+insmod $(cd bin && pwd -P)/htmtrace_hvsim.ko rate=0" ]
+}
+
+@test "load: not found by name nor in a directory says where it looked, exit 1" {
+	mkdir -p empty bin
+	cp "$HTMTRACE" bin/htmtrace
+	run -1 --separate-stderr bin/htmtrace load --root empty --dry-run
+	[ "$output" = "" ]
+	[ "${stderr_lines[0]}" = "htmtrace load: module htmtrace not found: not installed for this kernel (no htmtrace in empty/lib/modules/$(uname -r)/modules.dep), no htmtrace.ko in empty/lib/modules/htmtrace nor next to the htmtrace binary ($(cd bin && pwd -P))" ]
+	[ "${stderr_lines[1]}" = "htmtrace load: install the module (make install or DKMS, see htmtrace(1)), or give --dir DIR" ]
+	# --sim does not look by name, and says so.
+	run -1 --separate-stderr bin/htmtrace load --root empty --sim --dry-run
+	[ "${stderr_lines[0]}" = "htmtrace load: no htmtrace.ko in empty/lib/modules/htmtrace nor next to the htmtrace binary ($(cd bin && pwd -P))" ]
+	run -2 --separate-stderr htm load --root ''
+	[ "${stderr_lines[0]}" = "htmtrace load: bad root ''" ]
 }
 
 @test "unload: extra arguments exit 2" {
