@@ -195,6 +195,7 @@ int fetch_hvbuf(int fd, const char *dev, unsigned long cmd, const char *what,
  * @out: where the trace goes
  * @outname: its name, for messages
  * @bs: read() size
+ * @prog: the progress line, with its known size
  * @total: out: bytes copied
  *
  * read() may return less than asked; the end is a read() of 0.
@@ -202,7 +203,7 @@ int fetch_hvbuf(int fd, const char *dev, unsigned long cmd, const char *what,
  * Return: 0, or -errno after reporting the error.
  */
 int copy_trace(int fd, const char *dev, int out, const char *outname,
-	       size_t bs, __u64 *total)
+	       size_t bs, struct progress *prog, __u64 *total)
 {
 	unsigned char *buf;
 	int err = 0;
@@ -220,6 +221,7 @@ int copy_trace(int fd, const char *dev, int out, const char *outname,
 			if (errno == EINTR)
 				continue;
 			err = -errno;
+			progress_end(prog, 0);
 			pr_errno(-err, "read %s at offset %llu", dev,
 				 (unsigned long long)*total);
 			break;
@@ -228,11 +230,15 @@ int copy_trace(int fd, const char *dev, int out, const char *outname,
 			break;
 		err = write_all(out, buf, n);
 		if (err) {
+			progress_end(prog, 0);
 			pr_errno(-err, "write %s", outname);
 			break;
 		}
 		*total += n;
+		progress_update(prog, *total);
 	}
+	if (!err)
+		progress_end(prog, 1);
 	free(buf);
 	return err;
 }
@@ -455,6 +461,7 @@ static const struct option dump_options[] = {
 	DEVICE_OPTION,
 	{ "output", required_argument, NULL, 'o' },
 	{ "bs", required_argument, NULL, OPT_BS },
+	PROGRESS_OPTIONS,
 	HELP_OPTION,
 	OPTIONS_END,
 };
@@ -465,6 +472,9 @@ int cmd_dump(int argc, char **argv)
 	const char *dev = co.dev;
 	const char *output = NULL;
 	size_t bs = DEFAULT_BS;
+	struct progress prog;
+	struct htmtrace_status st;
+	int mode = PROGRESS_AUTO;
 	__u64 total;
 	int fd, out, opt, ret, err;
 
@@ -477,6 +487,12 @@ int cmd_dump(int argc, char **argv)
 		case OPT_BS:
 			if (parse_bs(optarg, &bs))
 				return EXIT_USAGE;
+			break;
+		case OPT_PROGRESS:
+			mode = PROGRESS_ON;
+			break;
+		case OPT_NO_PROGRESS:
+			mode = PROGRESS_OFF;
 			break;
 		}
 	}
@@ -501,9 +517,14 @@ int cmd_dump(int argc, char **argv)
 		out = STDOUT_FILENO;
 	}
 
+	/* The size, for the progress line only: unknown if STATUS fails. */
+	progress_init(&prog, mode);
+	memset(&st, 0, sizeof(st));
+	if (prog.on && !ioctl(fd, HTMTRACE_IOC_STATUS, &st))
+		prog.total = st.buffer_size;
 	ret = EXIT_OK;
 	err = copy_trace(fd, dev, out, output ? output : "standard output",
-			 bs, &total);
+			 bs, &prog, &total);
 	if (err)
 		ret = EXIT_FAIL;
 	if (output) {

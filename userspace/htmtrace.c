@@ -28,6 +28,13 @@
 #define DTL_REPORT_USAGE \
 	"Usage: htmtrace dtl report FILE [--format text|csv|json]\n"
 
+#define PROGRESS_HELP \
+	"      --progress        show the progress of the read on standard\n" \
+	"                        error even when it is not a terminal\n" \
+	"      --no-progress     never show it (default: on a terminal, for a\n" \
+	"                        read longer than a quarter of a second, the\n" \
+	"                        bytes read of the buffer's size, MB/s and the\n" \
+	"                        time left, updated 4 times a second)\n"
 #define DEVICE_HELP \
 	"  -d, --device DEV      channel device (default /dev/htm0; a number N\n" \
 	"                        means /dev/htmN)\n"
@@ -63,6 +70,7 @@ static const struct command commands[] = {
 	  MODE_HELP
 	  "      --duration SECS   trace for SECS seconds, e.g. 2 or 0.5\n"
 	  "      --bs SIZE         read() size (default 1M; K, M, G suffixes)\n"
+	  PROGRESS_HELP
 	  "      --dry-run         print the output file names and exit\n" },
 	{ "dtl", cmd_dtl, NULL,
 	  "Usage: htmtrace dtl record [OPTIONS] -o FILE [...]\n"
@@ -122,7 +130,8 @@ static const struct command commands[] = {
 	  "\n"
 	  DEVICE_HELP
 	  "  -o, --output FILE     output file (default: standard output)\n"
-	  "      --bs SIZE         read() size (default 1M; K, M, G suffixes)\n" },
+	  "      --bs SIZE         read() size (default 1M; K, M, G suffixes)\n"
+	  PROGRESS_HELP },
 	{ "sysmem", cmd_sysmem, "memory configuration blocks (translation data)",
 	  "Usage: htmtrace sysmem [-t TYPE -n NODE -p CHIP -c CORE] [-d DEV]\n"
 	  "                       [-o FILE | --hex]\n"

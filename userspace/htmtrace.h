@@ -211,6 +211,22 @@ int read_file(const char *path, unsigned char **bufp, size_t *lenp);
 int create_file(const char *path);
 void hexdump(FILE *f, const unsigned char *buf, size_t len);
 
+/* progress.c: the progress line of a long dump on a terminal. */
+enum { PROGRESS_AUTO, PROGRESS_ON, PROGRESS_OFF };
+
+struct progress {
+	int on;		/* show the line */
+	__u64 total;	/* bytes expected, 0 if unknown */
+	__u64 done;	/* bytes copied */
+	double start;	/* CLOCK_MONOTONIC seconds */
+	double last;	/* of the last update */
+	size_t width;	/* of the line shown, 0 if none */
+};
+
+void progress_init(struct progress *p, int mode);
+void progress_update(struct progress *p, __u64 done);
+void progress_end(struct progress *p, int ok);
+
 /* htmtrace.c: option helpers shared by the commands. */
 
 /* Options with no short form, the values getopt_long() returns for them. */
@@ -224,6 +240,8 @@ enum {
 	OPT_MIN_RECORDS,
 	OPT_MODE,
 	OPT_NOWRAP,
+	OPT_NO_PROGRESS,
+	OPT_PROGRESS,
 	OPT_RING_KB,
 	OPT_ROOT,
 	OPT_WRAP,
@@ -238,6 +256,9 @@ enum {
 	{ "chip", required_argument, NULL, 'p' }, \
 	{ "core", required_argument, NULL, 'c' }
 #define DEVICE_OPTION	{ "device", required_argument, NULL, 'd' }
+#define PROGRESS_OPTIONS \
+	{ "progress", no_argument, NULL, OPT_PROGRESS }, \
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS }
 #define HELP_OPTION	{ "help", no_argument, NULL, 'h' }
 #define OPTIONS_END	{ NULL, 0, NULL, 0 }
 
@@ -290,7 +311,7 @@ int open_device(const char *path, int flags);
 int chan_ioctl(int fd, const char *dev, unsigned long cmd, void *arg,
 	       const char *what);
 int copy_trace(int fd, const char *dev, int out, const char *outname,
-	       size_t bs, __u64 *total);
+	       size_t bs, struct progress *prog, __u64 *total);
 int fetch_hvbuf(int fd, const char *dev, unsigned long cmd, const char *what,
 		const struct htmtrace_target *t, unsigned char **bufp,
 		size_t *lenp);

@@ -75,6 +75,7 @@ static const struct option record_options[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "bs", required_argument, NULL, OPT_BS },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	PROGRESS_OPTIONS,
 	HELP_OPTION,
 	OPTIONS_END,
 };
@@ -89,7 +90,8 @@ int cmd_record(int argc, char **argv)
 	struct workload wl = WORKLOAD_INIT;
 	struct cmd_opts co = { .operands = 1 };
 	const char *dev = co.dev;
-	int dry_run = 0, keep = 0;
+	int dry_run = 0, keep = 0, mode = PROGRESS_AUTO;
+	struct progress prog;
 	size_t bs = DEFAULT_BS, xlate_len = 0;
 	__u64 trace_len = 0, nr_blocks = 0, nr_entries = 0;
 	/*
@@ -127,6 +129,12 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_DRY_RUN:
 			dry_run = 1;
+			break;
+		case OPT_PROGRESS:
+			mode = PROGRESS_ON;
+			break;
+		case OPT_NO_PROGRESS:
+			mode = PROGRESS_OFF;
 			break;
 		}
 	}
@@ -197,7 +205,9 @@ int cmd_record(int argc, char **argv)
 
 	if (stop_trace(fd, dev, &st))
 		goto out_deconfigure;
-	if (copy_trace(fd, dev, trace_fd, trace_name, bs, &trace_len))
+	progress_init(&prog, mode);
+	prog.total = st.buffer_size;
+	if (copy_trace(fd, dev, trace_fd, trace_name, bs, &prog, &trace_len))
 		goto out_deconfigure;
 	if (save_sysmem(fd, dev, xlate_fd, xlate_name, &xlate_len, &nr_blocks,
 			&nr_entries))

@@ -356,3 +356,103 @@ XLATE=translation.n0.p2.c5.t2
 			{ echo "mode '$bad': $stderr"; false; }
 	done
 }
+
+# --- the progress line of record and dump -----------------------------------
+
+# Run htmtrace against the fake on a pseudo-terminal (script(1)): what the
+# terminal showed, carriage returns and all, goes to tty.out, and the
+# seconds the run took to $ELAPSED. A 1 MiB trace read in 64 KiB chunks of
+# 50 ms each: 0.8 s.
+on_tty() {
+	local cmd t0 rc
+
+	command -v script >/dev/null || skip "no script(1) (util-linux)"
+	printf -v cmd '%q ' env LD_PRELOAD="$FAKEHTM" FAKE_HTM_LOG2=20 \
+		FAKE_HTM_CHUNK=65536 FAKE_HTM_READ_US=50000 "$HTMTRACE" "$@"
+	t0=$(date +%s%N)
+	script -qec "$cmd" /dev/null >tty.out </dev/null
+	rc=$?
+	ELAPSED=$((($(date +%s%N) - t0) / 1000000))
+	return $rc
+}
+
+# The terminal's output as lines: each rewrite of the progress line (after
+# a carriage return) on a line of its own, without the padding.
+tty_lines() {
+	sed 's/\r$//' tty.out | tr '\r' '\n' | sed 's/ *$//' | grep -v '^$'
+}
+
+PROGRESS_RE='^[0-9.]+ (KiB|MiB) of 1\.0 MiB \([0-9]+%\), [0-9.]+ MB/s, [0-9]+:[0-9]{2} left$'
+PROGRESS_END_RE='^1\.0 MiB of 1\.0 MiB \(100%\), [0-9.]+ MB/s, done in 0:0[0-9]$'
+
+@test "dump on a terminal: progress of the known size, at most 4 updates a second" {
+	channel 3 0 2 0 2 5
+	on_tty dump -d "$DEV" -o t.bin
+	tty_lines >lines.txt
+	cat lines.txt
+	# Updates, then the complete line, then the summary.
+	n=$(grep -cE "$PROGRESS_RE" lines.txt)
+	[ "$n" -ge 2 ]
+	[ "$n" -le $((ELAPSED * 4 / 1000 + 1)) ]
+	[ "$(grep -cvE "$PROGRESS_RE" lines.txt)" -eq 2 ]
+	grep -qE "$PROGRESS_END_RE" <<<"$(tail -n 2 lines.txt | head -n 1)"
+	[ "$(tail -n 1 lines.txt)" = "wrote 1048576 bytes from $DEV to t.bin" ]
+	# The size came from STATUS; the trace is whole.
+	[ "$(ops)" = "STATUS state=3 READ EOF at 1048576" ]
+	htm simgen -t core -n 0 -p 2 -c 5 --log2 20 --written 40 -o want.bin
+	cmp want.bin t.bin
+}
+
+@test "record on a terminal: progress of the buffer's size" {
+	on_tty record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	tty_lines >lines.txt
+	cat lines.txt
+	[ "$(grep -cE "$PROGRESS_RE" lines.txt)" -ge 2 ]
+	grep -qE "$PROGRESS_END_RE" lines.txt
+	grep -qx "wrote 1048576 bytes of trace to $TRACE" lines.txt
+}
+
+@test "dump on a terminal: an unknown size gives bytes and MB/s only" {
+	channel 3 0 2 0 2 5
+	FAKE_HTM_FAIL=status:5 on_tty dump -d "$DEV" -o t.bin
+	tty_lines >lines.txt
+	cat lines.txt
+	grep -qE '^[0-9.]+ KiB, [0-9.]+ MB/s$' lines.txt
+	grep -qE '^1\.0 MiB, [0-9.]+ MB/s, done in 0:0[0-9]$' lines.txt
+	! grep -q ' of ' lines.txt
+}
+
+@test "no progress when standard error is not a terminal, nor with --no-progress" {
+	channel 3 0 2 0 2 5
+	export FAKE_HTM_LOG2=20 FAKE_HTM_CHUNK=65536 FAKE_HTM_READ_US=50000
+	run -0 --separate-stderr fhtm dump -d "$DEV" -o t.bin
+	[ "$stderr" = "" ]
+	[ "$output" = "wrote 1048576 bytes from $DEV to t.bin" ]
+	# Nor a STATUS to learn the size.
+	[ "$(ops)" = "READ EOF at 1048576" ]
+	on_tty dump -d "$DEV" -o t.bin --no-progress
+	[ "$(tty_lines)" = "wrote 1048576 bytes from $DEV to t.bin" ]
+	# --progress forces it.
+	run -0 --separate-stderr fhtm dump -d "$DEV" -o t.bin --progress
+	grep -qE "$PROGRESS_END_RE" <<<"$(tr '\r' '\n' <<<"$stderr" | sed 's/ *$//')"
+}
+
+@test "a short dump on a terminal shows no progress line" {
+	channel 3 0 2 0 2 5
+	command -v script >/dev/null || skip "no script(1) (util-linux)"
+	script -qec "$(printf '%q ' env LD_PRELOAD="$FAKEHTM" "$HTMTRACE" dump -d "$DEV" -o t.bin)" \
+		/dev/null >tty.out </dev/null
+	[ "$(tty_lines)" = "wrote 4096 bytes from $DEV to t.bin" ]
+}
+
+@test "a read error under the progress line: the message starts a line of its own" {
+	channel 3 0 2 0 2 5
+	rc=0
+	FAKE_HTM_FAIL=read:5:524288 on_tty dump -d "$DEV" -o t.bin || rc=$?
+	[ "$rc" -eq 1 ]
+	tty_lines >lines.txt
+	cat lines.txt
+	grep -qE "$PROGRESS_RE" lines.txt
+	grep -qx "htmtrace dump: read $DEV at offset 524288: Input/output error" lines.txt
+	grep -qx "htmtrace dump: removed the partial t.bin" lines.txt
+}

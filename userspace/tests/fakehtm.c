@@ -14,6 +14,7 @@
  *   FAKE_HTM_LOG2      buffer size, log2 (default 12)
  *   FAKE_HTM_WRITTEN   records written while tracing (default 40)
  *   FAKE_HTM_CHUNK     largest read() answer (default 1000)
+ *   FAKE_HTM_READ_US   microseconds each read() of data takes (default 0)
  *   FAKE_HTM_EINTR     the first read() fails with EINTR
  *   FAKE_HTM_SELFSTOP  tracing stops by itself (no-wrap, buffer full)
  *   FAKE_HTM_BLOCKS    memory configuration blocks (default 1)
@@ -303,5 +304,7 @@ ssize_t fake_read(void *buf, size_t count)
 		((unsigned char *)buf)[i] = rec[(fake_pos + i) % HVSIM_RECORD_SIZE];
 	}
 	fake_pos += n;
+	if (env_num("FAKE_HTM_READ_US", 0))
+		usleep(env_num("FAKE_HTM_READ_US", 0));
 	return n;
 }
