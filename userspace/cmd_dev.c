@@ -301,18 +301,68 @@ int cmd_deconfigure(int argc, char **argv)
 			    "deconfigure");
 }
 
+/* The status as one JSON object: null for what an idle channel lacks. */
+static void status_json(const char *dev, const struct htmtrace_status *st)
+{
+	const char *state = state_name(st->state);
+	int idle = st->state == HTMTRACE_STATE_IDLE;
+
+	fputs("{\n  \"device\": ", stdout);
+	json_string(stdout, dev);
+	fputs(",\n  \"state\": ", stdout);
+	if (state)
+		json_string(stdout, state);
+	else
+		fputs("null", stdout);
+	printf(",\n  \"state_code\": %u,\n  \"target\": ", st->state);
+	if (idle)
+		fputs("null", stdout);
+	else
+		json_target(stdout, &st->target);
+	printf(",\n  \"flags\": [%s%s%s],\n  \"flags_code\": %u,\n",
+	       st->flags & HTMTRACE_CFG_NOWRAP ? "\"nowrap\"" : "",
+	       (st->flags & HTMTRACE_CFG_NOWRAP) &&
+	       (st->flags & HTMTRACE_CFG_WAIT) ? ", " : "",
+	       st->flags & HTMTRACE_CFG_WAIT ? "\"wait\"" : "", st->flags);
+	if (idle)
+		fputs("  \"buffer_size\": null\n}\n", stdout);
+	else
+		printf("  \"buffer_size\": %llu\n}\n",
+		       (unsigned long long)st->buffer_size);
+}
+
+static const struct option status_options[] = {
+	DEVICE_OPTION,
+	{ "json", no_argument, NULL, OPT_JSON },
+	HELP_OPTION,
+	OPTIONS_END,
+};
+
 int cmd_status(int argc, char **argv)
 {
 	struct htmtrace_status st;
 	struct cmd_opts co = { 0 };
 	char text[128];
 	const char *state;
+	int opt, json = 0;
 
-	if (next_option(argc, argv, ":d:h", device_options, &co))
+	while ((opt = next_option(argc, argv, ":d:h", status_options,
+				  &co)) > 0) {
+		switch (opt) {
+		case OPT_JSON:
+			json = 1;
+			break;
+		}
+	}
+	if (opt)
 		return co.status;
 	memset(&st, 0, sizeof(st));
 	if (dev_ioctl(co.dev, O_RDONLY, HTMTRACE_IOC_STATUS, &st, "status"))
 		return EXIT_FAIL;
+	if (json) {
+		status_json(co.dev, &st);
+		return EXIT_OK;
+	}
 
 	printf("device:      %s\n", co.dev);
 	state = state_name(st.state);
@@ -380,6 +430,7 @@ int cmd_setup(int argc, char **argv)
 static const struct option caps_options[] = {
 	TARGET_OPTIONS,
 	DEVICE_OPTION,
+	{ "json", no_argument, NULL, OPT_JSON },
 	HELP_OPTION,
 	OPTIONS_END,
 };
@@ -389,8 +440,17 @@ int cmd_caps(int argc, char **argv)
 	unsigned char caps[HTMTRACE_CAPS_SIZE];
 	struct htmtrace_hvbuf hb;
 	struct cmd_opts co = { 0 };
+	int opt, json = 0;
 
-	if (next_option(argc, argv, ":t:n:p:c:d:h", caps_options, &co))
+	while ((opt = next_option(argc, argv, ":t:n:p:c:d:h", caps_options,
+				  &co)) > 0) {
+		switch (opt) {
+		case OPT_JSON:
+			json = 1;
+			break;
+		}
+	}
+	if (opt)
 		return co.status;
 
 	memset(caps, 0, sizeof(caps));
@@ -404,6 +464,17 @@ int cmd_caps(int argc, char **argv)
 		pr_err("capabilities: driver answered %u bytes for a %zu-byte block",
 		       hb.length, sizeof(caps));
 		return EXIT_FAIL;
+	}
+	if (json) {
+		/* The block is opaque (PAPR does not publish its layout). */
+		fputs("{\n  \"device\": ", stdout);
+		json_string(stdout, co.dev);
+		fputs(",\n  \"target\": ", stdout);
+		json_target(stdout, &co.ta.t);
+		printf(",\n  \"length\": %u,\n  \"hex\": ", hb.length);
+		json_hex(stdout, caps, hb.length);
+		fputs("\n}\n", stdout);
+		return EXIT_OK;
 	}
 	printf("HTM capabilities from %s (%u bytes):\n", co.dev, hb.length);
 	hexdump(stdout, caps, hb.length);
@@ -544,6 +615,34 @@ int cmd_dump(int argc, char **argv)
 	return ret;
 }
 
+/* The blocks as one JSON object; with @hex, each block's bytes too. */
+static void print_blocks_json(const char *what, const char *source,
+			      const unsigned char *buf, size_t len,
+			      size_t entry_size, int hex, __u64 nr_entries)
+{
+	struct hvblock blk;
+	size_t off = 0;
+	__u64 i = 0;
+
+	printf("{\n  \"what\": \"%s\",\n  \"source\": ", what);
+	json_string(stdout, source);
+	printf(",\n  \"bytes\": %zu,\n  \"entries\": %llu,\n  \"entry_size\": %zu,\n  \"blocks\": [",
+	       len, (unsigned long long)nr_entries, entry_size);
+	while (off < len && !hvblock_parse(buf, len, off, entry_size, &blk)) {
+		printf("%s\n    {\"offset\": %zu, \"size\": %zu, \"entries\": %llu, \"next\": %llu",
+		       i++ ? "," : "", off, blk.size,
+		       (unsigned long long)blk.nr_entries,
+		       (unsigned long long)blk.next);
+		if (hex) {
+			fputs(", \"hex\": ", stdout);
+			json_hex(stdout, buf + off, blk.size);
+		}
+		putchar('}');
+		off += blk.size;
+	}
+	printf("%s]\n}\n", i ? "\n  " : "");
+}
+
 /* Print the blocks' headers, and their bytes with @hex. */
 static void print_blocks(const unsigned char *buf, size_t len,
 			 size_t entry_size, int hex)
@@ -569,19 +668,20 @@ static const struct option conf_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "hex", no_argument, NULL, OPT_HEX },
+	{ "json", no_argument, NULL, OPT_JSON },
 	HELP_OPTION,
 	OPTIONS_END,
 };
 
-/* sysmem and sysproc. */
+/* sysmem and sysproc; @name for the JSON output. */
 static int conf_dump(int argc, char **argv, unsigned long cmd,
-		     size_t entry_size, const char *what)
+		     size_t entry_size, const char *what, const char *name)
 {
 	const char *output = NULL, *input = NULL;
 	unsigned char *buf = NULL;
 	struct cmd_opts co = { 0 };
 	const char *dev = co.dev;
-	int hex = 0;
+	int hex = 0, json = 0;
 	__u64 nr_blocks, nr_entries;
 	size_t len, bad;
 	int fd, opt, err;
@@ -598,14 +698,18 @@ static int conf_dump(int argc, char **argv, unsigned long cmd,
 		case OPT_HEX:
 			hex = 1;
 			break;
+		case OPT_JSON:
+			json = 1;
+			break;
 		}
 	}
 	if (opt)
 		return co.status;
 	if (input && (output || co.dev_given || co.ta.given))
 		return usage_err("-i FILE decodes a file: it takes no -o, -d or target");
-	if (output && hex)
-		return usage_err("--hex prints blocks: it takes no -o");
+	if (output && (hex || json))
+		return usage_err("%s prints blocks: it takes no -o",
+				 hex ? "--hex" : "--json");
 
 	if (input) {
 		err = read_file(input, &buf, &len);
@@ -653,6 +757,12 @@ static int conf_dump(int argc, char **argv, unsigned long cmd,
 		return EXIT_OK;
 	}
 
+	if (json) {
+		print_blocks_json(name, input ? input : dev, buf, len,
+				  entry_size, hex, nr_entries);
+		free(buf);
+		return EXIT_OK;
+	}
 	printf("%s: %llu blocks, %llu entries, %zu bytes\n",
 	       input ? input : dev, (unsigned long long)nr_blocks,
 	       (unsigned long long)nr_entries, len);
@@ -664,11 +774,11 @@ static int conf_dump(int argc, char **argv, unsigned long cmd,
 int cmd_sysmem(int argc, char **argv)
 {
 	return conf_dump(argc, argv, HTMTRACE_IOC_SYSMEM, SYSMEM_ENTRY_SIZE,
-			 "memory configuration");
+			 "memory configuration", "sysmem");
 }
 
 int cmd_sysproc(int argc, char **argv)
 {
 	return conf_dump(argc, argv, HTMTRACE_IOC_SYSPROC, SYSPROC_ENTRY_SIZE,
-			 "processor configuration");
+			 "processor configuration", "sysproc");
 }

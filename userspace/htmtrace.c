@@ -35,6 +35,10 @@
 	"                        read longer than a quarter of a second, the\n" \
 	"                        bytes read of the buffer's size, MB/s and the\n" \
 	"                        time left, updated 4 times a second)\n"
+#define JSON_BLOCKS_HELP \
+	"      --json            print one JSON object: what, source, bytes,\n" \
+	"                        entries, entry_size and blocks, each with its\n" \
+	"                        offset, size, entries, next (and hex)\n"
 #define DEVICE_HELP \
 	"  -d, --device DEV      channel device (default /dev/htm0; a number N\n" \
 	"                        means /dev/htmN)\n"
@@ -134,8 +138,8 @@ static const struct command commands[] = {
 	  PROGRESS_HELP },
 	{ "sysmem", cmd_sysmem, "memory configuration blocks (translation data)",
 	  "Usage: htmtrace sysmem [-t TYPE -n NODE -p CHIP -c CORE] [-d DEV]\n"
-	  "                       [-o FILE | --hex]\n"
-	  "       htmtrace sysmem -i FILE [--hex]\n"
+	  "                       [-o FILE | [--hex] [--json]]\n"
+	  "       htmtrace sysmem -i FILE [--hex] [--json]\n"
 	  "\n"
 	  "Fetch the hypervisor's memory configuration blocks (H_HTM\n"
 	  "DUMP_SYSMEM_CONF; what htmdecode reads as translation.*). With -o,\n"
@@ -148,11 +152,12 @@ static const struct command commands[] = {
 	  "  -o, --output FILE     write the raw blocks to FILE\n"
 	  "  -i, --input FILE      decode FILE (e.g. translation.n0.p0.c0.t2)\n"
 	  "                        instead of asking the device\n"
-	  "      --hex             also dump each block in hex\n" },
+	  "      --hex             also dump each block in hex\n"
+	  JSON_BLOCKS_HELP },
 	{ "sysproc", cmd_sysproc, "processor configuration blocks",
 	  "Usage: htmtrace sysproc [-t TYPE -n NODE -p CHIP -c CORE] [-d DEV]\n"
-	  "                        [-o FILE | --hex]\n"
-	  "       htmtrace sysproc -i FILE [--hex]\n"
+	  "                        [-o FILE | [--hex] [--json]]\n"
+	  "       htmtrace sysproc -i FILE [--hex] [--json]\n"
 	  "\n"
 	  "Fetch the hypervisor's processor configuration blocks (H_HTM\n"
 	  "DUMP_SYSPROC_CONF). With -o, write the raw blocks to FILE; otherwise\n"
@@ -162,7 +167,8 @@ static const struct command commands[] = {
 	  DEVICE_HELP
 	  "  -o, --output FILE     write the raw blocks to FILE\n"
 	  "  -i, --input FILE      decode FILE instead of asking the device\n"
-	  "      --hex             also dump each block in hex\n" },
+	  "      --hex             also dump each block in hex\n"
+	  JSON_BLOCKS_HELP },
 	{ "configure", cmd_configure, "claim a target for a channel",
 	  "Usage: htmtrace configure -t TYPE -n NODE -p CHIP -c CORE [-d DEV]\n"
 	  "                          [--nowrap] [--wait] [--mode MASK:VALUE]\n"
@@ -205,19 +211,24 @@ static const struct command commands[] = {
 	  "  -s, --log2 LOG2       buffer size as a power of two, 1..62\n"
 	  DEVICE_HELP },
 	{ "status", cmd_status, "show a channel's state",
-	  "Usage: htmtrace status [-d DEV]\n"
+	  "Usage: htmtrace status [-d DEV] [--json]\n"
 	  "\n"
 	  "Show the channel's state, target, flags and HTM buffer size.\n"
 	  "\n"
-	  DEVICE_HELP },
+	  DEVICE_HELP
+	  "      --json            print one JSON object: device, state,\n"
+	  "                        state_code, target (null when idle), flags,\n"
+	  "                        flags_code, buffer_size (null when idle)\n" },
 	{ "caps", cmd_caps, "show the hypervisor's HTM capabilities",
-	  "Usage: htmtrace caps [-t TYPE -n NODE -p CHIP -c CORE] [-d DEV]\n"
+	  "Usage: htmtrace caps [-t TYPE -n NODE -p CHIP -c CORE] [-d DEV] [--json]\n"
 	  "\n"
 	  "Hex dump of the 128-byte H_HTM capabilities block. The target\n"
 	  "defaults to all zeros.\n"
 	  "\n"
 	  TARGET_HELP
-	  DEVICE_HELP },
+	  DEVICE_HELP
+	  "      --json            print one JSON object: device, target, length\n"
+	  "                        and the block as a string of hex digits\n" },
 	{ "load", cmd_load, "load htmtrace.ko (and the simulator)",
 	  "Usage: htmtrace load [--sim] [--dir DIR] [--root ROOT] [--dry-run]\n"
 	  "                     [PARAM=VALUE...]\n"

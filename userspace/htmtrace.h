@@ -210,6 +210,9 @@ int write_all(int fd, const void *buf, size_t len);
 int read_file(const char *path, unsigned char **bufp, size_t *lenp);
 int create_file(const char *path);
 void hexdump(FILE *f, const unsigned char *buf, size_t len);
+void json_string(FILE *f, const char *s);
+void json_hex(FILE *f, const unsigned char *buf, size_t len);
+void json_target(FILE *f, const struct htmtrace_target *t);
 
 /* progress.c: the progress line of a long dump on a terminal. */
 enum { PROGRESS_AUTO, PROGRESS_ON, PROGRESS_OFF };
@@ -237,6 +240,7 @@ enum {
 	OPT_DURATION,
 	OPT_FORMAT,
 	OPT_HEX,
+	OPT_JSON,
 	OPT_MIN_RECORDS,
 	OPT_MODE,
 	OPT_NOWRAP,

@@ -199,3 +199,45 @@ void hexdump(FILE *f, const unsigned char *buf, size_t len)
 		fputs("|\n", f);
 	}
 }
+
+/* @s as a JSON string: quoted, with '"', '\\' and control bytes escaped. */
+void json_string(FILE *f, const char *s)
+{
+	const unsigned char *p;
+
+	fputc('"', f);
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* @buf as a JSON string of hex digits. */
+void json_hex(FILE *f, const unsigned char *buf, size_t len)
+{
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; i < len; i++)
+		fprintf(f, "%02x", buf[i]);
+	fputc('"', f);
+}
+
+/* A target as a JSON object; a type without a name is null, its code kept. */
+void json_target(FILE *f, const struct htmtrace_target *t)
+{
+	const char *name = type_name(t->type);
+
+	fputs("{\"type\": ", f);
+	if (name)
+		json_string(f, name);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"type_code\": %u, \"node\": %u, \"chip\": %u, \"core\": %u}",
+		t->type, t->node, t->chip, t->core);
+}

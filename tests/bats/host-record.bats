@@ -456,3 +456,75 @@ PROGRESS_END_RE='^1\.0 MiB of 1\.0 MiB \(100%\), [0-9.]+ MB/s, done in 0:0[0-9]$
 	grep -qx "htmtrace dump: read $DEV at offset 524288: Input/output error" lines.txt
 	grep -qx "htmtrace dump: removed the partial t.bin" lines.txt
 }
+
+# --- --json: status, caps, sysmem, sysproc ----------------------------------
+
+# Check the JSON document on stdin with a Python expression over it, d:
+# it must parse (json.load is strict: no trailing commas, no bare control
+# characters) and the expression must hold.
+json_check() {
+	python3 -c 'import json, sys
+d = json.load(sys.stdin)
+if not eval("(" + sys.argv[1] + ")"):
+	sys.exit("json_check failed on: %r" % (d,))' "$1"
+}
+
+@test "status --json: every field, null where an idle channel has none" {
+	channel 1 3 2 0 2 5
+	run -0 --separate-stderr fhtm status -d "$DEV" --json
+	[ "$stderr" = "" ]
+	json_check 'd == {"device": "'"$DEV"'", "state": "configured", "state_code": 1,
+		"target": {"type": "core", "type_code": 2, "node": 0, "chip": 2, "core": 5},
+		"flags": ["nowrap", "wait"], "flags_code": 3, "buffer_size": 4096}' <<<"$output"
+	channel 2 0 7 1 0 0
+	run -0 fhtm status -d "$DEV" --json
+	json_check 'd["state"] == "tracing" and d["flags"] == [] and d["target"]["type"] is None and d["target"]["type_code"] == 7' <<<"$output"
+	channel 0 0 0 0 0 0
+	run -0 fhtm status -d "$DEV" --json
+	json_check 'd == {"device": "'"$DEV"'", "state": "idle", "state_code": 0, "target": None,
+		"flags": [], "flags_code": 0, "buffer_size": None}' <<<"$output"
+}
+
+@test "status --json: a device name with quotes, backslashes and a tab stays valid JSON" {
+	export FAKE_HTM_DEV=$BATS_TEST_TMPDIR/$'h"t\\m\t0'
+	channel 3 1 1 0 0 0
+	run -0 fhtm status -d "$FAKE_HTM_DEV" --json
+	[[ "$output" == *'/h\"t\\m\u00090",'* ]]
+	DEVNAME=$FAKE_HTM_DEV json_check 'd["device"] == __import__("os").environ["DEVNAME"] and d["state"] == "stopped"' <<<"$output"
+}
+
+@test "status --json on a missing device: exit 1, nothing on stdout" {
+	run -1 --separate-stderr htm status -d "$BATS_TEST_TMPDIR/nodev" --json
+	[ "$output" = "" ]
+	[[ "${stderr_lines[0]}" == "htmtrace status: open $BATS_TEST_TMPDIR/nodev: No such file or directory" ]]
+}
+
+@test "caps --json: the target asked for and the block as hex" {
+	run -0 --separate-stderr fhtm caps -d "$DEV" -t nest -n 1 -p 2 -c 3 --json
+	[ "$stderr" = "" ]
+	json_check 'd["device"] == "'"$DEV"'" and d["length"] == 128 and
+		bytes.fromhex(d["hex"]) == bytes(range(128)) and
+		d["target"] == {"type": "nest", "type_code": 1, "node": 1, "chip": 2, "core": 3}' <<<"$output"
+}
+
+@test "sysmem and sysproc --json: every block, from the device and from a file; --hex adds the bytes" {
+	export FAKE_HTM_BLOCKS=3 FAKE_HTM_ENTRIES=2
+	run -0 --separate-stderr fhtm sysmem -d "$DEV" --json
+	[ "$stderr" = "" ]
+	json_check 'd["what"] == "sysmem" and d["source"] == "'"$DEV"'" and
+		d["bytes"] == 288 and d["entries"] == 6 and d["entry_size"] == 32 and
+		d["blocks"] == [{"offset": 0, "size": 96, "entries": 2, "next": 2},
+				{"offset": 96, "size": 96, "entries": 2, "next": 4},
+				{"offset": 192, "size": 96, "entries": 2, "next": 0}]' <<<"$output"
+	run -0 fhtm sysproc -d "$DEV" -o p.bin
+	run -0 htm sysproc -i p.bin --json --hex
+	P=$BATS_TEST_TMPDIR/p.bin json_check 'd["what"] == "sysproc" and d["source"] == "p.bin" and
+		len(d["blocks"]) == 3 and
+		b"".join(bytes.fromhex(b["hex"]) for b in d["blocks"]) == open(__import__("os").environ["P"], "rb").read()' <<<"$output"
+	# No blocks at all: an empty list.
+	: >empty.bin
+	run -0 htm sysmem -i empty.bin --json
+	json_check 'd["blocks"] == [] and d["bytes"] == 0' <<<"$output"
+	run -2 --separate-stderr fhtm sysmem -d "$DEV" -o m.bin --json
+	[ "${stderr_lines[0]}" = "htmtrace sysmem: --json prints blocks: it takes no -o" ]
+}
