@@ -10,6 +10,7 @@
 #define _HTMTRACE_COMPAT_H
 
 #include <linux/mmzone.h>
+#include <linux/perf_event.h>
 
 /*
  * The largest allocation order is MAX_PAGE_ORDER since 6.8. Before, it was
@@ -18,6 +19,13 @@
  */
 #ifndef MAX_PAGE_ORDER
 #define MAX_PAGE_ORDER	(MAX_ORDER - 1)
+#endif
+
+/* Larger AUX allocations, where the perf core can be asked for them (6.2). */
+#ifdef PERF_PMU_CAP_AUX_PREFER_LARGE
+#define HTM_PMU_CAP_AUX_PREFER_LARGE	PERF_PMU_CAP_AUX_PREFER_LARGE
+#else
+#define HTM_PMU_CAP_AUX_PREFER_LARGE	0
 #endif
 
 #endif /* _HTMTRACE_COMPAT_H */

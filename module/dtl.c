@@ -17,6 +17,12 @@
  *    stream as LOST records where they would have been.
  *  - CPU hotplug: a CPU going offline ends its capture with a CPU record; a
  *    selected CPU coming online joins.
+ *
+ * The session is /dev/vpa_dtl's, or the vpa_dtl perf PMU's (htm_dtl_pmu_*):
+ * one owner of the log at a time. For the PMU, each CPU's capture is
+ * begun and ended by its event, on that CPU, and its records go to the
+ * event's sink (the AUX area), each CPU's stream starting with its own
+ * clock record, instead of into the session's ring.
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
@@ -229,14 +235,31 @@ static void htm_dtl_clock_now(struct htmtrace_dtl_clock *rec)
 	htm_dtl_clock_rec(rec, tb0 + (tb1 - tb0) / 2, mono, boot, real);
 }
 
+/* One record of a CPU's: into its sink if it has one, else the ring. */
+static bool htm_dtl_put(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
+			const void *rec)
+{
+	if (c->sink)
+		return c->sink->put(c->sink_arg, rec);
+	return htm_dtl_ring_put(&dtl->ring, rec);
+}
+
 /* Push a CPU's pending records, in order. Caller holds the ring lock. */
 static bool htm_dtl_flush_cpu(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 {
+	struct htmtrace_dtl_clock clock;
 	struct htmtrace_dtl_lost lost;
 	struct htmtrace_dtl_cpu ev;
 	unsigned int i, e;
 
 	lockdep_assert_held(&dtl->ring_lock);
+	/* A CPU with a sink of its own starts its stream with a clock. */
+	if (c->clock_pending) {
+		htm_dtl_clock_now(&clock);
+		if (!htm_dtl_put(dtl, c, &clock))
+			return false;
+		c->clock_pending = false;
+	}
 	/* JOINED first, losses next, then the event that ended the capture */
 	for (e = HTMTRACE_DTL_CPU_JOINED; e <= HTMTRACE_DTL_CPU_FAILED; e++) {
 		if (e == HTMTRACE_DTL_CPU_OFFLINE) {
@@ -248,7 +271,7 @@ static bool htm_dtl_flush_cpu(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 						 sizeof(lost), c->cpu);
 				lost.why = i + 1;
 				lost.count = c->lost[i];
-				if (!htm_dtl_ring_put(&dtl->ring, &lost))
+				if (!htm_dtl_put(dtl, c, &lost))
 					return false;
 				c->lost[i] = 0;
 			}
@@ -261,7 +284,7 @@ static bool htm_dtl_flush_cpu(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 		ev.event = e;
 		if (e == HTMTRACE_DTL_CPU_FAILED)
 			ev.error = c->error;
-		if (!htm_dtl_ring_put(&dtl->ring, &ev))
+		if (!htm_dtl_put(dtl, c, &ev))
 			return false;
 		clear_bit(e, &c->events);
 	}
@@ -315,7 +338,7 @@ static int htm_dtl_cpu_taken(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 		return HTM_DTL_TAKEN_LOG;
 	if (cur < c->last)
 		return HTM_DTL_TAKEN_LOG;
-	return (mask & dtl->mask) != dtl->mask ? HTM_DTL_TAKEN_MASK : 0;
+	return (mask & c->mask) != c->mask ? HTM_DTL_TAKEN_MASK : 0;
 }
 
 /* The CPU's capture is over: record why, and stop polling. */
@@ -335,8 +358,8 @@ static void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 {
 	struct htmtrace_dtl_entry_rec rec;
 	unsigned long flags;
-	u64 cur, again, first, over, valid, n, i, pushed = 0;
-	bool room;
+	u64 cur, again, first, over, valid, n, i, pushed = 0, dropped = 0;
+	bool room, began = false;
 
 	cur = htm_hv_dtl_index(dtl->hv, c->cpu);
 	c->taken = htm_dtl_cpu_taken(dtl, c, cur);
@@ -370,21 +393,29 @@ static void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	 * What is pending goes first; once an entry does not fit, the rest of
 	 * this poll is dropped too (the reader's next read reports them).
 	 */
-	room = htm_dtl_flush(dtl, c);
+	if (c->sink) {
+		began = c->sink->begin(c->sink_arg);
+		room = began && htm_dtl_flush_cpu(dtl, c);
+	} else {
+		room = htm_dtl_flush(dtl, c);
+	}
 	for (; i < n; i++) {
 		memcpy(rec.entry, &c->stage[i], sizeof(rec.entry));
-		room = room && htm_dtl_ring_put(&dtl->ring, &rec);
+		room = room && htm_dtl_put(dtl, c, &rec);
 		if (room) {
-			c->entries++;
 			pushed++;
 		} else {
-			c->dropped++;
+			dropped++;
 			c->lost[1]++;
 		}
 	}
+	if (began)
+		c->sink->end(c->sink_arg, dropped);
+	c->entries += pushed;
+	c->dropped += dropped;
 	spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	WRITE_ONCE(c->last, cur);
-	if (pushed)
+	if (pushed && !c->sink)
 		wake_up_interruptible(&dtl->wait);
 }
 
@@ -429,7 +460,7 @@ static long htm_dtl_cpu_begin(void *arg)
 	if (klog) {
 		/* Never register over the kernel's log: read it alongside. */
 		c->kernel_owned = true;
-		htm_hv_dtl_set_mask(dtl->hv, cpu, c->saved_mask | dtl->mask);
+		htm_hv_dtl_set_mask(dtl->hv, cpu, c->saved_mask | c->mask);
 		c->log = klog;
 		c->last = htm_hv_dtl_index(dtl->hv, cpu);
 	} else {
@@ -437,7 +468,7 @@ static long htm_dtl_cpu_begin(void *arg)
 		memset(c->own, 0, HTM_DTL_BYTES);
 		/* H_REGISTER_VPA reads the length from the second word. */
 		((__be32 *)c->own)[1] = cpu_to_be32(HTM_DTL_BYTES);
-		htm_hv_dtl_set_mask(dtl->hv, cpu, dtl->mask);
+		htm_hv_dtl_set_mask(dtl->hv, cpu, c->mask);
 		/* The log starts empty: index 0. */
 		ret = htm_hv_dtl_register(dtl->hv, cpu, c->own);
 		if (ret) {
@@ -591,6 +622,17 @@ static void htm_dtl_free(struct htm_dtl *dtl)
 	free_cpumask_var(dtl->cpus);
 }
 
+/* A CPU's capture, allocated and idle. */
+static void htm_dtl_cpu_setup(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
+			      unsigned int cpu, u8 mask)
+{
+	c->dtl = dtl;
+	c->cpu = cpu;
+	c->mask = mask;
+	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
+	c->timer.function = htm_dtl_timer;
+}
+
 /**
  * htm_dtl_configure() - claim the dispatch trace log for a session
  * @dtl: an idle session
@@ -599,7 +641,8 @@ static void htm_dtl_free(struct htm_dtl *dtl)
  * @mask: HTMTRACE_DTL_* events
  * @ring_size: bytes of the session's ring, a power of two
  *
- * Return: 0, -EBUSY if a session exists, -ENOMEM.
+ * Return: 0, -EBUSY if a session exists (or perf events hold the log),
+ * -ENOMEM.
  */
 int htm_dtl_configure(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv,
 		      const struct cpumask *cpus, u8 mask, u32 ring_size)
@@ -631,10 +674,7 @@ int htm_dtl_configure(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv,
 				      cpu_to_node(cpu));
 		if (!c->own)
 			goto out;
-		c->dtl = dtl;
-		c->cpu = cpu;
-		hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
-		c->timer.function = htm_dtl_timer;
+		htm_dtl_cpu_setup(dtl, c, cpu, mask);
 	}
 	dtl->hv = hv;
 	dtl->mask = mask;
@@ -759,7 +799,8 @@ static bool htm_dtl_readable(struct htm_dtl *dtl)
 	u32 state = READ_ONCE(dtl->state);
 
 	return READ_ONCE(dtl->ring.head) != READ_ONCE(dtl->ring.tail) ||
-	       state == HTM_DTL_STOPPED || state == HTM_DTL_IDLE;
+	       state == HTM_DTL_STOPPED || state == HTM_DTL_IDLE ||
+	       state == HTM_DTL_PMU;
 }
 
 /**
@@ -790,7 +831,7 @@ ssize_t htm_dtl_read(struct htm_dtl *dtl, char __user *ubuf, size_t count,
 		 */
 		state = smp_load_acquire(&dtl->state);
 		ret = -ENODATA;
-		if (state == HTM_DTL_IDLE)
+		if (state == HTM_DTL_IDLE || state == HTM_DTL_PMU)
 			goto out;
 		spin_lock_irqsave(&dtl->ring_lock, flags);
 		/* What is pending goes out first, now that there may be room. */
@@ -840,7 +881,7 @@ __poll_t htm_dtl_poll_mask(struct htm_dtl *dtl)
 {
 	u32 state = READ_ONCE(dtl->state);
 
-	if (state == HTM_DTL_IDLE)
+	if (state == HTM_DTL_IDLE || state == HTM_DTL_PMU)
 		return EPOLLERR | EPOLLHUP;
 	if (READ_ONCE(dtl->ring.head) != READ_ONCE(dtl->ring.tail))
 		return EPOLLIN | EPOLLRDNORM;
@@ -866,7 +907,7 @@ int htm_dtl_stats(struct htm_dtl *dtl, struct htmtrace_dtl_cpu_stats *out,
 	int ret = 0;
 
 	mutex_lock(&dtl->lock);
-	if (dtl->state == HTM_DTL_IDLE) {
+	if (dtl->state == HTM_DTL_IDLE || dtl->state == HTM_DTL_PMU) {
 		ret = -ENODATA;
 		goto out;
 	}
@@ -892,4 +933,150 @@ int htm_dtl_stats(struct htm_dtl *dtl, struct htmtrace_dtl_cpu_stats *out,
 out:
 	mutex_unlock(&dtl->lock);
 	return ret;
+}
+
+/* the session of the vpa_dtl perf PMU */
+
+/**
+ * htm_dtl_pmu_get() - hold the dispatch trace log for a perf event
+ * @dtl: the session
+ * @hv: backend
+ *
+ * The first event makes the session the PMU's; each later one adds to it.
+ * Process context.
+ *
+ * Return: 0, -EBUSY if /dev/vpa_dtl has a session, -ENOMEM.
+ */
+int htm_dtl_pmu_get(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv)
+{
+	int ret = 0;
+
+	mutex_lock(&dtl->lock);
+	if (dtl->state == HTM_DTL_IDLE) {
+		dtl->pcpu = kcalloc(nr_cpu_ids, sizeof(*dtl->pcpu), GFP_KERNEL);
+		if (!dtl->pcpu || !zalloc_cpumask_var(&dtl->cpus, GFP_KERNEL)) {
+			kfree(dtl->pcpu);
+			dtl->pcpu = NULL;
+			ret = -ENOMEM;
+			goto out;
+		}
+		dtl->hv = hv;
+		dtl->pmu_users = 0;
+		WRITE_ONCE(dtl->state, HTM_DTL_PMU);
+	} else if (dtl->state != HTM_DTL_PMU) {
+		ret = -EBUSY;
+		goto out;
+	}
+	dtl->pmu_users++;
+out:
+	mutex_unlock(&dtl->lock);
+	return ret;
+}
+
+/* An event that held the log is gone: the last one ends the session. */
+void htm_dtl_pmu_put(struct htm_dtl *dtl)
+{
+	mutex_lock(&dtl->lock);
+	if (!WARN_ON(dtl->state != HTM_DTL_PMU) && !--dtl->pmu_users) {
+		htm_dtl_free(dtl);
+		dtl->hv = NULL;
+		WRITE_ONCE(dtl->state, HTM_DTL_IDLE);
+	}
+	mutex_unlock(&dtl->lock);
+}
+
+/**
+ * htm_dtl_pmu_cpu_add() - a CPU's capture for a perf event
+ * @dtl: the session, held with htm_dtl_pmu_get()
+ * @cpu: the event's CPU
+ * @mask: HTMTRACE_DTL_* events to log
+ * @sink: where its records go
+ * @arg: for @sink
+ *
+ * Process context. The capture is idle until htm_dtl_pmu_cpu_begin().
+ *
+ * Return: the capture, or ERR_PTR(-EBUSY) if another event captures the
+ * CPU, ERR_PTR(-EINVAL) for a CPU that is not possible, ERR_PTR(-ENOMEM).
+ */
+struct htm_dtl_cpu *htm_dtl_pmu_cpu_add(struct htm_dtl *dtl, int cpu, u8 mask,
+					const struct htm_dtl_sink *sink,
+					void *arg)
+{
+	struct htm_dtl_cpu *c;
+
+	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return ERR_PTR(-EINVAL);
+	c = kzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	/* kmalloc() aligns a power-of-two size: 4 KiB, no crossing */
+	c->own = kzalloc_node(HTM_DTL_BYTES, GFP_KERNEL, cpu_to_node(cpu));
+	if (!c->own) {
+		kfree(c);
+		return ERR_PTR(-ENOMEM);
+	}
+	htm_dtl_cpu_setup(dtl, c, cpu, mask);
+	c->sink = sink;
+	c->sink_arg = arg;
+
+	mutex_lock(&dtl->lock);
+	if (dtl->pcpu[cpu]) {
+		mutex_unlock(&dtl->lock);
+		kfree(c->own);
+		kfree(c);
+		return ERR_PTR(-EBUSY);
+	}
+	dtl->pcpu[cpu] = c;
+	cpumask_set_cpu(cpu, dtl->cpus);
+	mutex_unlock(&dtl->lock);
+	return c;
+}
+
+/* The event is gone, its capture ended: free it (process context). */
+void htm_dtl_pmu_cpu_remove(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
+{
+	mutex_lock(&dtl->lock);
+	dtl->pcpu[c->cpu] = NULL;
+	cpumask_clear_cpu(c->cpu, dtl->cpus);
+	mutex_unlock(&dtl->lock);
+	if (c->keep_own)
+		kmemleak_not_leak(c->own);
+	else
+		kfree(c->own);
+	kfree(c);
+}
+
+/**
+ * htm_dtl_pmu_cpu_begin() - begin a perf event's capture
+ * @c: the capture
+ *
+ * On @c's CPU, interrupts off (pmu::add). The stream starts with a clock
+ * record and a JOINED record, or a FAILED one if the log could not be
+ * registered.
+ */
+void htm_dtl_pmu_cpu_begin(struct htm_dtl_cpu *c)
+{
+	c->clock_pending = true;
+	htm_dtl_cpu_begin(c);
+}
+
+/**
+ * htm_dtl_pmu_cpu_end() - end a perf event's capture
+ * @c: the capture
+ *
+ * On @c's CPU, interrupts off (pmu::del): what the log holds goes to the
+ * sink, and the log and its mask are given back.
+ */
+void htm_dtl_pmu_cpu_end(struct htm_dtl_cpu *c)
+{
+	unsigned long flags;
+
+	htm_dtl_cpu_end(c, 0);
+	/* Whatever is still pending (a loss, the FAILED record) goes now. */
+	spin_lock_irqsave(&c->dtl->ring_lock, flags);
+	if (c->sink->begin(c->sink_arg)) {
+		htm_dtl_flush_cpu(c->dtl, c);
+		c->sink->end(c->sink_arg, 0);
+	}
+	spin_unlock_irqrestore(&c->dtl->ring_lock, flags);
 }

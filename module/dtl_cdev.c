@@ -24,8 +24,8 @@
 
 #include "htmtrace.h"
 
-/* The one session, and the device, of the current backend. */
-static struct htm_dtl htm_dtl_session;
+/* The one session (main.c's), and the device, of the current backend. */
+static struct htm_dtl *htm_dtl_sess;
 static const struct htmtrace_hv_ops *htm_dtl_hv;
 static bool htm_dtl_registered;
 static struct dentry *htm_dtl_debugfs;
@@ -44,14 +44,14 @@ static int htm_dtl_release(struct inode *inode, struct file *file)
 static ssize_t htm_dtl_cdev_read(struct file *file, char __user *buf,
 				 size_t count, loff_t *pos)
 {
-	return htm_dtl_read(&htm_dtl_session, buf, count,
+	return htm_dtl_read(htm_dtl_sess, buf, count,
 			    file->f_flags & O_NONBLOCK);
 }
 
 static __poll_t htm_dtl_cdev_poll(struct file *file, poll_table *wait)
 {
-	poll_wait(file, &htm_dtl_session.wait, wait);
-	return htm_dtl_poll_mask(&htm_dtl_session);
+	poll_wait(file, &htm_dtl_sess->wait, wait);
+	return htm_dtl_poll_mask(htm_dtl_sess);
 }
 
 /* Largest CPU mask accepted: 65536 CPUs. */
@@ -121,7 +121,7 @@ static long htm_dtl_ioctl_configure(void __user *argp)
 	ret = htm_hv_session_get();
 	if (ret)
 		goto out;
-	ret = htm_dtl_configure(&htm_dtl_session, htm_dtl_hv, cpus, cfg.mask,
+	ret = htm_dtl_configure(htm_dtl_sess, htm_dtl_hv, cpus, cfg.mask,
 				ring_size);
 	if (ret)
 		htm_hv_session_put();
@@ -132,7 +132,7 @@ out:
 
 static long htm_dtl_ioctl_deconfigure(void)
 {
-	int ret = htm_dtl_deconfigure(&htm_dtl_session);
+	int ret = htm_dtl_deconfigure(htm_dtl_sess);
 
 	if (!ret)
 		htm_hv_session_put();
@@ -154,7 +154,7 @@ static long htm_dtl_ioctl_stats(void __user *argp)
 	out = kcalloc(max ?: 1, sizeof(*out), GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
-	ret = htm_dtl_stats(&htm_dtl_session, out, max, &count);
+	ret = htm_dtl_stats(htm_dtl_sess, out, max, &count);
 	st.count = count;
 	if (!ret && copy_to_user(u64_to_user_ptr(st.addr), out,
 				 count * sizeof(*out)))
@@ -190,9 +190,9 @@ static long htm_dtl_ioctl(struct file *file, unsigned int cmd,
 	case HTMTRACE_IOC_DTL_CONFIGURE:
 		return htm_dtl_ioctl_configure(argp);
 	case HTMTRACE_IOC_DTL_START:
-		return htm_dtl_start(&htm_dtl_session);
+		return htm_dtl_start(htm_dtl_sess);
 	case HTMTRACE_IOC_DTL_STOP:
-		return htm_dtl_stop(&htm_dtl_session);
+		return htm_dtl_stop(htm_dtl_sess);
 	default:
 		return htm_dtl_ioctl_deconfigure();
 	}
@@ -224,14 +224,14 @@ static struct miscdevice htm_dtl_misc = {
 static int htm_dtl_state_show(struct seq_file *m, void *v)
 {
 	static const char * const states[] = {
-		"idle", "configured", "running", "stopped",
+		"idle", "configured", "running", "stopped", "perf",
 	};
 	struct htmtrace_dtl_cpu_stats *st;
 	unsigned int cpu, i;
 	u32 count = 0;
 
 	seq_printf(m, "session: %s\n",
-		   states[READ_ONCE(htm_dtl_session.state)]);
+		   states[READ_ONCE(htm_dtl_sess->state)]);
 	for_each_possible_cpu(cpu)
 		seq_printf(m, "cpu %u kernel_log %s mask %u index %llu\n", cpu,
 			   READ_ONCE(paca_ptrs[cpu]->dispatch_log) ? "yes" : "no",
@@ -240,7 +240,7 @@ static int htm_dtl_state_show(struct seq_file *m, void *v)
 	st = kcalloc(nr_cpu_ids, sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	if (!htm_dtl_stats(&htm_dtl_session, st, nr_cpu_ids, &count)) {
+	if (!htm_dtl_stats(htm_dtl_sess, st, nr_cpu_ids, &count)) {
 		for (i = 0; i < count; i++)
 			seq_printf(m, "capture cpu %u state %u entries %llu overwritten %llu dropped %llu wakeups %llu next %llu\n",
 				   st[i].cpu, st[i].state, st[i].entries,
@@ -255,22 +255,22 @@ DEFINE_SHOW_ATTRIBUTE(htm_dtl_state);
 /**
  * htm_dtl_cdev_add() - create /dev/vpa_dtl for a backend
  * @hv: backend with the dispatch trace log operations
+ * @dtl: the session, idle
  *
  * Called with the backend mutex held and no session active.
  *
  * Return: 0 or the error of misc_register().
  */
-int htm_dtl_cdev_add(const struct htmtrace_hv_ops *hv)
+int htm_dtl_cdev_add(const struct htmtrace_hv_ops *hv, struct htm_dtl *dtl)
 {
 	int ret;
 
-	ret = htm_dtl_init(&htm_dtl_session);
-	if (ret)
-		return ret;
 	htm_dtl_hv = hv;
+	htm_dtl_sess = dtl;
 	ret = misc_register(&htm_dtl_misc);
 	if (ret) {
-		htm_dtl_exit(&htm_dtl_session);
+		htm_dtl_sess = NULL;
+		htm_dtl_hv = NULL;
 		return ret;
 	}
 	htm_dtl_registered = true;
@@ -287,7 +287,7 @@ void htm_dtl_cdev_remove(void)
 	debugfs_remove(htm_dtl_debugfs);
 	htm_dtl_debugfs = NULL;
 	misc_deregister(&htm_dtl_misc);
-	htm_dtl_exit(&htm_dtl_session);
 	htm_dtl_registered = false;
+	htm_dtl_sess = NULL;
 	htm_dtl_hv = NULL;
 }

@@ -265,21 +265,65 @@ static int htm_chan_call(struct htm_chan *chan, unsigned int op,
 			   htm_chan_flags(chan), op, p1, p2, p3, hrc);
 }
 
-/*
+/**
+ * htm_block_whole() - is an information block whole?
+ * @rc: the hypervisor's status for it: H_SUCCESS or H_PARTIAL
+ * @hdr: the block's header
+ *
  * An iterated block (STATUS, SYSMEM, SYSPROC) answered with H_PARTIAL is
  * whole only if its iterator says that more follow (htm_hv_op_errno()).
+ *
+ * Return: true if it is.
  */
-static bool htm_block_whole(long rc, const u8 *hdr)
+bool htm_block_whole(long rc, const u8 *hdr)
 {
 	u64 next = be64_to_cpup((const __be64 *)(hdr + HTM_BLOCK_NEXT));
 
 	return rc != H_PARTIAL || (next && next != U64_MAX);
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_block_whole);
+
+/**
+ * htm_status_size() - the HTM buffer size a STATUS answer gives
+ * @rc: the hypervisor's status for the STATUS request (it succeeded)
+ * @hdr: the STATUS block's header
+ * @size: receives the size in bytes
+ *
+ * Return: 0, or -EIO if the block is not whole or the size is no answer:
+ * smaller than one record, or beyond what loff_t can address.
+ */
+int htm_status_size(long rc, const u8 *hdr, u64 *size)
+{
+	u8 log2_size = hdr[HTM_STATUS_LOG2_SIZE];
+
+	if (!htm_block_whole(rc, hdr) || log2_size < ilog2(HTM_RECORD_SIZE) ||
+	    log2_size > HTM_LOG2_SIZE_MAX)
+		return -EIO;
+	*size = 1ULL << log2_size;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_status_size);
+
+/**
+ * htm_xfer_shrink() - shrink the transfer size after a refused DUMP_DATA
+ * @rc: the hypervisor's status for the DUMP_DATA
+ * @max_xfer: most bytes one DUMP_DATA asks for, a multiple of PAGE_SIZE;
+ *	halved (in whole pages) if the hypervisor said the length is more than
+ *	it moves at once (H_P5)
+ *
+ * Return: true if @max_xfer shrank and the request may be repeated.
+ */
+bool htm_xfer_shrink(long rc, size_t *max_xfer)
+{
+	if (rc != H_P5 || *max_xfer <= PAGE_SIZE)
+		return false;
+	*max_xfer = max_t(size_t, PAGE_SIZE, round_down(*max_xfer / 2, PAGE_SIZE));
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_xfer_shrink);
 
 static int htm_chan_query_status(struct htm_chan *chan)
 {
-	u8 *hdr = chan->info;
-	u8 log2_size;
 	long rc;
 	int ret;
 
@@ -289,13 +333,7 @@ static int htm_chan_query_status(struct htm_chan *chan)
 			    PAGE_SIZE, 0, &rc);
 	if (ret)
 		return ret;
-	/* A buffer smaller than a record, or beyond loff_t, is no answer. */
-	log2_size = hdr[HTM_STATUS_LOG2_SIZE];
-	if (!htm_block_whole(rc, hdr) || log2_size < ilog2(HTM_RECORD_SIZE) ||
-	    log2_size > HTM_LOG2_SIZE_MAX)
-		return -EIO;
-	chan->hw_size = 1ULL << log2_size;
-	return 0;
+	return htm_status_size(rc, chan->info, &chan->hw_size);
 }
 
 /*
@@ -337,12 +375,9 @@ static int htm_dump_fetch(struct htm_chan *chan, struct htm_dump *dump,
 					HTM_OP_DUMP_DATA, virt_to_phys(dump->buf),
 					len, start, &rc);
 		/* H_P5: the length is more than the hypervisor moves at once. */
-		if (rc == H_P5 && xfer > PAGE_SIZE) {
-			chan->max_xfer = max_t(size_t, PAGE_SIZE,
-					       round_down(xfer / 2, PAGE_SIZE));
-			continue;
-		}
-		break;
+		if (!htm_xfer_shrink(rc, &xfer))
+			break;
+		chan->max_xfer = xfer;
 	}
 	/* The end of the data, before the end STATUS reported, is an error. */
 	if (ret == -ENODATA && start < chan->hw_size)

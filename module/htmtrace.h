@@ -61,10 +61,13 @@ struct htm_hv_stats {
  * struct htm_hv_policy - how long to insist on a busy hypervisor
  * @busy_retries: H_BUSY answers retried before giving up with -EBUSY
  * @long_busy_max_ms: total H_LONG_BUSY_* sleep allowed for one request
+ * @atomic: the caller may not sleep (interrupts off): H_BUSY is retried
+ *	without rescheduling, and H_LONG_BUSY_* gives up at once
  */
 struct htm_hv_policy {
 	unsigned int busy_retries;
 	unsigned int long_busy_max_ms;
+	bool atomic;
 };
 
 /* Internal form of a target; the H_HTM words are built from it. */
@@ -88,6 +91,7 @@ struct htm_hv_yield {
 };
 
 extern const struct htm_hv_policy htm_hv_default_policy;
+extern const struct htm_hv_policy htm_hv_atomic_policy;
 
 int htm_hv_errno(long rc);
 int htm_hv_op_errno(unsigned int op, long rc);
@@ -249,6 +253,9 @@ int htm_target_claim(const struct htm_target *t, const void *owner);
 void htm_target_release(const struct htm_target *t, const void *owner);
 void htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start,
 		   size_t *len);
+bool htm_block_whole(long rc, const u8 *hdr);
+int htm_status_size(long rc, const u8 *hdr, u64 *size);
+bool htm_xfer_shrink(long rc, size_t *max_xfer);
 
 struct htm_chan *htm_chan_create(unsigned int index,
 				 const struct htmtrace_hv_ops *hv);
@@ -272,6 +279,14 @@ ssize_t htm_chan_read(struct htm_reader *rd, char __user *ubuf, size_t count,
 		      loff_t *pos, unsigned int how);
 loff_t htm_chan_size(struct htm_chan *chan);
 __poll_t htm_chan_poll_mask(struct htm_reader *rd);
+
+/* htm_pmu.c: the htm perf PMU */
+int htm_pmu_config_decode(u64 config, struct htm_target *t);
+size_t htm_aux_plan(const phys_addr_t *phys, unsigned int nr_pages,
+		    size_t off, size_t room, u64 left, size_t max_xfer,
+		    bool *bounce);
+int htm_pmu_register(const struct htmtrace_hv_ops *hv);
+void htm_pmu_unregister(void);
 
 /* dtl.c: the dispatch trace log capture */
 
@@ -309,6 +324,21 @@ struct htm_dtl_ring {
 struct htm_dtl;
 
 /**
+ * struct htm_dtl_sink - where a CPU's records go instead of the session's
+ *	ring (the vpa_dtl PMU's AUX area)
+ * @begin: about to put records; false if there is nowhere to put them
+ * @put: one record; false if it does not fit (nothing is written)
+ * @end: done putting, @dropped entries found no room
+ *
+ * Called on the CPU, interrupts off, with the session's ring lock held.
+ */
+struct htm_dtl_sink {
+	bool (*begin)(void *arg);
+	bool (*put)(void *arg, const void *rec);
+	void (*end)(void *arg, u64 dropped);
+};
+
+/**
  * struct htm_dtl_cpu - the capture on one CPU
  * @dtl: its session
  * @cpu: logical CPU
@@ -318,6 +348,10 @@ struct htm_dtl;
  *	event bits only: the mask is theirs now) or HTM_DTL_TAKEN_LOG (the
  *	log itself: the registration is theirs too); else 0
  * @keep_own: @own may still be registered: never free it
+ * @mask: HTMTRACE_DTL_* events this CPU logs for us
+ * @clock_pending: (with @sink) a clock record is due before the next one
+ * @sink: where the records go, NULL for the session's ring
+ * @sink_arg: for @sink
  * @log: the hypervisor's ring being read, or NULL when not capturing
  * @own: our buffer, registered where the kernel owns no log
  * @saved_mask: the CPU's event mask before the capture, restored after it
@@ -345,6 +379,10 @@ struct htm_dtl_cpu {
 	bool kernel_owned;
 	u8 taken;
 	bool keep_own;
+	u8 mask;
+	bool clock_pending;
+	const struct htm_dtl_sink *sink;
+	void *sink_arg;
 	const struct dtl_entry *log;
 	void *own;
 	u8 saved_mask;
@@ -368,6 +406,7 @@ enum {
 	HTM_DTL_CONFIGURED,
 	HTM_DTL_RUNNING,
 	HTM_DTL_STOPPED,
+	HTM_DTL_PMU,		/* perf events hold the log */
 };
 
 /**
@@ -385,6 +424,7 @@ enum {
  * @ring: the stream
  * @clock_pending: a clock record is due before the next entry
  * @hp_state: the CPU hotplug state of the callbacks
+ * @pmu_users: perf events holding the session (state HTM_DTL_PMU)
  * @wait: woken when records arrive or the state changes
  */
 struct htm_dtl {
@@ -399,6 +439,7 @@ struct htm_dtl {
 	struct htm_dtl_ring ring;
 	bool clock_pending;
 	int hp_state;
+	unsigned int pmu_users;
 	wait_queue_head_t wait;
 };
 
@@ -423,9 +464,23 @@ __poll_t htm_dtl_poll_mask(struct htm_dtl *dtl);
 int htm_dtl_stats(struct htm_dtl *dtl, struct htmtrace_dtl_cpu_stats *out,
 		  u32 max, u32 *count);
 
+int htm_dtl_pmu_get(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv);
+void htm_dtl_pmu_put(struct htm_dtl *dtl);
+struct htm_dtl_cpu *htm_dtl_pmu_cpu_add(struct htm_dtl *dtl, int cpu, u8 mask,
+					const struct htm_dtl_sink *sink,
+					void *arg);
+void htm_dtl_pmu_cpu_remove(struct htm_dtl *dtl, struct htm_dtl_cpu *c);
+void htm_dtl_pmu_cpu_begin(struct htm_dtl_cpu *c);
+void htm_dtl_pmu_cpu_end(struct htm_dtl_cpu *c);
+
 /* dtl_cdev.c: /dev/vpa_dtl */
-int htm_dtl_cdev_add(const struct htmtrace_hv_ops *hv);
+int htm_dtl_cdev_add(const struct htmtrace_hv_ops *hv, struct htm_dtl *dtl);
 void htm_dtl_cdev_remove(void);
+
+/* dtl_pmu.c: the vpa_dtl perf PMU */
+int htm_dtl_pmu_register(const struct htmtrace_hv_ops *hv,
+			 struct htm_dtl *dtl);
+void htm_dtl_pmu_unregister(void);
 
 /* htm_cdev.c: /dev/htmN */
 int htm_cdev_add_all(const struct htmtrace_hv_ops *hv);

@@ -265,6 +265,13 @@ const struct htm_hv_policy htm_hv_default_policy = {
 };
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_default_policy);
 
+/* For the perf callbacks, which run with interrupts off. */
+const struct htm_hv_policy htm_hv_atomic_policy = {
+	.busy_retries = 100,
+	.atomic = true,
+};
+EXPORT_SYMBOL_IF_KUNIT(htm_hv_atomic_policy);
+
 /*
  * The one retry loop. With @yield, the caller's lock is let go while a
  * long-busy answer is waited out, and the request is repeated only if the
@@ -295,10 +302,11 @@ static int htm_hv_call_loop(const struct htmtrace_hv_ops *ops,
 		if (rc == H_BUSY && busy < policy->busy_retries) {
 			busy++;
 			stats->busy_retries++;
-			cond_resched();
+			if (!policy->atomic)
+				cond_resched();
 			continue;
 		}
-		if (H_IS_LONG_BUSY(rc)) {
+		if (H_IS_LONG_BUSY(rc) && !policy->atomic) {
 			unsigned int ms = get_longbusy_msecs(rc);
 
 			/*
@@ -350,7 +358,7 @@ static int htm_hv_call_loop(const struct htmtrace_hv_ops *ops,
  * @p3: third operation parameter
  * @hrc: if not NULL, receives the last hypervisor status
  *
- * Sleeps; call from process context.
+ * Sleeps, unless @policy is atomic: then any context will do.
  *
  * Return: htm_hv_op_errno() of the final status, or -ERESTARTSYS if a signal
  * arrived while waiting out a long-busy answer (nothing was done, so the

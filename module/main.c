@@ -107,9 +107,36 @@ const char *htm_platform_check(bool lpar, bool kvm_guest)
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_platform_check);
 
+static bool dtl_pmu = true;
+module_param(dtl_pmu, bool, 0444);
+MODULE_PARM_DESC(dtl_pmu,
+		 "register the vpa_dtl perf PMU where the kernel has none of its own (default Y)");
+
 /*
- * The composition root: what exists while a backend with H_HTM is there.
- * The perf PMUs will join the devices here.
+ * The kernel's own vpa_dtl PMU (6.18 on, with HV_PERF_CTRS: Kbuild tells)
+ * is built in and registered at boot: ours would clash with its name, and
+ * with its use of the log. Where it exists, /dev/vpa_dtl is all htmtrace
+ * offers.
+ */
+static bool htm_dtl_pmu_enabled(void)
+{
+	if (!dtl_pmu)
+		return false;
+	if (IS_ENABLED(HTMTRACE_KERNEL_VPA_DTL_PMU)) {
+		pr_info("the kernel has a vpa_dtl perf PMU: not registering ours\n");
+		return false;
+	}
+	return true;
+}
+
+/* The dispatch trace log session, shared by /dev/vpa_dtl and the PMU. */
+static struct htm_dtl htm_dtl_session;
+static bool htm_dtl_attached;
+
+/*
+ * The composition root: what exists while a backend is there. The devices
+ * are needed; a PMU that cannot be registered (perf lacking, a PMU of the
+ * same name in the kernel) is left out with a line in the log.
  */
 static int htm_backend_attach(const struct htmtrace_hv_ops *ops,
 			      const struct htm_hv_offer *offer)
@@ -120,21 +147,45 @@ static int htm_backend_attach(const struct htmtrace_hv_ops *ops,
 		ret = htm_cdev_add_all(ops);
 		if (ret)
 			return ret;
+		ret = htm_pmu_register(ops);
+		if (ret)
+			pr_warn("no htm perf PMU (%d): /dev/htmN only\n", ret);
 	}
 	if (offer->dtl) {
-		ret = htm_dtl_cdev_add(ops);
+		ret = htm_dtl_init(&htm_dtl_session);
+		if (ret)
+			goto err_htm;
+		ret = htm_dtl_cdev_add(ops, &htm_dtl_session);
 		if (ret) {
-			htm_cdev_remove_all();
-			return ret;
+			htm_dtl_exit(&htm_dtl_session);
+			goto err_htm;
+		}
+		htm_dtl_attached = true;
+		if (htm_dtl_pmu_enabled()) {
+			ret = htm_dtl_pmu_register(ops, &htm_dtl_session);
+			if (ret)
+				pr_warn("no vpa_dtl perf PMU (%d): /dev/vpa_dtl only\n",
+					ret);
 		}
 	}
 	return 0;
+
+err_htm:
+	htm_pmu_unregister();
+	htm_cdev_remove_all();
+	return ret;
 }
 
-/* Either remove is a no-op for what attach did not create. */
+/* Each remove is a no-op for what attach did not create. */
 static void htm_backend_detach(void)
 {
+	htm_dtl_pmu_unregister();
 	htm_dtl_cdev_remove();
+	if (htm_dtl_attached) {
+		htm_dtl_exit(&htm_dtl_session);
+		htm_dtl_attached = false;
+	}
+	htm_pmu_unregister();
 	htm_cdev_remove_all();
 }
 

@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace: the "htm" perf PMU.
+ *
+ * For users who have perf: one event traces one HTM target, held in the
+ * same target registry as the /dev/htmN channels (a target held by either
+ * gives -EBUSY to the other), through the same hypervisor boundary, retry
+ * policy and counters. The life of an event:
+ *
+ *	perf_event_open	claim the target, CONFIGURE it (no-wrap, the
+ *			hypervisor's default mode) and learn the size of its
+ *			buffer (STATUS): an error is the open's errno
+ *	enable (add)	START a fresh trace
+ *	read()		the first STOPs the trace; each streams the next part
+ *			of the HTM buffer into the AUX area
+ *	disable (del)	STOP, if still tracing
+ *	close (destroy)	STOP if needed, DECONFIGURE, release the target
+ *
+ * The count a read() returns says what to do next (the HTM perf series'
+ * semantics): N > 0 trace records (128 bytes each) were just written into
+ * the AUX area; 1 when the AUX area has too little room: drain it and read
+ * again; 0 when the dump is over, or failed (the kernel log says why).
+ *
+ * The HTM perf series also sends the memory configuration as RAW samples.
+ * A module cannot: the kernel exports nothing that writes a sample
+ * (perf_event_overflow() is built-in only). An event asking for
+ * PERF_SAMPLE_RAW is accepted, so that the series' perf records the trace,
+ * and gets none; the configuration is read with HTMTRACE_IOC_SYSMEM
+ * (htmtrace sysmem, htmtrace record's translation file) instead.
+ *
+ * perf_event_open and close run in process context and use the full retry
+ * policy. add, del and read run with interrupts off: H_BUSY is retried,
+ * H_LONG_BUSY_* ends the request (-EBUSY) rather than sleeping.
+ *
+ * The hypervisor writes the trace straight into the AUX pages: each
+ * DUMP_DATA covers one physically contiguous run of them (htm_aux_plan()).
+ */
+#define pr_fmt(fmt) "htmtrace: " fmt
+
+#include <linux/errno.h>
+#include <linux/io.h>
+#include <linux/mm.h>
+#include <linux/perf_event.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include <asm/byteorder.h>
+
+#include "htmtrace.h"
+
+/* Where an event's dump is. */
+enum htm_pmu_phase {
+	HTM_PMU_TRACE,		/* not dumped yet: the trace may run */
+	HTM_PMU_DATA,		/* the trace is being streamed into AUX */
+	HTM_PMU_DONE,		/* nothing more: reads count 0 */
+};
+
+/**
+ * struct htm_pmu_event - an htm event's state (event->pmu_private)
+ * @target: the target it holds
+ * @hv: the backend, pinned by the event's session
+ * @phase: HTM_PMU_*
+ * @tracing: START succeeded and no STOP since
+ * @hw_size: the HTM buffer's size, from STATUS at open
+ * @pos: offset in the HTM buffer of the next byte to dump
+ * @max_xfer: most bytes one DUMP_DATA asks for (halved on H_P5)
+ * @page: a page for STATUS, and for a chunk no AUX run can take whole
+ * @stats: hypervisor call counters
+ *
+ * Written at open and close (process context, no callback can run) and on
+ * the event's CPU with interrupts off (add, del, read): never concurrently.
+ */
+struct htm_pmu_event {
+	struct htm_target target;
+	const struct htmtrace_hv_ops *hv;
+	enum htm_pmu_phase phase;
+	bool tracing;
+	u64 hw_size;
+	u64 pos;
+	size_t max_xfer;
+	void *page;
+	struct htm_hv_stats stats;
+};
+
+/**
+ * struct htm_aux - the AUX area of an htm event's ring buffer
+ * @size: bytes
+ * @nr_pages: pages (a power of two)
+ * @virt: the pages' kernel addresses
+ * @phys: the pages' physical addresses
+ */
+struct htm_aux {
+	size_t size;
+	unsigned int nr_pages;
+	void **virt;
+	phys_addr_t *phys;
+};
+
+/* config */
+
+/**
+ * htm_pmu_config_decode() - the target an htm event's config names
+ * @config: perf_event_attr.config: htm_type 0-3, nodeindex 4-11,
+ *	nodalchipindex 12-19, coreindexonchip 20-27
+ * @t: receives the target
+ *
+ * Return: 0, or -EINVAL for a type other than nest, core and llat, or a bit
+ * set above 27.
+ */
+int htm_pmu_config_decode(u64 config, struct htm_target *t)
+{
+	u8 type = config & 0xf;
+
+	if (config >> 28)
+		return -EINVAL;
+	if (type != HTMTRACE_TYPE_NEST && type != HTMTRACE_TYPE_CORE &&
+	    type != HTMTRACE_TYPE_LLAT)
+		return -EINVAL;
+	t->type = type;
+	t->node = (config >> 4) & 0xff;
+	t->chip = (config >> 12) & 0xff;
+	t->core = (config >> 20) & 0xff;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_pmu_config_decode);
+
+/* the dump into the AUX area */
+
+/**
+ * htm_aux_plan() - the next chunk of the trace for the AUX area
+ * @phys: physical address of each AUX page
+ * @nr_pages: number of AUX pages
+ * @off: AUX offset the chunk goes to
+ * @room: bytes free in the AUX area from @off on
+ * @left: bytes of the trace not dumped yet, not 0
+ * @max_xfer: most bytes one DUMP_DATA may ask for, at least a page
+ * @bounce: receives whether the chunk must go through a bounce page
+ *
+ * A chunk is whole pages of the trace (so that trace offsets stay page
+ * aligned), or the rest of it; at most @room, @max_xfer and @left bytes; and
+ * written straight into one physically contiguous run of AUX pages. Only
+ * when @off is not page aligned (after a trace smaller than a page) can the
+ * run from @off be shorter than a page: then one page, or the rest, goes
+ * through a bounce page.
+ *
+ * Return: the chunk's length, or 0 if the AUX area has no room for one.
+ */
+size_t htm_aux_plan(const phys_addr_t *phys, unsigned int nr_pages,
+		    size_t off, size_t room, u64 left, size_t max_xfer,
+		    bool *bounce)
+{
+	size_t size = (size_t)nr_pages << PAGE_SHIFT;
+	unsigned int i = off >> PAGE_SHIFT;
+	size_t n, run;
+
+	n = min_t(u64, min(room, max_xfer), left);
+	if (n < left)
+		n = round_down(n, PAGE_SIZE);
+	if (!n)
+		return 0;
+
+	/* The run of physically contiguous pages from @off, not past the end. */
+	run = PAGE_SIZE - (off & ~PAGE_MASK);
+	while (++i < nr_pages && run < n && phys[i] == phys[i - 1] + PAGE_SIZE)
+		run += PAGE_SIZE;
+	run = min(run, size - off);
+
+	*bounce = false;
+	if (n <= run)
+		return n;
+	if (run >= PAGE_SIZE)
+		return round_down(run, PAGE_SIZE);
+	*bounce = true;
+	return min_t(size_t, n, PAGE_SIZE);
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_aux_plan);
+
+/* Copy @len bytes to AUX offset @off, across pages and runs. */
+static void htm_aux_copy(struct htm_aux *aux, size_t off, const void *src,
+			 size_t len)
+{
+	while (len) {
+		size_t in = off & ~PAGE_MASK;
+		size_t n = min(len, PAGE_SIZE - in);
+
+		memcpy(aux->virt[off >> PAGE_SHIFT] + in, src, n);
+		src += n;
+		len -= n;
+		off = (off + n) & (aux->size - 1);
+	}
+}
+
+static int htm_pmu_call(struct htm_pmu_event *ev, const struct htm_target *t,
+			const struct htm_hv_policy *policy, unsigned int op,
+			unsigned long p1, unsigned long p2, unsigned long p3,
+			long *hrc)
+{
+	return htm_hv_call_policy(ev->hv, policy, &ev->stats, t,
+				  HTM_FLAGS_NOWRAP, op, p1, p2, p3, hrc);
+}
+
+static void htm_pmu_failed(struct htm_pmu_event *ev, const char *what, int err)
+{
+	pr_warn_ratelimited("htm pmu: type %u node %u chip %u core %u: %s failed (%d)\n",
+			    ev->target.type, ev->target.node, ev->target.chip,
+			    ev->target.core, what, err);
+	ev->phase = HTM_PMU_DONE;
+}
+
+/* STOP; H_STATE means the trace stopped itself (a no-wrap buffer filled). */
+static int htm_pmu_stop_trace(struct htm_pmu_event *ev,
+			      const struct htm_hv_policy *policy)
+{
+	long rc;
+	int ret;
+
+	ret = htm_pmu_call(ev, &ev->target, policy, HTM_OP_STOP, 0, 0, 0, &rc);
+	if (rc == H_STATE)
+		ret = 0;
+	if (!ret)
+		ev->tracing = false;
+	return ret;
+}
+
+/*
+ * Stream the next chunk of the trace into the AUX area. Return: records
+ * written; 1 if the AUX area has no room for a chunk; 0 once the trace is
+ * all there (the phase moves on) or on an error (the dump ends).
+ */
+static u64 htm_pmu_dump(struct perf_event *event, struct htm_pmu_event *ev)
+{
+	struct perf_output_handle handle;
+	struct htm_aux *aux;
+	size_t off, len;
+	bool bounce;
+	u64 dst;
+	long rc;
+	int ret;
+
+	if (ev->pos >= ev->hw_size) {
+		ev->phase = HTM_PMU_DONE;
+		return 0;
+	}
+	aux = perf_aux_output_begin(&handle, event);
+	if (!aux) {
+		/* No AUX area mapped: nowhere to dump to. */
+		htm_pmu_failed(ev, "dump (no AUX area)", -ENOSPC);
+		return 0;
+	}
+	off = handle.head & (aux->size - 1);
+	for (;;) {
+		len = htm_aux_plan(aux->phys, aux->nr_pages, off, handle.size,
+				   ev->hw_size - ev->pos, ev->max_xfer, &bounce);
+		if (!len) {
+			perf_aux_output_end(&handle, 0);
+			return 1;
+		}
+		/*
+		 * H_HTM tells no byte count: what the hypervisor does not
+		 * write (H_PARTIAL) reads as zeros, never as older data.
+		 */
+		if (bounce) {
+			memset(ev->page, 0, len);
+			dst = virt_to_phys(ev->page);
+		} else {
+			memset(aux->virt[off >> PAGE_SHIFT] + (off & ~PAGE_MASK),
+			       0, len);
+			dst = aux->phys[off >> PAGE_SHIFT] + (off & ~PAGE_MASK);
+		}
+		ret = htm_pmu_call(ev, &ev->target, &htm_hv_atomic_policy,
+				   HTM_OP_DUMP_DATA, dst, len, ev->pos, &rc);
+		if (!htm_xfer_shrink(rc, &ev->max_xfer))
+			break;
+	}
+	if (ret) {
+		perf_aux_output_end(&handle, 0);
+		/* The end of the data before the end STATUS gave is an error. */
+		htm_pmu_failed(ev, "DUMP_DATA", ret == -ENODATA ? -EIO : ret);
+		return 0;
+	}
+	if (bounce)
+		htm_aux_copy(aux, off, ev->page, len);
+	ev->pos += len;
+	perf_aux_output_end(&handle, len);
+	return max_t(u64, len / HTM_RECORD_SIZE, 1);
+}
+
+/* perf callbacks */
+
+static struct pmu htm_pmu;
+/* Set while the PMU is registered: the backend its events use. */
+static const struct htmtrace_hv_ops *htm_pmu_hv;
+
+/* Sample fields that are fine, though no sample is ever written. */
+#define HTM_PMU_SAMPLE_TYPES	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | \
+				 PERF_SAMPLE_ID | PERF_SAMPLE_CPU | \
+				 PERF_SAMPLE_PERIOD | PERF_SAMPLE_STREAM_ID | \
+				 PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_RAW)
+
+/**
+ * htm_pmu_attr_check() - the attribute checks an htm event must pass
+ * @event: the event being opened
+ *
+ * Return: 0; -EACCES without CAP_PERFMON (or CAP_SYS_ADMIN), whatever
+ * perf_event_paranoid says: the trace shows the whole partition;
+ * -EOPNOTSUPP for a counting event, a branch stack, or sample fields
+ * other than fixed-size ones and RAW; -EINVAL for a per-task event,
+ * inherit, frequency mode, an exclude bit or a bad config.
+ */
+static int htm_pmu_attr_check(struct perf_event *event)
+{
+	struct perf_event_attr *attr = &event->attr;
+
+	if (!perfmon_capable())
+		return -EACCES;
+	if (!is_sampling_event(event) || has_branch_stack(event) ||
+	    attr->sample_type & ~HTM_PMU_SAMPLE_TYPES)
+		return -EOPNOTSUPP;
+	if (event->cpu < 0 || event->attach_state & PERF_ATTACH_TASK ||
+	    attr->inherit || attr->freq || event_has_any_exclude_flag(event))
+		return -EINVAL;
+	return 0;
+}
+
+static void htm_pmu_free(struct htm_pmu_event *ev)
+{
+	kfree(ev->page);
+	kfree(ev);
+}
+
+/* Undo a successful htm_pmu_event_init(), in process context. */
+static void htm_pmu_destroy(struct perf_event *event)
+{
+	struct htm_pmu_event *ev = event->pmu_private;
+	int stop = 0, ret;
+
+	if (ev->tracing)
+		stop = htm_pmu_stop_trace(ev, &htm_hv_default_policy);
+	ret = htm_pmu_call(ev, &ev->target, &htm_hv_default_policy,
+			   HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
+	if (stop || ret)
+		pr_warn("htm pmu: type %u node %u chip %u core %u: STOP %d, DECONFIGURE %d: the target may stay configured\n",
+			ev->target.type, ev->target.node, ev->target.chip,
+			ev->target.core, stop, ret);
+	htm_target_release(&ev->target, ev);
+	htm_pmu_free(ev);
+	event->pmu_private = NULL;
+	htm_hv_session_put();
+}
+
+static int htm_pmu_event_init(struct perf_event *event)
+{
+	struct htm_pmu_event *ev;
+	struct htm_target t;
+	long rc;
+	int ret;
+
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	ret = htm_pmu_attr_check(event);
+	if (ret)
+		return ret;
+	ret = htm_pmu_config_decode(event->attr.config, &t);
+	if (ret)
+		return ret;
+
+	ev = kzalloc(sizeof(*ev), GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+	ev->target = t;
+	ev->max_xfer = HTM_BOUNCE_MAX;
+	ev->page = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!ev->page) {
+		ret = -ENOMEM;
+		goto free;
+	}
+	if (event->attr.sample_type & PERF_SAMPLE_RAW)
+		pr_info_once("htm pmu: no memory configuration samples from a module: see htmtrace sysmem\n");
+
+	ret = htm_hv_session_get();
+	if (ret)
+		goto free;
+	ev->hv = htm_pmu_hv;
+	ret = htm_target_claim(&t, ev);
+	if (ret)
+		goto put;
+	ret = htm_pmu_call(ev, &t, &htm_hv_default_policy, HTM_OP_CONFIGURE,
+			   -1UL, -1UL, 0, NULL);
+	if (ret)
+		goto release;
+	memset(ev->page, 0, PAGE_SIZE);
+	ret = htm_pmu_call(ev, &t, &htm_hv_default_policy, HTM_OP_STATUS,
+			   virt_to_phys(ev->page), PAGE_SIZE, 0, &rc);
+	if (!ret)
+		ret = htm_status_size(rc, ev->page, &ev->hw_size);
+	if (ret) {
+		htm_pmu_call(ev, &t, &htm_hv_default_policy,
+			     HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
+		goto release;
+	}
+	event->pmu_private = ev;
+	event->destroy = htm_pmu_destroy;
+	return 0;
+
+release:
+	htm_target_release(&t, ev);
+put:
+	htm_hv_session_put();
+free:
+	htm_pmu_free(ev);
+	return ret;
+}
+
+/* Scheduled on its CPU: a fresh trace begins. */
+static int htm_pmu_add(struct perf_event *event, int flags)
+{
+	struct htm_pmu_event *ev = event->pmu_private;
+	int ret;
+
+	ev->phase = HTM_PMU_TRACE;
+	ev->pos = 0;
+	event->hw.state = PERF_HES_STOPPED;
+	ret = htm_pmu_call(ev, &ev->target, &htm_hv_atomic_policy,
+			   HTM_OP_START, 0, 0, 0, NULL);
+	if (ret) {
+		htm_pmu_failed(ev, "START", ret);
+		return 0;
+	}
+	ev->tracing = true;
+	if (flags & PERF_EF_START)
+		event->hw.state = 0;
+	return 0;
+}
+
+static void htm_pmu_del(struct perf_event *event, int flags)
+{
+	struct htm_pmu_event *ev = event->pmu_private;
+	int ret;
+
+	event->hw.state = PERF_HES_STOPPED;
+	if (!ev->tracing)
+		return;
+	ret = htm_pmu_stop_trace(ev, &htm_hv_atomic_policy);
+	if (ret)
+		htm_pmu_failed(ev, "STOP", ret);
+}
+
+/*
+ * start and stop only gate the output: the trace runs from add to del (or
+ * the first read). A stop and start around throttling or an AUX change
+ * must not restart the trace and lose it.
+ */
+static void htm_pmu_start(struct perf_event *event, int flags)
+{
+	event->hw.state = 0;
+}
+
+static void htm_pmu_stop(struct perf_event *event, int flags)
+{
+	event->hw.state |= PERF_HES_STOPPED;
+}
+
+/* What the reader's read() returns: see the top of this file. */
+static void htm_pmu_read(struct perf_event *event)
+{
+	struct htm_pmu_event *ev = event->pmu_private;
+	u64 count = 0;
+	int ret;
+
+	if (event->hw.state & PERF_HES_STOPPED) {
+		/* Output is held back for now: read again later. */
+		local64_set(&event->count, ev->phase != HTM_PMU_DONE);
+		return;
+	}
+	if (ev->tracing) {
+		ret = htm_pmu_stop_trace(ev, &htm_hv_atomic_policy);
+		if (ret)
+			htm_pmu_failed(ev, "STOP", ret);
+	}
+	if (ev->phase == HTM_PMU_TRACE)
+		ev->phase = HTM_PMU_DATA;
+	if (ev->phase == HTM_PMU_DATA)
+		count = htm_pmu_dump(event, ev);
+	local64_set(&event->count, count);
+}
+
+static void *htm_pmu_setup_aux(struct perf_event *event, void **pages,
+			       int nr_pages, bool overwrite)
+{
+	struct htm_aux *aux;
+	int i;
+
+	/* A snapshot (overwrite) AUX area has no use: the dump is one-shot. */
+	if (overwrite || nr_pages <= 0)
+		return NULL;
+	aux = kzalloc(sizeof(*aux), GFP_KERNEL);
+	if (!aux)
+		return NULL;
+	aux->phys = kvmalloc_array(nr_pages, sizeof(*aux->phys), GFP_KERNEL);
+	if (!aux->phys) {
+		kfree(aux);
+		return NULL;
+	}
+	for (i = 0; i < nr_pages; i++)
+		aux->phys[i] = virt_to_phys(pages[i]);
+	aux->virt = pages;
+	aux->nr_pages = nr_pages;
+	aux->size = (size_t)nr_pages << PAGE_SHIFT;
+	return aux;
+}
+
+static void htm_pmu_free_aux(void *data)
+{
+	struct htm_aux *aux = data;
+
+	kvfree(aux->phys);
+	kfree(aux);
+}
+
+/* sysfs: the format the HTM perf series uses, so its perf works unchanged */
+
+PMU_FORMAT_ATTR(htm_type, "config:0-3");
+PMU_FORMAT_ATTR(nodeindex, "config:4-11");
+PMU_FORMAT_ATTR(nodalchipindex, "config:12-19");
+PMU_FORMAT_ATTR(coreindexonchip, "config:20-27");
+
+static struct attribute *htm_pmu_format_attrs[] = {
+	&format_attr_htm_type.attr,
+	&format_attr_nodeindex.attr,
+	&format_attr_nodalchipindex.attr,
+	&format_attr_coreindexonchip.attr,
+	NULL,
+};
+
+static const struct attribute_group htm_pmu_format_group = {
+	.name = "format",
+	.attrs = htm_pmu_format_attrs,
+};
+
+PMU_EVENT_ATTR_STRING(htm_nest, htm_pmu_nest, "htm_type=1");
+PMU_EVENT_ATTR_STRING(htm_core, htm_pmu_core, "htm_type=2");
+PMU_EVENT_ATTR_STRING(htm_llat, htm_pmu_llat, "htm_type=3");
+
+static struct attribute *htm_pmu_event_attrs[] = {
+	&htm_pmu_nest.attr.attr,
+	&htm_pmu_core.attr.attr,
+	&htm_pmu_llat.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group htm_pmu_events_group = {
+	.name = "events",
+	.attrs = htm_pmu_event_attrs,
+};
+
+static const struct attribute_group *htm_pmu_attr_groups[] = {
+	&htm_pmu_format_group,
+	&htm_pmu_events_group,
+	NULL,
+};
+
+/*
+ * A struct pmu cannot be registered twice: perf_pmu_unregister() leaves its
+ * freed device behind. Each registration (one per backend) starts afresh
+ * from this template.
+ */
+static const struct pmu htm_pmu_template = {
+	.module = THIS_MODULE,
+	.task_ctx_nr = perf_invalid_context,
+	.attr_groups = htm_pmu_attr_groups,
+	.capabilities = PERF_PMU_CAP_NO_EXCLUDE | HTM_PMU_CAP_AUX_PREFER_LARGE,
+	.event_init = htm_pmu_event_init,
+	.add = htm_pmu_add,
+	.del = htm_pmu_del,
+	.start = htm_pmu_start,
+	.stop = htm_pmu_stop,
+	.read = htm_pmu_read,
+	.setup_aux = htm_pmu_setup_aux,
+	.free_aux = htm_pmu_free_aux,
+};
+
+/**
+ * htm_pmu_register() - make the htm PMU, for a backend that offers H_HTM
+ * @hv: the backend
+ *
+ * Called by main.c as the backend attaches. A backend cannot leave while
+ * an event exists (each event is a session).
+ *
+ * Return: 0 or the error of perf_pmu_register().
+ */
+int htm_pmu_register(const struct htmtrace_hv_ops *hv)
+{
+	int ret;
+
+	htm_pmu_hv = hv;
+	htm_pmu = htm_pmu_template;
+	ret = perf_pmu_register(&htm_pmu, "htm", -1);
+	if (ret)
+		htm_pmu_hv = NULL;
+	return ret;
+}
+
+/* Remove the PMU, if registered; no event exists. */
+void htm_pmu_unregister(void)
+{
+	if (!htm_pmu_hv)
+		return;
+	perf_pmu_unregister(&htm_pmu);
+	htm_pmu_hv = NULL;
+}
