@@ -65,6 +65,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 KVER ?= $(shell uname -r)
 MODULEDIR ?= /lib/modules/$(KVER)/updates
 DEPMOD ?= depmod
@@ -75,7 +76,8 @@ INSTALL_FILES := \
 	0644:man/htmtrace.1:$(MANDIR)/man1/htmtrace.1 \
 	0644:man/htmtrace.4:$(MANDIR)/man4/htmtrace.4 \
 	0644:udev/60-htmtrace.rules:$(UDEVRULESDIR)/60-htmtrace.rules \
-	0644:udev/htmtrace.conf:$(MODULESLOADDIR)/htmtrace.conf
+	0644:udev/htmtrace.conf:$(MODULESLOADDIR)/htmtrace.conf \
+	0644:userspace/htmtrace.bash-completion:$(BASHCOMPDIR)/htmtrace
 TEST_MODULES := htmtrace_hvsim.ko htmtrace_kunit.ko
 mode_of = $(word 1,$(subst :, ,$(1)))
 src_of = $(word 2,$(subst :, ,$(1)))

@@ -626,8 +626,9 @@ static void print_blocks_json(const char *what, const char *source,
 
 	printf("{\n  \"what\": \"%s\",\n  \"source\": ", what);
 	json_string(stdout, source);
-	printf(",\n  \"bytes\": %zu,\n  \"entries\": %llu,\n  \"entry_size\": %zu,\n  \"blocks\": [",
-	       len, (unsigned long long)nr_entries, entry_size);
+	printf(",\n  \"bytes\": %zu,\n  \"entries\": %llu,\n", len,
+	       (unsigned long long)nr_entries);
+	printf("  \"entry_size\": %zu,\n  \"blocks\": [", entry_size);
 	while (off < len && !hvblock_parse(buf, len, off, entry_size, &blk)) {
 		printf("%s\n    {\"offset\": %zu, \"size\": %zu, \"entries\": %llu, \"next\": %llu",
 		       i++ ? "," : "", off, blk.size,

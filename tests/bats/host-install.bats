@@ -21,8 +21,9 @@ setup_file() {
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
 	SRC=$BATS_TEST_TMPDIR/src
-	mkdir -p "$SRC/uapi/linux" bin
+	mkdir -p "$SRC/uapi/linux" "$SRC/userspace" bin
 	cp "$TOP/Makefile" "$TOP/Kbuild" "$TOP/dkms.conf" "$SRC/"
+	cp "$TOP/userspace/htmtrace.bash-completion" "$SRC/userspace/"
 	cp "$TOP/uapi/linux/htmtrace.h" "$SRC/uapi/linux/"
 	cp -r "$TOP/man" "$TOP/udev" "$SRC/"
 	cp "$TOP/build/host/htmtrace" "$SRC/htmtrace"
@@ -48,6 +49,7 @@ BASE="usr/local/bin/htmtrace 755
 usr/local/include/linux/htmtrace.h 644
 usr/local/lib/modules-load.d/htmtrace.conf 644
 usr/local/lib/udev/rules.d/60-htmtrace.rules 644
+usr/local/share/bash-completion/completions/htmtrace 644
 usr/local/share/man/man1/htmtrace.1 644
 usr/local/share/man/man4/htmtrace.4 644"
 
@@ -61,6 +63,8 @@ usr/local/share/man/man4/htmtrace.4 644"
 	cmp "$TOP/man/htmtrace.4" "$D/usr/local/share/man/man4/htmtrace.4"
 	cmp "$TOP/udev/60-htmtrace.rules" "$D/usr/local/lib/udev/rules.d/60-htmtrace.rules"
 	cmp "$TOP/udev/htmtrace.conf" "$D/usr/local/lib/modules-load.d/htmtrace.conf"
+	cmp "$TOP/userspace/htmtrace.bash-completion" \
+		"$D/usr/local/share/bash-completion/completions/htmtrace"
 	[ ! -e depmod.log ]
 }
 
@@ -82,9 +86,21 @@ usr/bin/htmtrace 755
 usr/include/linux/htmtrace.h 644
 usr/lib/modules-load.d/htmtrace.conf 644
 usr/lib/udev/rules.d/60-htmtrace.rules 644
+usr/share/bash-completion/completions/htmtrace 644
 usr/share/man/man1/htmtrace.1 644
 usr/share/man/man4/htmtrace.4 644" ]
 	run -0 mk uninstall DESTDIR="$D" PREFIX=/usr
+	[ "$(listing "$D")" = "" ]
+}
+
+@test "the bash completion: named after the command, as bash-completion loads it; BASHCOMPDIR moves it" {
+	run -0 mk install DESTDIR="$D" BASHCOMPDIR=/etc/bash_completion.d
+	[ -f "$D/etc/bash_completion.d/htmtrace" ]
+	[ ! -e "$D/usr/local/share/bash-completion" ]
+	# bash-completion sources completions/NAME for command NAME.
+	run -0 bash -c "source '$D/etc/bash_completion.d/htmtrace' && complete -p htmtrace"
+	[ "$output" = "complete -F _htmtrace htmtrace" ]
+	run -0 mk uninstall DESTDIR="$D" BASHCOMPDIR=/etc/bash_completion.d
 	[ "$(listing "$D")" = "" ]
 }
 
@@ -102,7 +118,7 @@ usr/local/lib/udev/rules.d/99-other.rules 644"
 		"$D/usr/local/lib/udev/rules.d/99-other.rules"
 	echo "not a real module" >"$SRC/htmtrace.ko"
 	run -0 mk install DESTDIR="$D"
-	[ "$(listing "$D" | wc -l)" -eq 11 ]
+	[ "$(listing "$D" | wc -l)" -eq 12 ]
 	run -0 mk uninstall DESTDIR="$D"
 	[ "$(listing "$D")" = "$others" ]
 	[ ! -e depmod.log ]
