@@ -6,8 +6,10 @@
 # that section, every option that "htmtrace help COMMAND" lists, and the
 # exit statuses the usage names; man/htmtrace.4 must name every constant
 # (ioctls, stream records, flags, states) and every errno of
-# uapi/linux/htmtrace.h, and every module parameter of module/. Each
-# checker is also run on a page with an item removed, to show it fails.
+# uapi/linux/htmtrace.h, and every module parameter of module/. The other
+# way round, neither page may document a command, an option or an ioctl
+# the tool or the header no longer has. Each checker is also run on a page
+# with an item removed (or renamed), to show it fails.
 # The pages must render without a warning (man, else groff; skipped when
 # neither is installed).
 
@@ -79,6 +81,32 @@ missing1() {
 	done
 }
 
+# What man/htmtrace.1 ($1) documents that the tool does not have, one item
+# per line: a command section no longer in --help, an option heading (the
+# term of a .TP in the section) no longer in the command's help, a uapi
+# name the header no longer defines.
+stale1() {
+	local page=$1 cmd opt n
+
+	while read -r cmd; do
+		if ! commands | grep -qxF "$cmd"; then
+			echo "command '$cmd'"
+			continue
+		fi
+		while read -r opt; do
+			case $opt in -h | --help) continue ;; esac
+			options "$cmd" | grep -qxF -- "$opt" ||
+				echo "$cmd: option $opt"
+		done < <(section "$page" ".SS $cmd" |
+			 awk 'prev == ".TP" { print } { prev = $0 }' |
+			 grep -oE -- '(^|[ "])--?[a-zA-Z][a-zA-Z0-9-]*' |
+			 sed 's/^[ "]//')
+	done < <(plain "$page" | sed -n 's/^\.SS //p')
+	while read -r n; do
+		uapi_names | grep -qxF "$n" || echo "uapi name $n"
+	done < <(plain "$page" | grep -oE 'HTMTRACE_[A-Z0-9_]*[A-Z0-9]' | sort -u)
+}
+
 # The constants of the uapi header, the errnos its comments name, and the
 # module parameters.
 uapi_names() {
@@ -94,6 +122,16 @@ uapi_errnos() {
 module_params() {
 	grep -hoE 'module_param(_cb|_named|_array)?\([a-z_0-9]+' "$TOP"/module/*.c \
 		"$TOP"/module/*.h | sed 's/.*(//' | sort -u
+}
+
+# What man/htmtrace.4 ($1) documents under a heading (a line ".B NAME")
+# that the uapi header does not define.
+stale4() {
+	local n
+
+	while read -r n; do
+		uapi_names | grep -qxF "$n" || echo "constant $n"
+	done < <(plain "$1" | sed -n 's/^\.B \(HTMTRACE_[A-Z0-9_]*\)$/\1/p')
 }
 
 # What man/htmtrace.4 ($1) lacks, one item per line.
@@ -144,6 +182,36 @@ missing4() {
 	grep -vxF '.SS dtl report' "$PAGE1" | grep -vF 'ring\-kb' >page.1
 	run -0 missing1 page.1
 	[ "$output" = "$(printf '%s\n' "dtl record: option --ring-kb" "command 'dtl report'")" ]
+}
+
+@test "htmtrace(1) documents no command, option or uapi name the tool lacks" {
+	run -0 stale1 "$PAGE1"
+	[ "$output" = "" ]
+}
+
+@test "htmtrace(1) stale check fails on a command, an option or an ioctl that is gone" {
+	# A section for a command --help does not list, an option heading in
+	# a real command's section, an ioctl the header does not define.
+	sed -e 's/^\.SS simgen$/.SS frobnicate/' \
+	    -e 's/^\.B \\-\\-dry\\-run$/.B \\-\\-dry\\-runs/' \
+	    -e 's/HTMTRACE_IOC_STATUS/HTMTRACE_IOC_STATE/' "$PAGE1" >page.1
+	run -0 stale1 page.1
+	[ "${lines[0]}" = "record: option --dry-runs" ]
+	[ "${lines[1]}" = "load: option --dry-runs" ]
+	[ "${lines[2]}" = "command 'frobnicate'" ]
+	[ "${lines[3]}" = "uapi name HTMTRACE_IOC_STATE" ]
+	[ "${#lines[@]}" -eq 4 ]
+	# And the other direction too: simgen's section is gone.
+	run -0 missing1 page.1
+	[[ "$output" == *"command 'simgen'"* ]]
+}
+
+@test "htmtrace(4) documents no ioctl or constant the header lacks" {
+	run -0 stale4 "$PAGE4"
+	[ "$output" = "" ]
+	sed 's/^\.B HTMTRACE_IOC_DTL_STATS$/.B HTMTRACE_IOC_DTL_STATISTICS/' "$PAGE4" >page.4
+	run -0 stale4 page.4
+	[ "$output" = "constant HTMTRACE_IOC_DTL_STATISTICS" ]
 }
 
 @test "htmtrace(4) has every ioctl, constant, errno and module parameter" {
