@@ -220,6 +220,47 @@ static void hv_busy_storm_bounded(struct kunit *test)
 			htm_hv_default_policy.busy_retries + 1);
 }
 
+/*
+ * The atomic policy (perf callbacks, interrupts off): H_BUSY is retried
+ * without rescheduling; long busy ends the request at once, unslept.
+ */
+static void hv_atomic_policy(struct kunit *test)
+{
+	struct htm_hv_stats st = {};
+	long hrc;
+
+	fake_reset(H_SUCCESS);
+	fake_script[0] = H_BUSY;
+	fake_script[1] = H_BUSY;
+	fake_len = 2;
+	local_irq_disable();
+	KUNIT_EXPECT_EQ(test, fake_call(&htm_hv_atomic_policy, &st, &hrc), 0);
+	local_irq_enable();
+	KUNIT_EXPECT_EQ(test, fake_calls, 3);
+	KUNIT_EXPECT_EQ(test, st.busy_retries, 2);
+
+	fake_reset(H_SUCCESS);
+	fake_script[0] = H_LONG_BUSY_ORDER_1_MSEC;
+	fake_len = 1;
+	local_irq_disable();
+	KUNIT_EXPECT_EQ(test, fake_call(&htm_hv_atomic_policy, &st, &hrc),
+			-EBUSY);
+	local_irq_enable();
+	KUNIT_EXPECT_EQ(test, hrc, H_LONG_BUSY_ORDER_1_MSEC);
+	KUNIT_EXPECT_EQ(test, fake_calls, 1);
+	KUNIT_EXPECT_EQ(test, st.long_busy_sleeps, 0);
+	KUNIT_EXPECT_EQ(test,
+			st.errors[htm_hv_rc_slot(H_LONG_BUSY_ORDER_1_MSEC)], 1);
+
+	fake_reset(H_BUSY);
+	local_irq_disable();
+	KUNIT_EXPECT_EQ(test, fake_call(&htm_hv_atomic_policy, &st, &hrc),
+			-EBUSY);
+	local_irq_enable();
+	KUNIT_EXPECT_EQ(test, fake_calls,
+			htm_hv_atomic_policy.busy_retries + 1);
+}
+
 /* Long busy: sleeps for the hint, then the call is repeated. */
 static void hv_long_busy_sleeps(struct kunit *test)
 {
@@ -339,6 +380,7 @@ static struct kunit_case htmtrace_hv_cases[] = {
 	KUNIT_CASE(hv_call_encoding),
 	KUNIT_CASE(hv_busy_retried),
 	KUNIT_CASE(hv_busy_storm_bounded),
+	KUNIT_CASE(hv_atomic_policy),
 	KUNIT_CASE(hv_long_busy_sleeps),
 	KUNIT_CASE(hv_long_busy_bounded),
 	KUNIT_CASE(hv_long_busy_signal),

@@ -689,6 +689,7 @@ out:
 	mutex_unlock(&dtl->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_dtl_configure);
 
 /**
  * htm_dtl_start() - begin capturing
@@ -792,6 +793,7 @@ int htm_dtl_deconfigure(struct htm_dtl *dtl)
 	wake_up_interruptible_all(&dtl->wait);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_dtl_deconfigure);
 
 /* Has the reader something to read, or is the stream over? */
 static bool htm_dtl_readable(struct htm_dtl *dtl)
@@ -869,6 +871,7 @@ out:
 	mutex_unlock(&dtl->read_lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_dtl_read);
 
 /**
  * htm_dtl_poll_mask() - what poll() reports (no lock needed)
@@ -972,6 +975,7 @@ out:
 	mutex_unlock(&dtl->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_dtl_pmu_get);
 
 /* An event that held the log is gone: the last one ends the session. */
 void htm_dtl_pmu_put(struct htm_dtl *dtl)
@@ -984,6 +988,7 @@ void htm_dtl_pmu_put(struct htm_dtl *dtl)
 	}
 	mutex_unlock(&dtl->lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_dtl_pmu_put);
 
 /**
  * htm_dtl_pmu_cpu_add() - a CPU's capture for a perf event
@@ -1031,6 +1036,7 @@ struct htm_dtl_cpu *htm_dtl_pmu_cpu_add(struct htm_dtl *dtl, int cpu, u8 mask,
 	mutex_unlock(&dtl->lock);
 	return c;
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_dtl_pmu_cpu_add);
 
 /* The event is gone, its capture ended: free it (process context). */
 void htm_dtl_pmu_cpu_remove(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
@@ -1045,6 +1051,7 @@ void htm_dtl_pmu_cpu_remove(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 		kfree(c->own);
 	kfree(c);
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_dtl_pmu_cpu_remove);
 
 /**
  * htm_dtl_pmu_cpu_begin() - begin a perf event's capture
