@@ -119,23 +119,38 @@ static int caps_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(caps);
 
+/**
+ * htm_debugfs_show_stats() - print hypervisor call counters
+ * @m: the file
+ * @prefix: before each line
+ * @st: the counters
+ * @bytes: trace bytes dumped
+ */
+void htm_debugfs_show_stats(struct seq_file *m, const char *prefix,
+			    const struct htm_hv_stats *st, u64 bytes)
+{
+	int i;
+
+	seq_printf(m, "%shcalls: %llu\n", prefix, st->hcalls);
+	seq_printf(m, "%sbytes_dumped: %llu\n", prefix, bytes);
+	seq_printf(m, "%sbusy_retries: %llu\n", prefix, st->busy_retries);
+	seq_printf(m, "%slong_busy_sleeps: %llu\n", prefix,
+		   st->long_busy_sleeps);
+	for (i = 0; i < HTM_HV_NR_RC; i++) {
+		if (!st->errors[i])
+			continue;
+		seq_printf(m, "%serrors %s: %llu\n", prefix,
+			   htm_hv_slot_name(i), st->errors[i]);
+	}
+}
+
 static int counters_show(struct seq_file *m, void *v)
 {
 	struct htm_chan *chan = m->private;
-	int i;
 
 	mutex_lock(&chan->lock);
-	seq_printf(m, "hcalls: %llu\n", chan->stats.hcalls);
-	seq_printf(m, "bytes_dumped: %lld\n",
-		   (long long)atomic64_read(&chan->bytes_dumped));
-	seq_printf(m, "busy_retries: %llu\n", chan->stats.busy_retries);
-	seq_printf(m, "long_busy_sleeps: %llu\n", chan->stats.long_busy_sleeps);
-	for (i = 0; i < HTM_HV_NR_RC; i++) {
-		if (!chan->stats.errors[i])
-			continue;
-		seq_printf(m, "errors %s: %llu\n", htm_hv_slot_name(i),
-			   chan->stats.errors[i]);
-	}
+	htm_debugfs_show_stats(m, "", &chan->stats,
+			       atomic64_read(&chan->bytes_dumped));
 	mutex_unlock(&chan->lock);
 	return 0;
 }

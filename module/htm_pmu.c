@@ -37,10 +37,14 @@
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
+#include <linux/debugfs.h>
 #include <linux/errno.h>
 #include <linux/io.h>
+#include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
@@ -57,6 +61,8 @@ enum htm_pmu_phase {
 
 /**
  * struct htm_pmu_event - an htm event's state (event->pmu_private)
+ * @node: in htm_pmu_events
+ * @cpu: the event's CPU
  * @target: the target it holds
  * @hv: the backend, pinned by the event's session
  * @phase: HTM_PMU_*
@@ -69,8 +75,11 @@ enum htm_pmu_phase {
  *
  * Written at open and close (process context, no callback can run) and on
  * the event's CPU with interrupts off (add, del, read): never concurrently.
+ * debugfs reads it without a lock: a snapshot, maybe torn between fields.
  */
 struct htm_pmu_event {
+	struct list_head node;
+	int cpu;
 	struct htm_target target;
 	const struct htmtrace_hv_ops *hv;
 	enum htm_pmu_phase phase;
@@ -95,6 +104,11 @@ struct htm_aux {
 	void **virt;
 	phys_addr_t *phys;
 };
+
+/* The events, for debugfs; the mutex guards the list. */
+static DEFINE_MUTEX(htm_pmu_events_lock);
+static LIST_HEAD(htm_pmu_events);
+static struct dentry *htm_pmu_debugfs;
 
 /* config */
 
@@ -344,6 +358,9 @@ static void htm_pmu_destroy(struct perf_event *event)
 			ev->target.type, ev->target.node, ev->target.chip,
 			ev->target.core, stop, ret);
 	htm_target_release(&ev->target, ev);
+	mutex_lock(&htm_pmu_events_lock);
+	list_del(&ev->node);
+	mutex_unlock(&htm_pmu_events_lock);
 	htm_pmu_free(ev);
 	event->pmu_private = NULL;
 	htm_hv_session_put();
@@ -399,6 +416,10 @@ static int htm_pmu_event_init(struct perf_event *event)
 			     HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
 		goto release;
 	}
+	ev->cpu = event->cpu;
+	mutex_lock(&htm_pmu_events_lock);
+	list_add_tail(&ev->node, &htm_pmu_events);
+	mutex_unlock(&htm_pmu_events_lock);
 	event->pmu_private = ev;
 	event->destroy = htm_pmu_destroy;
 	return 0;
@@ -580,6 +601,28 @@ static const struct pmu htm_pmu_template = {
 	.free_aux = htm_pmu_free_aux,
 };
 
+/* debugfs htmtrace/htm_pmu: each event's target, progress and counters. */
+static int htm_pmu_events_show(struct seq_file *m, void *v)
+{
+	static const char * const phases[] = { "trace", "data", "done" };
+	struct htm_pmu_event *ev;
+
+	mutex_lock(&htm_pmu_events_lock);
+	list_for_each_entry(ev, &htm_pmu_events, node) {
+		seq_printf(m, "event cpu %d type %u node %u chip %u core %u\n",
+			   ev->cpu, ev->target.type, ev->target.node,
+			   ev->target.chip, ev->target.core);
+		seq_printf(m, "  phase: %s%s\n", phases[READ_ONCE(ev->phase)],
+			   READ_ONCE(ev->tracing) ? ", tracing" : "");
+		seq_printf(m, "  buffer_size: %llu\n", ev->hw_size);
+		seq_printf(m, "  transfer_bytes: %zu\n", READ_ONCE(ev->max_xfer));
+		htm_debugfs_show_stats(m, "  ", &ev->stats, READ_ONCE(ev->pos));
+	}
+	mutex_unlock(&htm_pmu_events_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(htm_pmu_events);
+
 /**
  * htm_pmu_register() - make the htm PMU, for a backend that offers H_HTM
  * @hv: the backend
@@ -596,9 +639,14 @@ int htm_pmu_register(const struct htmtrace_hv_ops *hv)
 	htm_pmu_hv = hv;
 	htm_pmu = htm_pmu_template;
 	ret = perf_pmu_register(&htm_pmu, "htm", -1);
-	if (ret)
+	if (ret) {
 		htm_pmu_hv = NULL;
-	return ret;
+		return ret;
+	}
+	htm_pmu_debugfs = debugfs_create_file("htm_pmu", 0400,
+					      htm_debugfs_dir(), NULL,
+					      &htm_pmu_events_fops);
+	return 0;
 }
 
 /* Remove the PMU, if registered; no event exists. */
@@ -606,6 +654,8 @@ void htm_pmu_unregister(void)
 {
 	if (!htm_pmu_hv)
 		return;
+	debugfs_remove(htm_pmu_debugfs);
+	htm_pmu_debugfs = NULL;
 	perf_pmu_unregister(&htm_pmu);
 	htm_pmu_hv = NULL;
 }

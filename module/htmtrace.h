@@ -24,6 +24,7 @@
 #include "htmtrace_hv.h"
 
 struct dentry;
+struct seq_file;
 struct miscdevice;
 
 /* main.c: module parameters and the platform gate */
@@ -492,5 +493,7 @@ void htm_debugfs_init(void);
 void htm_debugfs_exit(void);
 void htm_debugfs_add_chan(struct htm_chan *chan);
 void htm_debugfs_remove_chan(struct htm_chan *chan);
+void htm_debugfs_show_stats(struct seq_file *m, const char *prefix,
+			    const struct htm_hv_stats *st, u64 bytes);
 
 #endif /* _HTMTRACE_H */

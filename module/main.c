@@ -122,7 +122,7 @@ static bool htm_dtl_pmu_enabled(void)
 {
 	if (!dtl_pmu)
 		return false;
-	if (IS_ENABLED(HTMTRACE_KERNEL_VPA_DTL_PMU)) {
+	if (HTM_KERNEL_HAS_DTL_PMU) {
 		pr_info("the kernel has a vpa_dtl perf PMU: not registering ours\n");
 		return false;
 	}
