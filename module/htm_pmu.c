@@ -70,7 +70,9 @@ enum htm_pmu_phase {
  * @hw_size: the HTM buffer's size, from STATUS at open
  * @pos: offset in the HTM buffer of the next byte to dump
  * @max_xfer: most bytes one DUMP_DATA asks for (halved on H_P5)
- * @page: a page for STATUS, and for a chunk no AUX run can take whole
+ * @page: a page for STATUS, and the bounce page: the trace's page at
+ *	@page_pos, for an AUX area with room for less than a page
+ * @page_pos: trace offset of the page @page holds, U64_MAX for none
  * @stats: hypervisor call counters
  *
  * Written at open and close (process context, no callback can run) and on
@@ -88,6 +90,7 @@ struct htm_pmu_event {
 	u64 pos;
 	size_t max_xfer;
 	void *page;
+	u64 page_pos;
 	struct htm_hv_stats stats;
 };
 
@@ -141,27 +144,24 @@ EXPORT_SYMBOL_IF_KUNIT(htm_pmu_config_decode);
 /* the dump into the AUX area */
 
 /**
- * htm_aux_plan() - the next chunk of the trace for the AUX area
+ * htm_aux_plan() - the next chunk of the trace to dump straight into AUX
  * @phys: physical address of each AUX page
  * @nr_pages: number of AUX pages
  * @off: AUX offset the chunk goes to
  * @room: bytes free in the AUX area from @off on
  * @left: bytes of the trace not dumped yet, not 0
  * @max_xfer: most bytes one DUMP_DATA may ask for, at least a page
- * @bounce: receives whether the chunk must go through a bounce page
  *
- * A chunk is whole pages of the trace (so that trace offsets stay page
- * aligned), or the rest of it; at most @room, @max_xfer and @left bytes; and
- * written straight into one physically contiguous run of AUX pages. Only
- * when @off is not page aligned (after a trace smaller than a page) can the
- * run from @off be shorter than a page: then one page, or the rest, goes
- * through a bounce page.
+ * A chunk is whole pages of the trace, or the rest of it; at most @room,
+ * @max_xfer and @left bytes; and it lies in one physically contiguous run
+ * of AUX pages, for the hypervisor to write.
  *
- * Return: the chunk's length, or 0 if the AUX area has no room for one.
+ * Return: the chunk's length, or 0 if no such chunk fits (too little room,
+ * or a run of less than a page from an @off that is not page aligned): the
+ * bounce page then serves what fits.
  */
 size_t htm_aux_plan(const phys_addr_t *phys, unsigned int nr_pages,
-		    size_t off, size_t room, u64 left, size_t max_xfer,
-		    bool *bounce)
+		    size_t off, size_t room, u64 left, size_t max_xfer)
 {
 	size_t size = (size_t)nr_pages << PAGE_SHIFT;
 	unsigned int i = off >> PAGE_SHIFT;
@@ -179,13 +179,9 @@ size_t htm_aux_plan(const phys_addr_t *phys, unsigned int nr_pages,
 		run += PAGE_SIZE;
 	run = min(run, size - off);
 
-	*bounce = false;
 	if (n <= run)
 		return n;
-	if (run >= PAGE_SIZE)
-		return round_down(run, PAGE_SIZE);
-	*bounce = true;
-	return min_t(size_t, n, PAGE_SIZE);
+	return round_down(run, PAGE_SIZE);
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_aux_plan);
 
@@ -237,21 +233,46 @@ static int htm_pmu_stop_trace(struct htm_pmu_event *ev,
 }
 
 /*
- * Stream the next chunk of the trace into the AUX area. Return: records
- * written; 1 if the AUX area has no room for a chunk; 0 once the trace is
- * all there (the phase moves on) or on an error (the dump ends).
+ * DUMP_DATA @len bytes of the trace at @pos to @dst, zeroed first: H_HTM
+ * tells no byte count, so what the hypervisor does not write (H_PARTIAL)
+ * reads as zeros, never as older data. Halves the transfer size and asks
+ * again on H_P5. Return: 0, -EIO for the end of the data before the end
+ * STATUS gave, or the errno.
+ */
+static int htm_pmu_fetch(struct htm_pmu_event *ev, void *dst, size_t *len,
+			 u64 pos)
+{
+	long rc;
+	int ret;
+
+	for (;;) {
+		memset(dst, 0, *len);
+		ret = htm_pmu_call(ev, &ev->target, &htm_hv_atomic_policy,
+				   HTM_OP_DUMP_DATA, virt_to_phys(dst), *len,
+				   pos, &rc);
+		if (!htm_xfer_shrink(rc, &ev->max_xfer))
+			break;
+		*len = min(*len, ev->max_xfer);
+	}
+	return ret == -ENODATA ? -EIO : ret;
+}
+
+/*
+ * Stream the next chunk of the trace into the AUX area: whole pages
+ * straight from the hypervisor where they fit, else, through the bounce
+ * page, the records of one page that fit. Return: records written; 1 if
+ * the AUX area has no room for a record; 0 once the trace is all there or
+ * on an error (the dump ends).
  */
 static u64 htm_pmu_dump(struct perf_event *event, struct htm_pmu_event *ev)
 {
 	struct perf_output_handle handle;
+	u64 left = ev->hw_size - ev->pos, page;
 	struct htm_aux *aux;
-	size_t off, len;
-	bool bounce;
-	u64 dst;
-	long rc;
+	size_t off, len = 0;
 	int ret;
 
-	if (ev->pos >= ev->hw_size) {
+	if (!left) {
 		ev->phase = HTM_PMU_DONE;
 		return 0;
 	}
@@ -262,41 +283,41 @@ static u64 htm_pmu_dump(struct perf_event *event, struct htm_pmu_event *ev)
 		return 0;
 	}
 	off = handle.head & (aux->size - 1);
-	for (;;) {
+
+	if (IS_ALIGNED(ev->pos, PAGE_SIZE))
 		len = htm_aux_plan(aux->phys, aux->nr_pages, off, handle.size,
-				   ev->hw_size - ev->pos, ev->max_xfer, &bounce);
+				   left, ev->max_xfer);
+	if (len) {
+		ret = htm_pmu_fetch(ev, aux->virt[off >> PAGE_SHIFT] +
+				    (off & ~PAGE_MASK), &len, ev->pos);
+		if (ret)
+			goto fail;
+	} else {
+		page = round_down(ev->pos, PAGE_SIZE);
+		len = min_t(u64, PAGE_SIZE, ev->hw_size - page);
+		if (ev->page_pos != page) {
+			ev->page_pos = U64_MAX;
+			ret = htm_pmu_fetch(ev, ev->page, &len, page);
+			if (ret)
+				goto fail;
+			ev->page_pos = page;
+		}
+		len = min_t(u64, page + len - ev->pos,
+			    round_down(handle.size, HTM_RECORD_SIZE));
 		if (!len) {
 			perf_aux_output_end(&handle, 0);
 			return 1;
 		}
-		/*
-		 * H_HTM tells no byte count: what the hypervisor does not
-		 * write (H_PARTIAL) reads as zeros, never as older data.
-		 */
-		if (bounce) {
-			memset(ev->page, 0, len);
-			dst = virt_to_phys(ev->page);
-		} else {
-			memset(aux->virt[off >> PAGE_SHIFT] + (off & ~PAGE_MASK),
-			       0, len);
-			dst = aux->phys[off >> PAGE_SHIFT] + (off & ~PAGE_MASK);
-		}
-		ret = htm_pmu_call(ev, &ev->target, &htm_hv_atomic_policy,
-				   HTM_OP_DUMP_DATA, dst, len, ev->pos, &rc);
-		if (!htm_xfer_shrink(rc, &ev->max_xfer))
-			break;
+		htm_aux_copy(aux, off, ev->page + (ev->pos - page), len);
 	}
-	if (ret) {
-		perf_aux_output_end(&handle, 0);
-		/* The end of the data before the end STATUS gave is an error. */
-		htm_pmu_failed(ev, "DUMP_DATA", ret == -ENODATA ? -EIO : ret);
-		return 0;
-	}
-	if (bounce)
-		htm_aux_copy(aux, off, ev->page, len);
 	ev->pos += len;
 	perf_aux_output_end(&handle, len);
 	return max_t(u64, len / HTM_RECORD_SIZE, 1);
+
+fail:
+	perf_aux_output_end(&handle, 0);
+	htm_pmu_failed(ev, "DUMP_DATA", ret);
+	return 0;
 }
 
 /* perf callbacks */
@@ -441,6 +462,7 @@ static int htm_pmu_add(struct perf_event *event, int flags)
 
 	ev->phase = HTM_PMU_TRACE;
 	ev->pos = 0;
+	ev->page_pos = U64_MAX;
 	event->hw.state = PERF_HES_STOPPED;
 	ret = htm_pmu_call(ev, &ev->target, &htm_hv_atomic_policy,
 			   HTM_OP_START, 0, 0, 0, NULL);

@@ -284,8 +284,7 @@ __poll_t htm_chan_poll_mask(struct htm_reader *rd);
 /* htm_pmu.c: the htm perf PMU */
 int htm_pmu_config_decode(u64 config, struct htm_target *t);
 size_t htm_aux_plan(const phys_addr_t *phys, unsigned int nr_pages,
-		    size_t off, size_t room, u64 left, size_t max_xfer,
-		    bool *bounce);
+		    size_t off, size_t room, u64 left, size_t max_xfer);
 int htm_pmu_register(const struct htmtrace_hv_ops *hv);
 void htm_pmu_unregister(void);
 
