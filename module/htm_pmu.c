@@ -30,7 +30,9 @@
  *
  * perf_event_open and close run in process context and use the full retry
  * policy. add, del and read run with interrupts off: H_BUSY is retried,
- * H_LONG_BUSY_* ends the request (-EBUSY) rather than sleeping.
+ * H_LONG_BUSY_* ends the request rather than sleeping. A dump the
+ * hypervisor is busy for reads 1 (read again: the reader's pace is the
+ * wait), for 10 s at most, like the channels' bound on long-busy sleeps.
  *
  * The hypervisor writes the trace straight into the AUX pages: each
  * DUMP_DATA covers one physically contiguous run of them (htm_aux_plan()).
@@ -40,6 +42,7 @@
 #include <linux/debugfs.h>
 #include <linux/errno.h>
 #include <linux/io.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -73,6 +76,7 @@ enum htm_pmu_phase {
  * @page: a page for STATUS, and the bounce page: the trace's page at
  *	@page_pos, for an AUX area with room for less than a page
  * @page_pos: trace offset of the page @page holds, U64_MAX for none
+ * @busy_since: when the hypervisor began answering the dump busy, 0 if not
  * @stats: hypervisor call counters
  *
  * Written at open and close (process context, no callback can run) and on
@@ -91,6 +95,7 @@ struct htm_pmu_event {
 	size_t max_xfer;
 	void *page;
 	u64 page_pos;
+	ktime_t busy_since;
 	struct htm_hv_stats stats;
 };
 
@@ -233,6 +238,20 @@ static int htm_pmu_stop_trace(struct htm_pmu_event *ev,
 }
 
 /*
+ * The hypervisor stayed busy (-EBUSY) for a request of the dump: may the
+ * reader come back for it? Yes for 10 s from the first such answer.
+ */
+static bool htm_pmu_busy(struct htm_pmu_event *ev, int err)
+{
+	if (err != -EBUSY)
+		return false;
+	if (!ev->busy_since)
+		ev->busy_since = ktime_get();
+	return ktime_ms_delta(ktime_get(), ev->busy_since) <
+	       htm_hv_default_policy.long_busy_max_ms;
+}
+
+/*
  * DUMP_DATA @len bytes of the trace at @pos to @dst, zeroed first: H_HTM
  * tells no byte count, so what the hypervisor does not write (H_PARTIAL)
  * reads as zeros, never as older data. Halves the transfer size and asks
@@ -311,11 +330,14 @@ static u64 htm_pmu_dump(struct perf_event *event, struct htm_pmu_event *ev)
 		htm_aux_copy(aux, off, ev->page + (ev->pos - page), len);
 	}
 	ev->pos += len;
+	ev->busy_since = 0;
 	perf_aux_output_end(&handle, len);
 	return max_t(u64, len / HTM_RECORD_SIZE, 1);
 
 fail:
 	perf_aux_output_end(&handle, 0);
+	if (htm_pmu_busy(ev, ret))
+		return 1;
 	htm_pmu_failed(ev, "DUMP_DATA", ret);
 	return 0;
 }
@@ -463,6 +485,7 @@ static int htm_pmu_add(struct perf_event *event, int flags)
 	ev->phase = HTM_PMU_TRACE;
 	ev->pos = 0;
 	ev->page_pos = U64_MAX;
+	ev->busy_since = 0;
 	event->hw.state = PERF_HES_STOPPED;
 	ret = htm_pmu_call(ev, &ev->target, &htm_hv_atomic_policy,
 			   HTM_OP_START, 0, 0, 0, NULL);
@@ -518,6 +541,10 @@ static void htm_pmu_read(struct perf_event *event)
 	}
 	if (ev->tracing) {
 		ret = htm_pmu_stop_trace(ev, &htm_hv_atomic_policy);
+		if (htm_pmu_busy(ev, ret)) {
+			local64_set(&event->count, 1);
+			return;
+		}
 		if (ret)
 			htm_pmu_failed(ev, "STOP", ret);
 	}
