@@ -245,7 +245,7 @@ struct htmtrace_hvbuf {
  * CPUs into one stream of records. Configure (CAP_PERFMON or
  * CAP_SYS_ADMIN), start, then read(); stop ends the stream once it is
  * drained (read() returns 0). One session at a time: -EBUSY for a second
- * configuration, from any file.
+ * configuration, from any file, or while vpa_dtl perf events hold the log.
  *
  * read() returns whole records only: -EINVAL if the buffer cannot hold the
  * next one (HTMTRACE_DTL_REC_MAX always can); it blocks while the stream is
@@ -298,7 +298,8 @@ struct htmtrace_hvbuf {
  *
  * A selected CPU that is offline joins the capture when it comes online.
  * Errors: -EINVAL (a bad field, a mask of no CPU that exists), -EBUSY (a
- * session exists), -EPERM, -EFAULT, -ENOMEM.
+ * session exists, or vpa_dtl perf events hold the log), -EPERM, -EFAULT,
+ * -ENOMEM.
  */
 struct htmtrace_dtl_config {
 	__u64 cpus;
