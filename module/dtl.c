@@ -394,7 +394,7 @@ static void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	 * this poll is dropped too (the reader's next read reports them).
 	 */
 	if (c->sink) {
-		began = c->sink->begin(c->sink_arg);
+		began = c->sink->begin(c->sink_arg, false);
 		room = began && htm_dtl_flush_cpu(dtl, c);
 	} else {
 		room = htm_dtl_flush(dtl, c);
@@ -1081,7 +1081,7 @@ void htm_dtl_pmu_cpu_end(struct htm_dtl_cpu *c)
 	htm_dtl_cpu_end(c, 0);
 	/* Whatever is still pending (a loss, the FAILED record) goes now. */
 	spin_lock_irqsave(&c->dtl->ring_lock, flags);
-	if (c->sink->begin(c->sink_arg)) {
+	if (c->sink->begin(c->sink_arg, true)) {
 		htm_dtl_flush_cpu(c->dtl, c);
 		c->sink->end(c->sink_arg, 0);
 	}

@@ -17,7 +17,8 @@
  * disabling it takes what is left and gives the log back. A poll that
  * finds no room drops its entries, counts them in a LOST record once there
  * is room again, and marks its PERF_RECORD_AUX with PERF_AUX_FLAG_PARTIAL
- * (TRUNCATED would make the perf core disable the event). read() returns
+ * (TRUNCATED would make the perf core disable the event); room for the
+ * last LOST record is kept until the capture ends. read() returns
  * the entries written so far. The timer's period adapts to the rate, as
  * for /dev/vpa_dtl: the sample period is required (a sampling event) but
  * unused.
@@ -50,6 +51,8 @@ struct htm_dtl_aux {
  * @handle: the AUX transaction of the poll under way
  * @aux: the AUX area of that transaction
  * @written: bytes put in that transaction
+ * @reserve: bytes that transaction leaves free (HTM_DTL_AUX_RESERVE, but
+ *	for the capture's last records)
  *
  * @handle, @aux and @written are used on the event's CPU with interrupts
  * off (the capture timer, add, del), under the session's ring lock.
@@ -60,7 +63,16 @@ struct htm_dtl_pmu_event {
 	struct perf_output_handle handle;
 	struct htm_dtl_aux *aux;
 	size_t written;
+	size_t reserve;
 };
+
+/*
+ * Room kept free until a capture ends, for the records pending then: its
+ * losses (overwritten, dropped) and how it ended. So an AUX area the reader
+ * never drains still says, at its end, how many entries it could not hold.
+ */
+#define HTM_DTL_AUX_RESERVE	(2 * sizeof(struct htmtrace_dtl_lost) + \
+				 2 * sizeof(struct htmtrace_dtl_cpu))
 
 /* Set while the PMU is registered. */
 static const struct htmtrace_hv_ops *htm_dtl_pmu_hv;
@@ -68,12 +80,13 @@ static struct htm_dtl *htm_dtl_pmu_session;
 
 /* the sink: records into the AUX area */
 
-static bool htm_dtl_aux_begin(void *arg)
+static bool htm_dtl_aux_begin(void *arg, bool last)
 {
 	struct htm_dtl_pmu_event *pe = arg;
 
 	pe->aux = perf_aux_output_begin(&pe->handle, pe->event);
 	pe->written = 0;
+	pe->reserve = last ? 0 : HTM_DTL_AUX_RESERVE;
 	return pe->aux;
 }
 
@@ -83,7 +96,7 @@ static bool htm_dtl_aux_put(void *arg, const void *rec)
 	u32 len = ((const struct htmtrace_dtl_rec *)rec)->len;
 	size_t off, part;
 
-	if (pe->written + len > pe->handle.size)
+	if (pe->written + len + pe->reserve > pe->handle.size)
 		return false;
 	off = (pe->handle.head + pe->written) & (pe->aux->size - 1);
 	part = min_t(size_t, len, pe->aux->size - off);

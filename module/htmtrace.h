@@ -326,14 +326,15 @@ struct htm_dtl;
 /**
  * struct htm_dtl_sink - where a CPU's records go instead of the session's
  *	ring (the vpa_dtl PMU's AUX area)
- * @begin: about to put records; false if there is nowhere to put them
+ * @begin: about to put records, the capture's @last ones (what is
+ *	pending when it ends); false if there is nowhere to put them
  * @put: one record; false if it does not fit (nothing is written)
  * @end: done putting, @dropped entries found no room
  *
  * Called on the CPU, interrupts off, with the session's ring lock held.
  */
 struct htm_dtl_sink {
-	bool (*begin)(void *arg);
+	bool (*begin)(void *arg, bool last);
 	bool (*put)(void *arg, const void *rec);
 	void (*end)(void *arg, u64 dropped);
 };
