@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the perf PMUs' logic (config decoding, AUX run planning, the one
+ * owner of a target and of the dispatch trace log).
+ */
+#include <kunit/test.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/mm.h>
+
+#include <asm/hvcall.h>
+
+#include "htmtrace.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+static void pmu_config_decode(struct kunit *test)
+{
+	struct htm_target t;
+
+	/* htm_core, node 0x12, chip 0x34, core 0x56: the series' layout */
+	KUNIT_ASSERT_EQ(test, htm_pmu_config_decode(0x0563412, &t), 0);
+	KUNIT_EXPECT_EQ(test, t.type, 2);
+	KUNIT_EXPECT_EQ(test, t.node, 0x41);
+	KUNIT_EXPECT_EQ(test, t.chip, 0x63);
+	KUNIT_EXPECT_EQ(test, t.core, 0x05);
+
+	KUNIT_ASSERT_EQ(test, htm_pmu_config_decode(0xfffffff1, &t), -EINVAL);
+	KUNIT_ASSERT_EQ(test, htm_pmu_config_decode(0x0fffff01, &t), 0);
+	KUNIT_EXPECT_EQ(test, t.type, 1);
+	KUNIT_EXPECT_EQ(test, t.node, 0xf0);
+	KUNIT_EXPECT_EQ(test, t.chip, 0xff);
+	KUNIT_EXPECT_EQ(test, t.core, 0xff);
+	KUNIT_ASSERT_EQ(test, htm_pmu_config_decode(3, &t), 0);
+	KUNIT_EXPECT_EQ(test, t.type, 3);
+	KUNIT_EXPECT_EQ(test, t.node + t.chip + t.core, 0);
+
+	/* types other than nest, core and llat; bits past 27 */
+	KUNIT_EXPECT_EQ(test, htm_pmu_config_decode(0, &t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, htm_pmu_config_decode(4, &t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, htm_pmu_config_decode(0xf, &t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, htm_pmu_config_decode(BIT(28) | 2, &t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, htm_pmu_config_decode(BIT_ULL(63) | 2, &t),
+			-EINVAL);
+}
+
+#define P	PAGE_SIZE
+
+/*
+ * AUX pages: 0-3 one run, 4-5 another, 6 alone, 7 continues 6 (runs
+ * 0-3, 4-5, 6-7).
+ */
+static const phys_addr_t aux8[] = {
+	0x100000, 0x100000 + P, 0x100000 + 2 * P, 0x100000 + 3 * P,
+	0x900000, 0x900000 + P,
+	0x500000, 0x500000 + P,
+};
+
+struct plan_case {
+	const char *name;
+	size_t off;
+	size_t room;
+	u64 left;
+	size_t max_xfer;
+	size_t len;
+};
+
+static const struct plan_case plan_cases[] = {
+	{ "first run whole", 0, 8 * P, 100 * P, 64 * P, 4 * P },
+	{ "from the middle of a run", P, 8 * P, 100 * P, 64 * P, 3 * P },
+	{ "second run", 4 * P, 8 * P, 100 * P, 64 * P, 2 * P },
+	{ "last run to the end", 6 * P, 8 * P, 100 * P, 64 * P, 2 * P },
+	{ "room in whole pages", 0, 2 * P + 100, 100 * P, 64 * P, 2 * P },
+	{ "no room for a page", 0, P - 1, 100 * P, 64 * P, 0 },
+	{ "no room at all", 0, 0, 100 * P, 64 * P, 0 },
+	{ "the transfer limit", 0, 8 * P, 100 * P, P, P },
+	{ "the end of a trace", 0, 8 * P, 3 * P, 64 * P, 3 * P },
+	{ "a trace smaller than a page", 0, 8 * P, 256, 64 * P, 256 },
+	{ "the rest, less than the room", 0, 300, 256, 64 * P, 256 },
+	{ "the rest needs more room", 0, 200, 256, 64 * P, 0 },
+	{ "unaligned, run has whole pages", 256, 8 * P, 100 * P, 64 * P,
+	  3 * P },
+	{ "unaligned at a run's last page", 3 * P + 256, 8 * P, 100 * P,
+	  64 * P, 0 },
+	{ "unaligned, the rest fits its page", 3 * P + 256, 8 * P, 128,
+	  64 * P, 128 },
+	{ "unaligned at the last page", 7 * P + 128, 8 * P, 2 * P, 64 * P, 0 },
+};
+
+static void plan_case_desc(const struct plan_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(plan, plan_cases, plan_case_desc);
+
+static void pmu_aux_plan(struct kunit *test)
+{
+	const struct plan_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, htm_aux_plan(aux8, ARRAY_SIZE(aux8), c->off,
+					   c->room, c->left, c->max_xfer),
+			c->len);
+}
+
+/* Whatever the layout, the chunks of a dump tile the trace exactly. */
+static void pmu_aux_plan_tiles(struct kunit *test)
+{
+	const size_t size = ARRAY_SIZE(aux8) * P;
+	u64 left = 37 * P, done = 0;
+	size_t off = 5 * P, len;
+	unsigned int chunks = 0;
+
+	while (left) {
+		/* the reader drained: all but a byte is free */
+		len = htm_aux_plan(aux8, ARRAY_SIZE(aux8), off, size - 1, left,
+				   64 * P);
+		KUNIT_ASSERT_GT(test, len, 0);
+		KUNIT_EXPECT_EQ(test, len % P, 0);
+		/* never across a run or the end of the area */
+		KUNIT_EXPECT_LE(test, off + len, size);
+		done += len;
+		left -= len;
+		off = (off + len) % size;
+		chunks++;
+	}
+	KUNIT_EXPECT_EQ(test, done, 37 * P);
+	/* 5, 6-7; four rounds of 0-3, 4-5, 6-7; then 0-1 */
+	KUNIT_EXPECT_EQ(test, chunks, 2 + 4 * 3 + 1);
+}
+
+/* A target has one holder, a channel or a perf event, whichever came first. */
+static void pmu_target_one_owner(struct kunit *test)
+{
+	const struct htm_target core = { .type = 2, .node = 1, .chip = 0,
+					 .core = 9 };
+	int channel, event;
+
+	KUNIT_ASSERT_EQ(test, htm_target_claim(&core, &channel), 0);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&core, &event), -EBUSY);
+	/* only the holder can let it go */
+	htm_target_release(&core, &event);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&core, &event), -EBUSY);
+	htm_target_release(&core, &channel);
+	KUNIT_ASSERT_EQ(test, htm_target_claim(&core, &event), 0);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&core, &channel), -EBUSY);
+	htm_target_release(&core, &event);
+}
+
+/* A session for the test alone: no hotplug callbacks (htm_dtl_init's). */
+static void dtl_session_init(struct htm_dtl *dtl)
+{
+	memset(dtl, 0, sizeof(*dtl));
+	mutex_init(&dtl->lock);
+	mutex_init(&dtl->read_lock);
+	spin_lock_init(&dtl->ring_lock);
+	init_waitqueue_head(&dtl->wait);
+}
+
+static bool sink_begin(void *arg, bool last)
+{
+	return true;
+}
+
+static bool sink_put(void *arg, const void *rec)
+{
+	return true;
+}
+
+static void sink_end(void *arg, u64 dropped)
+{
+}
+
+static const struct htm_dtl_sink test_sink = {
+	.begin = sink_begin,
+	.put = sink_put,
+	.end = sink_end,
+};
+
+static const struct htmtrace_hv_ops dtl_fake_ops = { .name = "kunit" };
+
+/* The log has one owner: /dev/vpa_dtl's session or the perf events. */
+static void pmu_dtl_one_owner(struct kunit *test)
+{
+	struct htm_dtl dtl;
+	struct htm_dtl_cpu *c0, *again;
+	int cpu = cpumask_first(cpu_possible_mask);
+
+	dtl_session_init(&dtl);
+	KUNIT_ASSERT_EQ(test, htm_dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
+	KUNIT_EXPECT_EQ(test, htm_dtl_configure(&dtl, &dtl_fake_ops,
+						cpu_possible_mask, 7, 4096),
+			-EBUSY);
+	/* a second event adds to the perf session ... */
+	KUNIT_ASSERT_EQ(test, htm_dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
+	/* ... but one CPU is captured for one event */
+	c0 = htm_dtl_pmu_cpu_add(&dtl, cpu, 2, &test_sink, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c0));
+	KUNIT_EXPECT_EQ(test, c0->mask, 2);
+	again = htm_dtl_pmu_cpu_add(&dtl, cpu, 2, &test_sink, NULL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(again), -EBUSY);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(htm_dtl_pmu_cpu_add(&dtl, -1, 2,
+							  &test_sink, NULL)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(htm_dtl_pmu_cpu_add(&dtl, nr_cpu_ids,
+							  2, &test_sink,
+							  NULL)),
+			-EINVAL);
+	/* /dev/vpa_dtl reads nothing from the perf session */
+	KUNIT_EXPECT_EQ(test, htm_dtl_read(&dtl, NULL, 4096, true), -ENODATA);
+	htm_dtl_pmu_cpu_remove(&dtl, c0);
+	htm_dtl_pmu_put(&dtl);
+	KUNIT_EXPECT_EQ(test, dtl.state, HTM_DTL_PMU);
+	htm_dtl_pmu_put(&dtl);
+	KUNIT_EXPECT_EQ(test, dtl.state, HTM_DTL_IDLE);
+
+	/* the reverse: a configured session keeps the events out */
+	KUNIT_ASSERT_EQ(test, htm_dtl_configure(&dtl, &dtl_fake_ops,
+						cpu_possible_mask, 7, 4096), 0);
+	KUNIT_EXPECT_EQ(test, htm_dtl_pmu_get(&dtl, &dtl_fake_ops), -EBUSY);
+	KUNIT_EXPECT_EQ(test, htm_dtl_deconfigure(&dtl), 0);
+	KUNIT_EXPECT_EQ(test, htm_dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
+	htm_dtl_pmu_put(&dtl);
+}
+
+static void pmu_status_size(struct kunit *test)
+{
+	u8 hdr[HTM_BLOCK_HDR_SIZE] = {};
+	u64 size = 0;
+
+	hdr[HTM_STATUS_LOG2_SIZE] = 20;
+	KUNIT_EXPECT_EQ(test, htm_status_size(H_SUCCESS, hdr, &size), 0);
+	KUNIT_EXPECT_EQ(test, size, 1ULL << 20);
+	/* H_PARTIAL with no more to follow: not whole */
+	KUNIT_EXPECT_EQ(test, htm_status_size(H_PARTIAL, hdr, &size), -EIO);
+	hdr[HTM_STATUS_LOG2_SIZE] = 6;
+	KUNIT_EXPECT_EQ(test, htm_status_size(H_SUCCESS, hdr, &size), -EIO);
+	hdr[HTM_STATUS_LOG2_SIZE] = 63;
+	KUNIT_EXPECT_EQ(test, htm_status_size(H_SUCCESS, hdr, &size), -EIO);
+}
+
+static void pmu_xfer_shrink(struct kunit *test)
+{
+	size_t x = 8 * P;
+
+	KUNIT_EXPECT_FALSE(test, htm_xfer_shrink(H_P4, &x));
+	KUNIT_EXPECT_EQ(test, x, 8 * P);
+	KUNIT_EXPECT_TRUE(test, htm_xfer_shrink(H_P5, &x));
+	KUNIT_EXPECT_EQ(test, x, 4 * P);
+	x = 3 * P;
+	KUNIT_EXPECT_TRUE(test, htm_xfer_shrink(H_P5, &x));
+	KUNIT_EXPECT_EQ(test, x, P);
+	KUNIT_EXPECT_FALSE(test, htm_xfer_shrink(H_P5, &x));
+	KUNIT_EXPECT_EQ(test, x, P);
+}
+
+static struct kunit_case htmtrace_pmu_cases[] = {
+	KUNIT_CASE(pmu_config_decode),
+	KUNIT_CASE_PARAM(pmu_aux_plan, plan_gen_params),
+	KUNIT_CASE(pmu_aux_plan_tiles),
+	KUNIT_CASE(pmu_target_one_owner),
+	KUNIT_CASE(pmu_dtl_one_owner),
+	KUNIT_CASE(pmu_status_size),
+	KUNIT_CASE(pmu_xfer_shrink),
+	{}
+};
+
+static struct kunit_suite htmtrace_pmu_suite = {
+	.name = "htmtrace_pmu",
+	.test_cases = htmtrace_pmu_cases,
+};
+
+kunit_test_suite(htmtrace_pmu_suite);
