@@ -153,7 +153,7 @@ static void dtl_session_init(struct htm_dtl *dtl)
 	memset(dtl, 0, sizeof(*dtl));
 	mutex_init(&dtl->lock);
 	mutex_init(&dtl->read_lock);
-	spin_lock_init(&dtl->ring_lock);
+	raw_spin_lock_init(&dtl->ring_lock);
 	init_waitqueue_head(&dtl->wait);
 }
 

@@ -386,7 +386,7 @@ static void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 
 	memset(&rec, 0, sizeof(rec));
 	htm_dtl_rec_init(&rec.hdr, HTMTRACE_DTL_REC_ENTRY, sizeof(rec), c->cpu);
-	spin_lock_irqsave(&dtl->ring_lock, flags);
+	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
 	c->overwritten += over;
 	c->lost[0] += over;
 	/*
@@ -413,7 +413,7 @@ static void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 		c->sink->end(c->sink_arg, dropped);
 	c->entries += pushed;
 	c->dropped += dropped;
-	spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	WRITE_ONCE(c->last, cur);
 	if (pushed && !c->sink)
 		wake_up_interruptible(&dtl->wait);
@@ -576,7 +576,7 @@ int htm_dtl_init(struct htm_dtl *dtl)
 	memset(dtl, 0, sizeof(*dtl));
 	mutex_init(&dtl->lock);
 	mutex_init(&dtl->read_lock);
-	spin_lock_init(&dtl->ring_lock);
+	raw_spin_lock_init(&dtl->ring_lock);
 	init_waitqueue_head(&dtl->wait);
 	htm_dtl_hp_session = dtl;
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
@@ -677,7 +677,6 @@ int htm_dtl_configure(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv,
 		htm_dtl_cpu_setup(dtl, c, cpu, mask);
 	}
 	dtl->hv = hv;
-	dtl->mask = mask;
 	dtl->ring.size = ring_size;
 	dtl->ring.head = 0;
 	dtl->ring.tail = 0;
@@ -715,10 +714,10 @@ int htm_dtl_start(struct htm_dtl *dtl)
 		goto out;
 	}
 	ret = 0;
-	spin_lock_irqsave(&dtl->ring_lock, flags);
+	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
 	dtl->clock_pending = true;
 	htm_dtl_flush(dtl, NULL);
-	spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	WRITE_ONCE(dtl->state, HTM_DTL_RUNNING);
 	for_each_cpu(cpu, dtl->cpus) {
 		struct htm_dtl_cpu *c = dtl->pcpu[cpu];
@@ -835,12 +834,12 @@ ssize_t htm_dtl_read(struct htm_dtl *dtl, char __user *ubuf, size_t count,
 		ret = -ENODATA;
 		if (state == HTM_DTL_IDLE || state == HTM_DTL_PMU)
 			goto out;
-		spin_lock_irqsave(&dtl->ring_lock, flags);
+		raw_spin_lock_irqsave(&dtl->ring_lock, flags);
 		/* What is pending goes out first, now that there may be room. */
 		htm_dtl_flush(dtl, NULL);
 		len = htm_dtl_ring_whole(&dtl->ring, count);
 		empty = dtl->ring.head == dtl->ring.tail;
-		spin_unlock_irqrestore(&dtl->ring_lock, flags);
+		raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 		if (len)
 			break;
 		ret = -EINVAL;
@@ -862,10 +861,10 @@ ssize_t htm_dtl_read(struct htm_dtl *dtl, char __user *ubuf, size_t count,
 		ret = -EFAULT;
 		goto out;
 	}
-	spin_lock_irqsave(&dtl->ring_lock, flags);
+	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
 	dtl->ring.tail += len;
 	htm_dtl_flush(dtl, NULL);
-	spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	ret = len;
 out:
 	mutex_unlock(&dtl->read_lock);
@@ -1080,10 +1079,10 @@ void htm_dtl_pmu_cpu_end(struct htm_dtl_cpu *c)
 
 	htm_dtl_cpu_end(c, 0);
 	/* Whatever is still pending (a loss, the FAILED record) goes now. */
-	spin_lock_irqsave(&c->dtl->ring_lock, flags);
+	raw_spin_lock_irqsave(&c->dtl->ring_lock, flags);
 	if (c->sink->begin(c->sink_arg, true)) {
 		htm_dtl_flush_cpu(c->dtl, c);
 		c->sink->end(c->sink_arg, 0);
 	}
-	spin_unlock_irqrestore(&c->dtl->ring_lock, flags);
+	raw_spin_unlock_irqrestore(&c->dtl->ring_lock, flags);
 }

@@ -415,11 +415,12 @@ enum {
  * @lock: serialises configuration, start, stop and CPU hotplug; taken
  *	inside cpus_read_lock(), and by the hotplug callbacks
  * @read_lock: one reader at a time; taken before @lock
- * @ring_lock: guards @ring's head, @clock_pending and the CPUs' @lost and
- *	pending records; taken in the capture timers (interrupt context)
+ * @ring_lock: guards @ring's head, @clock_pending and the CPUs' @lost,
+ *	pending records and sinks; taken in the capture timers (interrupt
+ *	context) and, for the vpa_dtl PMU, in pmu::add and pmu::del under the
+ *	perf context's raw lock: hence raw, and held for short copies only
  * @hv: the backend, pinned while the session exists
  * @state: HTM_DTL_*; read without a lock by read() and poll()
- * @mask: HTMTRACE_DTL_* events asked for
  * @cpus: the selected CPUs
  * @pcpu: per CPU id, its capture, NULL if not selected
  * @ring: the stream
@@ -431,10 +432,9 @@ enum {
 struct htm_dtl {
 	struct mutex lock;		/* see above */
 	struct mutex read_lock;		/* see above */
-	spinlock_t ring_lock;		/* see above */
+	raw_spinlock_t ring_lock;	/* see above */
 	const struct htmtrace_hv_ops *hv;
 	u32 state;
-	u8 mask;
 	cpumask_var_t cpus;
 	struct htm_dtl_cpu **pcpu;
 	struct htm_dtl_ring ring;
