@@ -126,38 +126,6 @@ static const struct htm_dtl_sink htm_dtl_aux_sink = {
 
 static struct pmu htm_dtl_pmu;
 
-/* Sample fields that are fine, though no sample is ever written. */
-#define HTM_DTL_PMU_SAMPLE_TYPES (PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-				  PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | \
-				  PERF_SAMPLE_ID | PERF_SAMPLE_CPU | \
-				  PERF_SAMPLE_PERIOD | PERF_SAMPLE_STREAM_ID | \
-				  PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_RAW)
-
-/*
- * The attribute checks, as for htm events (htm_pmu.c): -EACCES without
- * CAP_PERFMON whatever perf_event_paranoid says (the log shows how the
- * hypervisor dispatched the partition); -EOPNOTSUPP for a counting event,
- * a branch stack, costly sample fields; -EINVAL for a per-task event,
- * inherit, frequency mode, an exclude bit, and an event mask of no or
- * unknown events.
- */
-static int htm_dtl_pmu_attr_check(struct perf_event *event)
-{
-	struct perf_event_attr *attr = &event->attr;
-
-	if (!perfmon_capable())
-		return -EACCES;
-	if (!is_sampling_event(event) || has_branch_stack(event) ||
-	    attr->sample_type & ~HTM_DTL_PMU_SAMPLE_TYPES)
-		return -EOPNOTSUPP;
-	if (event->cpu < 0 || event->attach_state & PERF_ATTACH_TASK ||
-	    attr->inherit || attr->freq || event_has_any_exclude_flag(event))
-		return -EINVAL;
-	if (!attr->config || attr->config & ~(u64)HTMTRACE_DTL_ALL)
-		return -EINVAL;
-	return 0;
-}
-
 static void htm_dtl_pmu_destroy(struct perf_event *event)
 {
 	struct htm_dtl_pmu_event *pe = event->pmu_private;
@@ -176,9 +144,12 @@ static int htm_dtl_pmu_event_init(struct perf_event *event)
 
 	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
-	ret = htm_dtl_pmu_attr_check(event);
+	ret = htm_pmu_attr_check(event);
 	if (ret)
 		return ret;
+	/* An event mask of no or unknown events. */
+	if (!event->attr.config || event->attr.config & ~(u64)HTMTRACE_DTL_ALL)
+		return -EINVAL;
 
 	pe = kzalloc(sizeof(*pe), GFP_KERNEL);
 	if (!pe)

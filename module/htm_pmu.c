@@ -356,16 +356,18 @@ static const struct htmtrace_hv_ops *htm_pmu_hv;
 				 PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_RAW)
 
 /**
- * htm_pmu_attr_check() - the attribute checks an htm event must pass
+ * htm_pmu_attr_check() - the attribute checks both PMUs' events pass
  * @event: the event being opened
  *
  * Return: 0; -EACCES without CAP_PERFMON (or CAP_SYS_ADMIN), whatever
- * perf_event_paranoid says: the trace shows the whole partition;
- * -EOPNOTSUPP for a counting event, a branch stack, or sample fields
- * other than fixed-size ones and RAW; -EINVAL for a per-task event,
- * inherit, frequency mode, an exclude bit or a bad config.
+ * perf_event_paranoid says: an HTM trace and the dispatch trace log show
+ * the whole partition; -EOPNOTSUPP for a counting event, a branch stack,
+ * or sample fields other than fixed-size ones and RAW; -EINVAL for a
+ * per-task event, inherit, frequency mode or an exclude bit. Checked
+ * before anything is asked of the hypervisor (the perf core checks the
+ * exclude bits only after event_init).
  */
-static int htm_pmu_attr_check(struct perf_event *event)
+int htm_pmu_attr_check(struct perf_event *event)
 {
 	struct perf_event_attr *attr = &event->attr;
 
