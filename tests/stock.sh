@@ -5,20 +5,47 @@
 # tools their scripts/ link to) are downloaded and unpacked into the cache,
 # never installed.
 #
-#   tests/stock.sh 6.1     the newest linux-headers-6.1.0-*-powerpc64le
+#   tests/stock.sh SPEC [--boot]
 #
-# The production build and the test build (with the simulator) must both
-# build W=1 without a warning, modpost included: whatever that kernel lacks
-# (an export, a function) shows up here, not as an unresolved symbol at
-# insmod.
+#   SPEC     6.1        the newest linux-headers-6.1.0-*-powerpc64le
+#            6.12       the newest 6.12 (6.12.N+debNN), 4 KiB pages
+#            6.12-64k   the same, the powerpc64le-64k flavour (64 KiB pages)
+#   --boot   also the kernel itself (vmlinux, out of linux-image-*: only its
+#            /boot is unpacked) and the guest tool and helpers, for a QEMU
+#            pseries guest of that kernel (tests/check.sh boots it)
+#
+# The production build and the test build (with the simulator; the stock
+# kernels have no KUnit, so no KUnit module) must both build W=1 without a
+# warning, modpost included: whatever that kernel lacks (an export, a
+# function) shows up here, not as an unresolved symbol at insmod. The
+# production build must be htmtrace.ko alone, exporting nothing the
+# simulator could hook into.
+#
+# Into build/stock-SPEC/ (the cache holds only what came out of the .debs):
+#   headers  -> the flavour's headers (kernel_source_dir for DKMS)
+#   kver        the kernel release, e.g. 6.12.57+deb12-powerpc64le-64k
+#   prod/ test/ the two module builds (kbuild's M=), prod.log test.log
+#   guest/      with --boot: the test modules, the tool and the guest helpers
+#               (HTMTRACE_BUILD_DIR of the stock guest)
+#   vmlinux  -> with --boot: the stock kernel (HTMTRACE_KERNEL)
+#   modules  -> with --boot: its /lib/modules/KVER: modules.order, .builtin,
+#               .builtin.modinfo (none of the modules)
 set -uo pipefail
 
-series=${1:-6.1}
+spec=${1:-6.1}
+boot=
+[ "${2:-}" = --boot ] && boot=1
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${HTMTRACE_CACHE:-$HOME/.cache/htmtrace}
 cross=powerpc64le-linux-gnu-
 
-echo "1..2"
+case $spec in
+6.1 | 6.12) series=$spec suffix=powerpc64le ;;
+6.12-64k) series=6.12 suffix=powerpc64le-64k ;;
+*) echo "usage: $0 6.1|6.12|6.12-64k [--boot]" >&2; exit 2 ;;
+esac
+
+echo "1..$([ -n "$boot" ] && echo 4 || echo 3)"
 bail() {
 	echo "not ok $1 $2"
 	shift 2
@@ -26,49 +53,131 @@ bail() {
 	exit 1
 }
 
-"$top/tests/deps.sh" >/dev/null || bail 1 "headers of Debian's $series kernel" "deps.sh failed"
-# The newest ABI of the series that apt knows, e.g. 6.1.0-57.
-abi=$(apt-cache search --names-only "^linux-headers-${series//./\\.}\.[0-9]+-[0-9]+-common\$" 2>/dev/null |
-	sed -n 's/^linux-headers-\([0-9.]*-[0-9]*\)-common .*/\1/p' | sort -V | tail -n 1)
-[ -n "$abi" ] || bail 1 "headers of Debian's $series kernel" "apt knows no linux-headers-$series"
-flavour=$abi-powerpc64le
-root=$cache/stock-$flavour
-hdrs=$root/usr/src/linux-headers-$flavour
-if [ ! -f "$root/.unpacked" ]; then
-	dl=$(mktemp -d)
+what="Debian's $spec kernel headers${boot:+ and image}"
+# (deps.sh takes seconds: once.)
+sysroot=$("$top/tests/deps.sh" --sysroot) || bail 1 "$what" "deps.sh failed"
+# The newest ABI of the series that apt knows: 6.1.0-57, 6.12.57+deb12.
+abi=$(apt-cache search --names-only "^linux-headers-${series//./\\.}\.[0-9.]+(-[0-9]+|\+deb[0-9]+)-common\$" 2>/dev/null |
+	sed -n 's/^linux-headers-\([^ ]*\)-common .*/\1/p' | sort -V | tail -n 1)
+[ -n "$abi" ] || bail 1 "$what" "apt knows no linux-headers-$series.*-common"
+kver=$abi-$suffix
+root=$cache/stock-$kver
+hdrs=$root/usr/src/linux-headers-$kver
+vmlinux=$root/boot/vmlinux-$kver
+
+# get NAME:ARCH...: download into $dl (quietly; with apt's messages on failure)
+dl=
+get() {
+	(cd "$dl" && apt-get download -q "$@" >/dev/null 2>&1) ||
+		(cd "$dl" && apt-get download -q "$@" 2>&1 | sed 's/^/# /')
+	for p in "$@"; do
+		compgen -G "$dl/${p%%:*}_*.deb" >/dev/null || return 1
+	done
+}
+if [ ! -f "$root/.unpacked" ] || { [ -n "$boot" ] && [ ! -f "$root/.image" ]; }; then
+	mkdir -p "$cache"
+	dl=$(mktemp -d "$cache/.debs.XXXXXX")
 	trap 'rm -rf "$dl"' EXIT
-	kbuild=linux-kbuild-$series
-	(cd "$dl" && apt-get download -q "linux-headers-$flavour:ppc64el" \
-		"linux-headers-$abi-common" "$kbuild:amd64" >/dev/null 2>&1) ||
-		bail 1 "headers of Debian's $series kernel ($flavour)" "apt-get download failed"
+fi
+if [ ! -f "$root/.unpacked" ]; then
+	get "linux-headers-$kver:ppc64el" ||
+		bail 1 "$what ($kver)" "apt-get download linux-headers-$kver failed"
+	# The -common headers and the kbuild tools (amd64: they run here) are
+	# the ones the flavour's package depends on: linux-kbuild-6.1 for 6.1,
+	# linux-kbuild-6.12.N+debNN for 6.12.
+	deps=$(dpkg-deb -f "$dl"/linux-headers-"$kver"_*.deb Depends | tr ',' '\n')
+	common=$(sed -n 's/^ *\(linux-headers-[^ ]*-common\).*/\1/p' <<<"$deps" | head -n 1)
+	kbuild=$(sed -n 's/^ *\(linux-kbuild-[^ ]*\).*/\1/p' <<<"$deps" | head -n 1)
+	[ -n "$common" ] && [ -n "$kbuild" ] ||
+		bail 1 "$what ($kver)" "linux-headers-$kver names no -common or kbuild package"
+	get "$common" "${kbuild%:*}:amd64" ||
+		bail 1 "$what ($kver)" "apt-get download $common $kbuild:amd64 failed"
 	rm -rf "$root"
 	mkdir -p "$root"
 	for deb in "$dl"/*.deb; do
 		dpkg-deb -x "$deb" "$root"
 	done
+	rm -f "$dl"/*.deb
 	# The flavour's Makefile includes the common one by its /usr/src path.
 	sed -i "s|^include /usr/src/|include $root/usr/src/|" "$hdrs/Makefile"
 	touch "$root/.unpacked"
-	find "$cache" -maxdepth 1 -name "stock-$series.*" ! -path "$root" -exec rm -rf {} +
+	# Older ABIs of the same flavour are of no further use.
+	find "$cache" -maxdepth 1 -name "stock-$series.*-$suffix" ! -path "$root" -exec rm -rf {} +
 fi
-echo "ok 1 headers of Debian's $series kernel ($flavour), unpacked into the cache"
+if [ -n "$boot" ] && [ ! -f "$root/.image" ]; then
+	# The kernel alone: its modules (3900 files) are never loaded, since the
+	# guest's initramfs has none of them.
+	get "linux-image-$kver:ppc64el" ||
+		bail 1 "$what ($kver)" "apt-get download linux-image-$kver failed"
+	# And the kernel's module lists, which depmod reads on the LPAR where
+	# DKMS installs (tests/dkms.sh).
+	lm=./lib/modules/$kver
+	dpkg-deb --fsys-tarfile "$dl"/linux-image-"$kver"_*.deb | tar -x -C "$root" ./boot/ \
+		"$lm/modules.order" "$lm/modules.builtin" "$lm/modules.builtin.modinfo" ||
+		bail 1 "$what ($kver)" "linux-image-$kver has no /boot or module lists"
+	[ -f "$vmlinux" ] || bail 1 "$what ($kver)" "linux-image-$kver has no /boot/vmlinux-$kver"
+	touch "$root/.image"
+fi
+out=$top/build/stock-$spec
+mkdir -p "$out"
+ln -sfn "$hdrs" "$out/headers"
+echo "$kver" >"$out/kver"
+if [ -n "$boot" ]; then
+	ln -sfn "$vmlinux" "$out/vmlinux"
+	ln -sfn "$root/lib/modules/$kver" "$out/modules"
+fi
+echo "ok 1 $what ($kver), unpacked into the cache"
 
 # build NAME MAKE-ARGS...: into $out/NAME; true if nothing warned
-out=$top/build/stock-$flavour
 build() {
 	local name=$1
 	shift
 	rm -rf "${out:?}/$name"
 	mkdir -p "$out/$name"
 	cp -a "$top/Kbuild" "$top/module" "$top/uapi" "$top/kunit" "$out/$name/"
-	make -s -C "$hdrs" ARCH=powerpc CROSS_COMPILE=$cross M="$out/$name" W=1 \
+	make -s -j"$(nproc)" -C "$hdrs" ARCH=powerpc CROSS_COMPILE=$cross M="$out/$name" W=1 \
 		"$@" modules > "$out/$name.log" 2>&1 &&
 		! grep -qE 'warning:|error:|WARNING:|ERROR:' "$out/$name.log"
 }
 if build prod && build test HTMTRACE_TEST=y; then
-	echo "ok 2 production and test builds against $flavour: W=1 and modpost clean"
+	echo "ok 2 production and test builds against $kver: W=1 and modpost clean"
 else
-	echo "not ok 2 production and test builds against $flavour: W=1 and modpost clean"
-	cat "$out"/*.log | grep -E 'warning:|error:|WARNING:|ERROR:' | head -n 20 | sed 's/^/# /'
+	echo "not ok 2 production and test builds against $kver: W=1 and modpost clean"
+	cat "$out"/prod.log "$out"/test.log 2>/dev/null |
+		grep -E 'warning:|error:|WARNING:|ERROR:|\*\*\*|not found' | head -n 20 | sed 's/^/# /'
+	exit 1
+fi
+
+# What each build made, and whether it exports the backend hook.
+kos() { (cd "$out/$1" && ls -- *.ko 2>/dev/null | tr '\n' ' '); }
+hook() { grep -qw htmtrace_hv_register "$out/$1/Module.symvers"; }
+if [ "$(kos prod)" = "htmtrace.ko " ] && ! hook prod &&
+	[ "$(kos test)" = "htmtrace.ko htmtrace_hvsim.ko " ] && hook test; then
+	echo "ok 3 production build: htmtrace.ko alone, no backend hook exported (the test build: with the simulator, and the hook)"
+else
+	echo "not ok 3 production build: htmtrace.ko alone, no backend hook exported (the test build: with the simulator, and the hook)"
+	echo "# production build: $(kos prod)$(hook prod && echo '(exports htmtrace_hv_register)')"
+	echo "# test build: $(kos test)$(hook test || echo '(no htmtrace_hv_register export)')"
+	exit 1
+fi
+[ -n "$boot" ] || exit 0
+
+# The guest's build folder, laid out as tests/build.sh lays out
+# build/<variant>/ for tests/initramfs.sh. The tool's build is incremental.
+g=$out/guest
+mkdir -p "$g/guest-bin"
+rm -f "$g"/*.ko
+cp "$out"/test/*.ko "$g/"
+ppclib=$sysroot/usr/lib/powerpc64le-linux-gnu
+if make -s -j"$(nproc)" -C "$top/userspace" O="$g" CC=${cross}gcc \
+	PKG_CONFIG_LIBDIR="$ppclib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$sysroot" \
+	LDFLAGS="-Wl,-rpath-link,$ppclib:$sysroot/lib/powerpc64le-linux-gnu" \
+	>"$out/tool.log" 2>&1 &&
+	${cross}gcc -O2 -Wall -Wextra -Werror -I"$top/uapi" -o "$g/guest-bin/htmtest" \
+		"$top/tests/guest/htmtest.c" >>"$out/tool.log" 2>&1; then
+	echo "ok 4 the guest of $kver: its vmlinux, the test modules, the tool and the guest helpers"
+else
+	echo "not ok 4 the guest of $kver: its vmlinux, the test modules, the tool and the guest helpers"
+	sed 's/^/# /' "$out/tool.log" | tail -n 20
 	exit 1
 fi
