@@ -12,6 +12,14 @@
 #   KUnit                     tests/kunit.sh (its cases count one by one)
 #   stock 6.1 headers         tests/stock.sh 6.1: the modules build W=1 and
 #                             modpost clean against Debian's 6.1 headers
+#   stock 6.12 kernels        Debian's 6.12 ppc64el kernels, 64 KiB pages
+#                             then 4 KiB pages (stock_boot below): the
+#                             modules and the tool built against the
+#                             headers (tests/stock.sh SPEC --boot), the
+#                             kernel booted in QEMU pseries, the suites of
+#                             stock_suites there, and a post-mortem; on the
+#                             first, a real DKMS run (tests/dkms.sh) whose
+#                             module is loaded in that guest too
 #   uapi header               <linux/htmtrace.h> compiles alone in strict C99
 #
 # Logs: build/<variant>/logs/ (check-*.tap, build.log, <suite>.console.log ...).
@@ -33,6 +41,11 @@ export HTMTRACE_VARIANT=$variant
 # No single bats test may take longer than this (the guest has its own bounds).
 export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-900}
 passed=0 failed=0 skipped=0 notrun=0
+# Debian's stock kernels booted in QEMU (tests/stock.sh SPECs), and the
+# guest suites run there. The stock kernels have no KUnit, KASAN or
+# kmemleak: those stay with the debug test kernel.
+stock_boot=(6.12-64k 6.12)
+stock_suites=(htm.bats dtl.bats)
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 
@@ -77,6 +90,9 @@ interrupted() {
 	done
 	"$py" "$top/tests/guest.py" kill -V "$variant" -n check
 	"$py" "$top/tests/guest.py" kill -V "$other" -n check-dtl
+	for spec in "${stock_boot[@]}"; do
+		"$py" "$top/tests/guest.py" kill -V "stock-$spec" -n check-stock
+	done
 	wait
 	echo
 	echo "$passed passed, $failed failed, interrupted"
@@ -118,7 +134,7 @@ run_bats() {
 	passed=$((passed + ok)) failed=$((failed + notok)) skipped=$((skipped + skip))
 }
 
-# Run a command that prints TAP, and count it.
+# Run a command that prints TAP, and count it; false if a test failed.
 run_tap() {
 	local name=$1 tap=$logs/check-$1.tap ok notok rc
 	shift
@@ -130,6 +146,7 @@ run_tap() {
 	notok=$(grep -cE '^not ok [0-9]+' "$tap")
 	[ "$rc" -eq 0 ] || [ "$notok" -gt 0 ] || notok=1
 	passed=$((passed + ok)) failed=$((failed + notok))
+	[ "$notok" -eq 0 ]
 }
 
 # The KUnit suites htmtrace_kunit.ko must report (tests/kunit.sh checks).
@@ -147,6 +164,63 @@ start_other_guest() {
 		other_built=1
 		"${guest[@]}" start -V "$other" -n check-dtl --owner $$ &
 		other_boot=$!
+	fi
+}
+
+# stock_guest SPEC [dkms]: build against Debian's SPEC kernel and boot it;
+# with "dkms", a real DKMS run against it too, and its module loaded there.
+stock_guest() {
+	local spec=$1 dkms=${2:-} out=$top/build/stock-$1 f suites=() dkms_ok=
+	# What the guest harness needs to know of a stock guest (tests/guest.py,
+	# tests/bats/helpers.bash).
+	local genv=(HTMTRACE_VARIANT="stock-$spec" HTMTRACE_BUILD_DIR="$out/guest"
+		HTMTRACE_KERNEL="$out/vmlinux" HTMTRACE_GUEST=check-stock)
+	# The tests a failure can keep from running: the suites, the
+	# post-mortem, and dkms.sh's 6 and 1 in the guest.
+	local nsuites ndkms=0
+	for f in "${stock_suites[@]}"; do
+		suites+=("$top/tests/bats/$f")
+	done
+	nsuites=$(bats --count "${suites[@]}")
+	[ -z "$dkms" ] || ndkms=7
+	say "stock kernel: tests/stock.sh $spec --boot (Debian's $spec kernel: build, then boot)"
+	if ! run_tap "stock-$spec" "$top/tests/stock.sh" "$spec" --boot; then
+		not_run "the $spec stock guest: ${stock_suites[*]}, post-mortem${dkms:+, dkms}" \
+			$((nsuites + 1 + ndkms))
+		return
+	fi
+	if [ -n "$dkms" ]; then
+		say "dkms: tests/dkms.sh $spec (Debian's dkms: add, build, install against the $spec headers)"
+		run_tap "dkms-$spec" "$top/tests/dkms.sh" "$spec" && dkms_ok=1
+		ndkms=1
+	fi
+	say "boot the $spec stock guest"
+	if ! step env "${genv[@]}" "$py" "$top/tests/guest.py" start -V "stock-$spec" \
+		-n check-stock --owner $$; then
+		fail "the $spec stock guest did not boot (see $out/logs/check-stock.console.log)"
+		not_run "${stock_suites[*]}${dkms:+, the dkms module} on the $spec stock kernel" \
+			$((nsuites + ndkms))
+		return
+	fi
+	# (genv's assignments, as a function's environment)
+	for f in "${suites[@]}"; do
+		HTMTRACE_VARIANT="stock-$spec" HTMTRACE_BUILD_DIR="$out/guest" \
+			HTMTRACE_KERNEL="$out/vmlinux" HTMTRACE_GUEST=check-stock \
+			run_bats "stock-$spec-$(basename "$f" .bats)" "$f"
+	done
+	if [ -n "$dkms_ok" ]; then
+		say "the module dkms installed, in the $spec stock guest"
+		HTMTRACE_VARIANT="stock-$spec" HTMTRACE_GUEST=check-stock \
+			run_tap "dkms-guest-$spec" "$top/tests/dkms.sh" "$spec" --guest
+	elif [ -n "$dkms" ]; then
+		not_run "the dkms module in the $spec stock guest" 1
+	fi
+	say "$spec stock guest post-mortem (an unsigned out-of-tree module's taint is expected)"
+	if step env "${genv[@]}" "$py" "$top/tests/guest.py" stop -V "stock-$spec" -n check-stock; then
+		echo "ok"
+		passed=$((passed + 1))
+	else
+		fail "$spec stock guest post-mortem (see $out/logs/check-stock.console.log)"
 	fi
 }
 
@@ -282,6 +356,11 @@ fi
 
 say "stock kernel: tests/stock.sh 6.1 (Debian's 6.1 headers, build only)"
 run_tap stock-6.1 "$top/tests/stock.sh" 6.1
+
+# Debian's stock 6.12 kernels, booted. The first gets the DKMS run.
+for spec in "${stock_boot[@]}"; do
+	stock_guest "$spec" "$([ "$spec" = "${stock_boot[0]}" ] && echo dkms)"
+done
 
 say "uapi: <linux/htmtrace.h> in strict C99"
 if printf '#include <linux/htmtrace.h>\n' |

@@ -119,3 +119,23 @@ setup() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"open.log:6: an expect-splat window was never closed"* ]]
 }
+
+@test "post-mortem: a stock kernel's taint for our unsigned out-of-tree module is no finding; a splat there is" {
+	# As Debian's 6.12 kernel (MODULE_SIG without FORCE) logs an insmod of
+	# the test modules and of the module DKMS built (tests/check.sh).
+	{
+		cat "$clean"
+		echo '[    2.510059] htmtrace: loading out-of-tree module taints kernel.'
+		echo '[    2.513237] htmtrace: module verification failed: signature and/or required key missing - tainting kernel'
+		echo '[   69.266786] htmtrace_hvsim: Unknown symbol htmtrace_hv_unregister (err -2)'
+	} > "$BATS_TEST_TMPDIR/stock.log"
+	run "${check[@]}" "$BATS_TEST_TMPDIR/stock.log"
+	[ "$status" -eq 0 ]
+	{
+		echo '[   70.000001] WARNING: CPU: 1 PID: 95 at module/hv.c:52 htm_hv_call+0x68/0x178 [htmtrace]'
+		echo '[   70.000002] CPU: 1 UID: 0 PID: 95 Comm: cat Tainted: G           OE      6.12.118+deb12-powerpc64le-64k #1  Debian 6.12.118-1~deb12u1'
+	} >> "$BATS_TEST_TMPDIR/stock.log"
+	run "${check[@]}" "$BATS_TEST_TMPDIR/stock.log"
+	[ "$status" -eq 1 ]
+	[[ $output == *"stock.log:9: [   70.000001] WARNING: CPU: 1 PID: 95"* ]]
+}
