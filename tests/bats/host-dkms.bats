@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # dkms.conf against the Makefile and Kbuild, without dkms and without kernel
-# headers (none exist for the target on this host): dkms.conf is sourced
+# headers, in a second (the real dkms, against Debian's stock 6.12 headers,
+# is tests/dkms.sh, run by make check after these): dkms.conf is sourced
 # the way dkms reads it, with the variables dkms defines, and its MAKE
 # command is run, as "dkms build" runs it, in a copy of the tree standing
 # for dkms's build directory, against a stand-in kernel build directory
