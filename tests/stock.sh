@@ -45,7 +45,7 @@ case $spec in
 *) echo "usage: $0 6.1|6.12|6.12-64k [--boot]" >&2; exit 2 ;;
 esac
 
-echo "1..$([ -n "$boot" ] && echo 4 || echo 3)"
+echo "1..$([ -n "$boot" ] && echo 5 || echo 3)"
 bail() {
 	echo "not ok $1 $2"
 	shift 2
@@ -162,6 +162,25 @@ else
 fi
 [ -n "$boot" ] || exit 0
 
+# What the test guest (tests/guest/init, tests/guest.py) needs of the kernel
+# must be built in: the initramfs has none of the kernel's modules. Checked
+# here, so that a Debian kernel that makes one of them a module fails with
+# its name rather than as a boot that never ends. No forced signatures
+# either: our modules are unsigned, or signed by DKMS's own key.
+missing=
+for opt in PPC_PSERIES HVC_CONSOLE BLK_DEV_INITRD RD_GZIP DEVTMPFS TMPFS PROC_FS \
+	SYSFS DEBUG_FS BINFMT_ELF BINFMT_SCRIPT MODULES MODULE_UNLOAD; do
+	grep -qx "CONFIG_$opt=y" "$hdrs/.config" || missing+=" $opt"
+done
+grep -qx CONFIG_MODULE_SIG_FORCE=y "$hdrs/.config" && missing+=" (MODULE_SIG_FORCE is set)"
+if [ -z "$missing" ]; then
+	echo "ok 4 $kver has built in what the guest needs (pseries, hvc console, initramfs, devtmpfs, tmpfs, debugfs, module unload), no forced signatures"
+else
+	echo "not ok 4 $kver has built in what the guest needs (pseries, hvc console, initramfs, devtmpfs, tmpfs, debugfs, module unload), no forced signatures"
+	echo "# not built in:$missing"
+	exit 1
+fi
+
 # The guest's build folder, laid out as tests/build.sh lays out
 # build/<variant>/ for tests/initramfs.sh. The tool's build is incremental.
 g=$out/guest
@@ -175,9 +194,9 @@ if make -s -j"$(nproc)" -C "$top/userspace" O="$g" CC=${cross}gcc \
 	>"$out/tool.log" 2>&1 &&
 	${cross}gcc -O2 -Wall -Wextra -Werror -I"$top/uapi" -o "$g/guest-bin/htmtest" \
 		"$top/tests/guest/htmtest.c" >>"$out/tool.log" 2>&1; then
-	echo "ok 4 the guest of $kver: its vmlinux, the test modules, the tool and the guest helpers"
+	echo "ok 5 the guest of $kver: its vmlinux, the test modules, the tool and the guest helpers"
 else
-	echo "not ok 4 the guest of $kver: its vmlinux, the test modules, the tool and the guest helpers"
+	echo "not ok 5 the guest of $kver: its vmlinux, the test modules, the tool and the guest helpers"
 	sed 's/^/# /' "$out/tool.log" | tail -n 20
 	exit 1
 fi
