@@ -188,12 +188,20 @@ mkdir -p "$g/guest-bin"
 rm -f "$g"/*.ko
 cp "$out"/test/*.ko "$g/"
 ppclib=$sysroot/usr/lib/powerpc64le-linux-gnu
+# The guest helpers tests/build.sh builds: every tests/guest/*.c but the
+# command server (tests/initramfs.sh builds that one).
+helpers() {
+	local c
+	for c in "$top"/tests/guest/*.c; do
+		[ "${c##*/}" != cmdserver.c ] || continue
+		${cross}gcc -O2 -Wall -Wextra -Werror -I"$top/uapi" \
+			-o "$g/guest-bin/$(basename "$c" .c)" "$c" >>"$out/tool.log" 2>&1 || return 1
+	done
+}
 if make -s -j"$(nproc)" -C "$top/userspace" O="$g" CC=${cross}gcc \
 	PKG_CONFIG_LIBDIR="$ppclib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$sysroot" \
 	LDFLAGS="-Wl,-rpath-link,$ppclib:$sysroot/lib/powerpc64le-linux-gnu" \
-	>"$out/tool.log" 2>&1 &&
-	${cross}gcc -O2 -Wall -Wextra -Werror -I"$top/uapi" -o "$g/guest-bin/htmtest" \
-		"$top/tests/guest/htmtest.c" >>"$out/tool.log" 2>&1; then
+	>"$out/tool.log" 2>&1 && helpers; then
 	echo "ok 5 the guest of $kver: its vmlinux, the test modules, the tool and the guest helpers"
 else
 	echo "not ok 5 the guest of $kver: its vmlinux, the test modules, the tool and the guest helpers"
