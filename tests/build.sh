@@ -39,3 +39,5 @@ make -s -C "$top/userspace" O="$out" CC=${cross}gcc \
 mkdir -p "$out/guest-bin"
 ${cross}gcc -O2 -Wall -Wextra -Werror -I"$top/uapi" \
 	-o "$out/guest-bin/htmtest" "$top/tests/guest/htmtest.c"
+${cross}gcc -O2 -Wall -Wextra -Werror \
+	-o "$out/guest-bin/htmperf" "$top/tests/guest/htmperf.c"

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmperf: a perf_event_open client of the htm and vpa_dtl PMUs, for the
+ * bats suites in the guest. No perf tool, no libperf: the raw system call,
+ * the ring buffer and the AUX area mapped by hand.
+ *
+ *   htmperf htm CONFIG [-C CPU] [-a AUX_KB] [-r] [-o FILE] [-m MEMFILE]
+ *		[-w MS] [-p DATA_PAGES] [-v]
+ *	One htm event on CPU (0) with config CONFIG, an AUX area of AUX_KB
+ *	(64; rounded up to a power-of-two number of pages), RAW samples
+ *	if -r. ENABLE (the trace starts), sleep MS (100), then drain: read()
+ *	the count, copy what came into AUX to FILE and the RAW payloads of
+ *	the samples (each cut to the length its header gives) to MEMFILE,
+ *	until the count is 0. Prints
+ *	"reads=N counts=SUM aux_bytes=B raw_blocks=K raw_bytes=R
+ *	 aux_records=A truncated=T partial=P lost=L"; with -v, before it,
+ *	"read N count C aux A" for each read (A: AUX bytes it brought).
+ *   htmperf dtl CONFIG -C CPUS [-a AUX_KB] -o PREFIX [-d MS] [-p DATA_PAGES]
+ *		[-n]
+ *	One vpa_dtl event per CPU of CPUS (a list like 0,1), event mask
+ *	CONFIG. ENABLE all, poll() and drain each AUX area into PREFIX.cpuN
+ *	for MS ms (500; with -n, no drain then: the AUX area fills), read()
+ *	the counts, DISABLE, drain again. Prints per CPU "cpu=N aux_bytes=B
+ *	entries=E aux_records=A truncated=T partial=P lost=L" (entries: the
+ *	count read before DISABLE).
+ *   htmperf open PMU CONFIG [-C CPU] [--counting] [--task] [--inherit]
+ *	[--freq] [--exclude-user] [--exclude-kernel] [--exclude-hv]
+ *	[--type-off N] [--callchain] [--branch] [--drop-caps] [--hold SECS]
+ *	perf_event_open of the valid attribute above with these changes:
+ *	prints "ok" or the errno's name, exits 0 or 1. --drop-caps clears
+ *	CAP_PERFMON and CAP_SYS_ADMIN from the effective set first; --hold
+ *	keeps the event open SECS seconds (or until killed) after "ok".
+ *
+ * Exit status: 0 success, 1 a system call failed (said on stderr, or the
+ * errno's name for open), 2 bad usage.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#define MAX_CPUS	64
+
+/* One event: its fd, ring buffer and AUX area, and what came through. */
+struct ev {
+	int cpu;
+	int fd;
+	struct perf_event_mmap_page *pg;
+	unsigned char *data;
+	size_t data_size;
+	unsigned char *aux;
+	size_t aux_size;
+	FILE *out;
+	FILE *mem;
+	/* counters */
+	unsigned long long reads, counts, aux_bytes, raw_blocks, raw_bytes;
+	unsigned long long aux_records, truncated, partial, lost;
+};
+
+static long page_size;
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: see the comment at the top of htmperf.c\n");
+	exit(2);
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "htmperf: %s: %s (%s)\n", what, strerror(errno),
+		strerrorname_np(errno));
+	exit(1);
+}
+
+static unsigned long long num(const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || !*s || *end) {
+		fprintf(stderr, "htmperf: bad number '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static int pmu_type(const char *pmu)
+{
+	char path[256];
+	FILE *f;
+	int type;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type",
+		 pmu);
+	f = fopen(path, "r");
+	if (!f)
+		die(path);
+	if (fscanf(f, "%d", &type) != 1) {
+		fprintf(stderr, "htmperf: %s: not a number\n", path);
+		exit(1);
+	}
+	fclose(f);
+	return type;
+}
+
+/* The attribute every command starts from: sampling, CPU-wide, disabled. */
+static void base_attr(struct perf_event_attr *attr, int type,
+		      unsigned long long config)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->config = config;
+	attr->sample_period = 1;
+	attr->disabled = 1;
+}
+
+static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return syscall(__NR_perf_event_open, attr, pid, cpu, -1,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Round KB up to a power-of-two number of pages, in bytes. */
+static size_t aux_bytes_for(unsigned long long kb)
+{
+	size_t pages = (kb * 1024 + page_size - 1) / page_size, n = 1;
+
+	while (n < pages)
+		n <<= 1;
+	return n * page_size;
+}
+
+/* Map the ring (1 + DATA_PAGES pages) and the AUX area of AUX bytes. */
+static void map_event(struct ev *e, size_t data_pages, size_t aux)
+{
+	void *p;
+
+	e->data_size = data_pages * page_size;
+	p = mmap(NULL, page_size + e->data_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, e->fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap of the ring buffer");
+	e->pg = p;
+	e->data = (unsigned char *)p + page_size;
+
+	e->pg->aux_offset = page_size + e->data_size;
+	e->pg->aux_size = aux;
+	p = mmap(NULL, aux, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd,
+		 e->pg->aux_offset);
+	if (p == MAP_FAILED)
+		die("mmap of the AUX area");
+	e->aux = p;
+	e->aux_size = aux;
+}
+
+static void put(FILE *f, const void *buf, size_t len, const char *what)
+{
+	if (f && len && fwrite(buf, 1, len, f) != len)
+		die(what);
+}
+
+/*
+ * Copy the AUX bytes [aux_tail, aux_head) out, across the end of the area,
+ * then hand them back: the head is read before the data (acquire), the
+ * tail stored after it (release), as the perf ABI asks.
+ */
+static void drain_aux(struct ev *e)
+{
+	__u64 head = __atomic_load_n(&e->pg->aux_head, __ATOMIC_ACQUIRE);
+	__u64 tail = e->pg->aux_tail;
+
+	while (tail < head) {
+		size_t off = tail & (e->aux_size - 1);
+		size_t n = e->aux_size - off;
+
+		if (n > head - tail)
+			n = head - tail;
+		put(e->out, e->aux + off, n, "write of the AUX bytes");
+		tail += n;
+		e->aux_bytes += n;
+	}
+	__atomic_store_n(&e->pg->aux_tail, tail, __ATOMIC_RELEASE);
+}
+
+static __u64 be64(const unsigned char *p)
+{
+	__u64 v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* A RAW sample: u32 size, then a memory configuration block. */
+static void raw_sample(struct ev *e, const unsigned char *rec, size_t len)
+{
+	const unsigned char *blk = rec + sizeof(struct perf_event_header) + 4;
+	__u32 size;
+	__u64 want;
+
+	if (len < sizeof(struct perf_event_header) + 4) {
+		fprintf(stderr, "htmperf: a sample of %zu bytes\n", len);
+		exit(1);
+	}
+	memcpy(&size, rec + sizeof(struct perf_event_header), 4);
+	if (size > len - sizeof(struct perf_event_header) - 4) {
+		fprintf(stderr, "htmperf: RAW size %u past its record\n", size);
+		exit(1);
+	}
+	/* The block: a 32-byte header, be64 entries at 0x10, 32 bytes each. */
+	want = size;
+	if (size >= 32) {
+		want = 32 + be64(blk + 0x10) * 32;
+		if (want > size) {
+			fprintf(stderr, "htmperf: block of %llu bytes in a RAW payload of %u\n",
+				(unsigned long long)want, size);
+			exit(1);
+		}
+	}
+	put(e->mem, blk, want, "write of the RAW payload");
+	e->raw_blocks++;
+	e->raw_bytes += want;
+}
+
+/* Walk the records of the ring buffer from data_tail to data_head. */
+static void drain_ring(struct ev *e)
+{
+	__u64 head = __atomic_load_n(&e->pg->data_head, __ATOMIC_ACQUIRE);
+	__u64 tail = e->pg->data_tail;
+	static unsigned char rec[65536];
+
+	while (tail < head) {
+		struct perf_event_header h;
+		size_t off = tail & (e->data_size - 1), i;
+
+		/* a record may wrap: copy it out byte by byte across the end */
+		for (i = 0; i < sizeof(h); i++)
+			rec[i] = e->data[(off + i) & (e->data_size - 1)];
+		memcpy(&h, rec, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - tail) {
+			fprintf(stderr, "htmperf: bad record (type %u size %u)\n",
+				h.type, h.size);
+			exit(1);
+		}
+		for (i = sizeof(h); i < h.size; i++)
+			rec[i] = e->data[(off + i) & (e->data_size - 1)];
+
+		switch (h.type) {
+		case PERF_RECORD_SAMPLE:
+			raw_sample(e, rec, h.size);
+			break;
+		case PERF_RECORD_AUX: {
+			struct perf_record_aux {
+				struct perf_event_header h;
+				__u64 aux_offset, aux_size, flags;
+			} a;
+
+			memcpy(&a, rec, sizeof(a));
+			e->aux_records++;
+			if (a.flags & PERF_AUX_FLAG_TRUNCATED)
+				e->truncated++;
+			if (a.flags & PERF_AUX_FLAG_PARTIAL)
+				e->partial++;
+			break;
+		}
+		case PERF_RECORD_LOST: {
+			__u64 lost;
+
+			memcpy(&lost, rec + sizeof(h) + 8, 8);
+			e->lost += lost;
+			break;
+		}
+		default:
+			break;
+		}
+		tail += h.size;
+	}
+	__atomic_store_n(&e->pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static unsigned long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(unsigned long long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static FILE *open_out(const char *path)
+{
+	FILE *f;
+
+	if (!path)
+		return NULL;
+	f = fopen(path, "w");
+	if (!f)
+		die(path);
+	return f;
+}
+
+static void close_out(FILE *f)
+{
+	if (f && fclose(f))
+		die("close of an output file");
+}
+
+static int cmd_htm(int argc, char **argv)
+{
+	unsigned long long aux_kb = 64, wait = 100, data_pages = 8, stuck = 0;
+	const char *out = NULL, *mem = NULL;
+	struct perf_event_attr attr;
+	struct ev e = { .cpu = 0 };
+	int opt, raw = 0, verbose = 0;
+	__u64 count, before;
+
+	while ((opt = getopt(argc, argv, "C:a:ro:m:w:p:v")) != -1) {
+		switch (opt) {
+		case 'C': e.cpu = num(optarg); break;
+		case 'a': aux_kb = num(optarg); break;
+		case 'r': raw = 1; break;
+		case 'o': out = optarg; break;
+		case 'm': mem = optarg; break;
+		case 'w': wait = num(optarg); break;
+		case 'p': data_pages = num(optarg); break;
+		case 'v': verbose = 1; break;
+		default: usage();
+		}
+	}
+	if (optind != argc - 1 || !data_pages ||
+	    (data_pages & (data_pages - 1)))
+		usage();
+
+	base_attr(&attr, pmu_type("htm"), num(argv[optind]));
+	if (raw)
+		attr.sample_type = PERF_SAMPLE_RAW;
+	e.fd = perf_open(&attr, -1, e.cpu);
+	if (e.fd < 0)
+		die("perf_event_open");
+	map_event(&e, data_pages, aux_bytes_for(aux_kb));
+	e.out = open_out(out);
+	e.mem = open_out(mem);
+
+	if (ioctl(e.fd, PERF_EVENT_IOC_ENABLE, 0))
+		die("ENABLE");
+	sleep_ms(wait);
+	for (;;) {
+		if (read(e.fd, &count, sizeof(count)) != sizeof(count))
+			die("read of the count");
+		e.reads++;
+		e.counts += count;
+		before = e.aux_bytes;
+		drain_aux(&e);
+		drain_ring(&e);
+		if (verbose)
+			printf("read %llu count %llu aux %llu\n", e.reads,
+			       (unsigned long long)count, e.aux_bytes - before);
+		if (!count)
+			break;
+		/* 1 again and again: the PMU bounds a busy hypervisor (10 s) */
+		if (count == 1) {
+			if (!stuck)
+				stuck = now_ms();
+			else if (now_ms() - stuck > 30000) {
+				fprintf(stderr, "htmperf: the count stays 1 for 30 s\n");
+				return 1;
+			}
+		} else {
+			stuck = 0;
+		}
+	}
+	close_out(e.out);
+	close_out(e.mem);
+	close(e.fd);
+	printf("reads=%llu counts=%llu aux_bytes=%llu raw_blocks=%llu raw_bytes=%llu aux_records=%llu truncated=%llu partial=%llu lost=%llu\n",
+	       e.reads, e.counts, e.aux_bytes, e.raw_blocks, e.raw_bytes,
+	       e.aux_records, e.truncated, e.partial, e.lost);
+	return 0;
+}
+
+static int parse_cpus(const char *s, int *cpus)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	int n = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_CPUS)
+			usage();
+		cpus[n++] = num(tok);
+	}
+	free(copy);
+	return n;
+}
+
+static int cmd_dtl(int argc, char **argv)
+{
+	unsigned long long aux_kb = 64, ms = 500, data_pages = 8, end;
+	const char *prefix = NULL, *cpu_list = NULL;
+	static struct ev evs[MAX_CPUS];
+	struct pollfd pfd[MAX_CPUS];
+	struct perf_event_attr attr;
+	int cpus[MAX_CPUS], n, i, opt, type, drain = 1;
+	__u64 counts[MAX_CPUS];
+
+	while ((opt = getopt(argc, argv, "C:a:o:d:p:n")) != -1) {
+		switch (opt) {
+		case 'C': cpu_list = optarg; break;
+		case 'a': aux_kb = num(optarg); break;
+		case 'o': prefix = optarg; break;
+		case 'd': ms = num(optarg); break;
+		case 'p': data_pages = num(optarg); break;
+		case 'n': drain = 0; break;
+		default: usage();
+		}
+	}
+	if (optind != argc - 1 || !cpu_list || !prefix || !data_pages ||
+	    (data_pages & (data_pages - 1)))
+		usage();
+	n = parse_cpus(cpu_list, cpus);
+	type = pmu_type("vpa_dtl");
+	base_attr(&attr, type, num(argv[optind]));
+
+	for (i = 0; i < n; i++) {
+		char path[4096];
+
+		evs[i].cpu = cpus[i];
+		evs[i].fd = perf_open(&attr, -1, cpus[i]);
+		if (evs[i].fd < 0)
+			die("perf_event_open");
+		map_event(&evs[i], data_pages, aux_bytes_for(aux_kb));
+		snprintf(path, sizeof(path), "%s.cpu%d", prefix, cpus[i]);
+		evs[i].out = open_out(path);
+		pfd[i].fd = evs[i].fd;
+		pfd[i].events = POLLIN;
+	}
+	for (i = 0; i < n; i++) {
+		if (ioctl(evs[i].fd, PERF_EVENT_IOC_ENABLE, 0))
+			die("ENABLE");
+	}
+	end = now_ms() + ms;
+	while (now_ms() < end) {
+		unsigned long long left = end - now_ms();
+
+		if (!drain) {
+			sleep_ms(left);
+			continue;
+		}
+		if (poll(pfd, n, left < 20 ? left : 20) < 0 && errno != EINTR)
+			die("poll");
+		for (i = 0; i < n && drain; i++) {
+			drain_aux(&evs[i]);
+			drain_ring(&evs[i]);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (read(evs[i].fd, &counts[i], 8) != 8)
+			die("read of the count");
+	}
+	for (i = 0; i < n; i++) {
+		if (ioctl(evs[i].fd, PERF_EVENT_IOC_DISABLE, 0))
+			die("DISABLE");
+	}
+	for (i = 0; i < n; i++) {
+		struct ev *e = &evs[i];
+
+		drain_aux(e);
+		drain_ring(e);
+		close_out(e->out);
+		close(e->fd);
+		printf("cpu=%d aux_bytes=%llu entries=%llu aux_records=%llu truncated=%llu partial=%llu lost=%llu\n",
+		       e->cpu, e->aux_bytes, (unsigned long long)counts[i],
+		       e->aux_records, e->truncated, e->partial, e->lost);
+	}
+	return 0;
+}
+
+/* Clear CAP_PERFMON and CAP_SYS_ADMIN from the effective set. */
+static void drop_caps(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(__NR_capget, &hdr, data))
+		die("capget");
+	data[CAP_SYS_ADMIN / 32].effective &= ~(1U << (CAP_SYS_ADMIN % 32));
+	data[CAP_PERFMON / 32].effective &= ~(1U << (CAP_PERFMON % 32));
+	if (syscall(__NR_capset, &hdr, data))
+		die("capset");
+}
+
+static int cmd_open(int argc, char **argv)
+{
+	struct perf_event_attr attr;
+	long hold = -1;
+	pid_t pid = -1;
+	int cpu = 0, i, fd, type_off = 0;
+
+	if (argc < 3)
+		usage();
+	base_attr(&attr, 0, num(argv[2]));
+	for (i = 3; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-C") && i + 1 < argc)
+			cpu = num(argv[++i]);
+		else if (!strcmp(a, "--counting"))
+			attr.sample_period = 0;
+		else if (!strcmp(a, "--task")) {
+			pid = 0;
+			cpu = -1;
+		} else if (!strcmp(a, "--inherit"))
+			attr.inherit = 1;
+		else if (!strcmp(a, "--freq"))
+			attr.freq = 1;	/* sample_freq 1, the same word */
+		else if (!strcmp(a, "--exclude-user"))
+			attr.exclude_user = 1;
+		else if (!strcmp(a, "--exclude-kernel"))
+			attr.exclude_kernel = 1;
+		else if (!strcmp(a, "--exclude-hv"))
+			attr.exclude_hv = 1;
+		else if (!strcmp(a, "--type-off") && i + 1 < argc)
+			type_off = num(argv[++i]);
+		else if (!strcmp(a, "--callchain"))
+			attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		else if (!strcmp(a, "--branch")) {
+			attr.sample_type |= PERF_SAMPLE_BRANCH_STACK;
+			attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY |
+						  PERF_SAMPLE_BRANCH_KERNEL;
+		} else if (!strcmp(a, "--drop-caps"))
+			drop_caps();
+		else if (!strcmp(a, "--hold") && i + 1 < argc)
+			hold = num(argv[++i]);
+		else
+			usage();
+	}
+	attr.type = pmu_type(argv[1]) + type_off;
+	fd = perf_open(&attr, pid, cpu);
+	if (fd < 0) {
+		printf("%s\n", strerrorname_np(errno));
+		return 1;
+	}
+	printf("ok\n");
+	fflush(stdout);
+	if (hold >= 0)
+		sleep(hold);
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	page_size = sysconf(_SC_PAGESIZE);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2)
+		usage();
+	if (!strcmp(argv[1], "htm"))
+		return cmd_htm(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "dtl"))
+		return cmd_dtl(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "open"))
+		return cmd_open(argc - 1, argv + 1);
+	usage();
+	return 2;
+}
