@@ -1,0 +1,467 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The htm and vpa_dtl perf PMUs against the simulator, through a
+# perf_event_open client of our own (tests/guest/htmperf.c: the ring buffer
+# and the AUX area mapped by hand, no perf tool). Every test starts with
+# htmtrace and the simulator loaded: 256 KiB no-wrap trace buffers, records
+# written only when a test asks (rate, advance, dtl_burst).
+
+load helpers
+
+HVSIM=/sys/kernel/debug/htmtrace_hvsim
+DEVS=/sys/bus/event_source/devices
+SIZE=262144
+RECORDS=$((SIZE / 128))
+# htm_core, node 0, chip 0, core 1: htm_type 2 | coreindexonchip 1 << 20
+CORE1=0x100002
+
+setup() {
+	requires module htmtrace_hvsim
+	guest_mark "insmod $HTM_MODDIR/htmtrace.ko &&
+	       insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18"
+}
+
+teardown() {
+	guest_unload_all
+}
+
+# The trace an htm event dumps: the simulator writes 10^6 records a second,
+# so the no-wrap buffer is full (and stopped) long before the first read:
+# the same bytes whatever the timing.
+fast() {
+	guest "echo 1000000 > $HVSIM/rate"
+}
+
+# verify_full FILE: FILE is the whole no-wrap trace of core 0 0 1
+verify_full() {
+	run guest "stat -c %s $1 && htmtrace verify -t core -n 0 -p 0 -c 1 $1"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = $SIZE ]
+	grep -qx "records valid: $RECORDS" <<<"$output"
+	grep -qx "mismatched:    0" <<<"$output"
+}
+
+# field NAME LINE: the value of NAME=VALUE in LINE
+field() {
+	sed -n "s/.*\<$1=\([0-9]*\).*/\1/p" <<<"$2"
+}
+
+# hold PMU CONFIG [ARGS...]: an event held open in the background, in the
+# guest, until the test ends (guest_unload_all kills it); waits for its "ok"
+hold() {
+	guest "htmperf open $* --hold 3600 > /tmp/hold.out 2>&1 &
+	       for i in \$(seq 100); do
+		       grep -qx ok /tmp/hold.out && exit 0
+		       grep -q . /tmp/hold.out && break
+		       sleep 0.1
+	       done
+	       cat /tmp/hold.out; exit 1"
+}
+
+# The entries the simulator logged on CPU so far
+written() {
+	guest "sed -n 's/^cpu $1 .* written \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
+}
+
+# The mask the CPUs log with while we capture with MASK: ours, plus the
+# kernel's own where it owns the log (the debug kernel: preemptions, 2).
+effective_mask() {
+	local kmask
+	kmask=$(guest "sed -n 's/^cpu 0 .* mask \([0-9]*\)$/\1/p' $HVSIM/dtl_cpus")
+	echo $(($1 | kmask))
+}
+
+# In the guest: wait (bounded) until CPU $1's log has every bit of mask $2,
+# i.e. the vpa_dtl event's capture has begun there.
+# shellcheck disable=SC2016 # expanded by the guest's shell
+CAPTURING='capturing() {
+	for i in $(seq 100); do
+		m=$(sed -n "s/^cpu $1 .* mask \([0-9]*\)$/\1/p" '$HVSIM'/dtl_cpus)
+		[ $((m & $2)) -eq $2 ] && return 0
+		sleep 0.05
+	done
+	echo "cpu $1 never captured" >&2; return 1
+}'
+
+@test "the htm and vpa_dtl PMUs: format and events as specified" {
+	run guest "cd $DEVS/htm && for f in format/* events/*; do echo \$f \$(cat \$f); done"
+	echo "$output"
+	[ "$output" = "format/coreindexonchip config:20-27
+format/htm_type config:0-3
+format/nodalchipindex config:12-19
+format/nodeindex config:4-11
+events/htm_core htm_type=2
+events/htm_llat htm_type=3
+events/htm_nest htm_type=1" ]
+	run guest "cd $DEVS/vpa_dtl && for f in format/* events/*; do echo \$f \$(cat \$f); done"
+	echo "$output"
+	[ "$output" = "format/event config:0-7
+events/dtl_all event=0x7
+events/dtl_cede event=0x1
+events/dtl_fault event=0x4
+events/dtl_preempt event=0x2" ]
+	# each has a dynamic type of its own, beyond the kernel's fixed ones
+	run guest "cat $DEVS/htm/type $DEVS/vpa_dtl/type"
+	[ "${lines[0]}" -ge 6 ] && [ "${lines[1]}" -ge 6 ]
+	[ "${lines[0]}" != "${lines[1]}" ]
+}
+
+@test "the htm PMU goes with the simulator and comes back with it; vpa_dtl follows the backend" {
+	guest "[ -d $DEVS/htm ] && [ -d $DEVS/vpa_dtl ]"
+	guest rmmod htmtrace_hvsim
+	# htmtrace alone: QEMU answers H_HTM with H_FUNCTION, so no htm PMU;
+	# QEMU's H_REGISTER_VPA serves a (silent) dispatch trace log, so the
+	# vpa_dtl PMU stays, on the pseries backend
+	run guest "ls $DEVS"
+	echo "$output"
+	[[ $output != *htm* ]]
+	[[ $output == *vpa_dtl* ]]
+	run guest htmperf open htm $CORE1
+	[ "$status" -eq 1 ]
+	[[ $output == *"devices/htm/type"*ENOENT* ]]
+	run guest htmperf open vpa_dtl 7
+	[ "$output" = ok ]
+	guest "insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18"
+	run guest "ls $DEVS"
+	[[ $output == *htm*vpa_dtl* ]]
+	run guest "htmperf open htm $CORE1 && htmperf open vpa_dtl 7"
+	[ "$output" = "ok
+ok" ]
+	# and again, whole: a PMU must register afresh each time
+	guest "rmmod htmtrace_hvsim && insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18"
+	fast
+	run guest "htmperf htm $CORE1 -o /tmp/a.bin"
+	[ "$status" -eq 0 ]
+	verify_full /tmp/a.bin
+	guest "rmmod htmtrace_hvsim && rmmod htmtrace"
+	run guest "ls $DEVS"
+	[[ $output != *htm* ]] && [[ $output != *vpa_dtl* ]]
+	assert_no_splat
+}
+
+@test "htm through AUX: the simulator's bytes exactly, for AUX smaller than, equal to and larger than the trace" {
+	# the reference: the identical no-wrap trace through /dev/htm0
+	guest "htmtest configure /dev/htm0 2 0 0 1 1 && htmtest start /dev/htm0 &&
+	       echo $((RECORDS + 100)) > $HVSIM/advance && cat /dev/htm0 > /tmp/ref.bin &&
+	       htmtest deconfigure /dev/htm0"
+	verify_full /tmp/ref.bin
+	fast
+	for kb in 64 256 1024; do
+		run guest "htmperf htm $CORE1 -a $kb -v -o /tmp/aux$kb.bin"
+		echo "AUX $kb KiB: $output"
+		[ "$status" -eq 0 ]
+		local sum=${lines[-1]}
+		[ "$(field aux_bytes "$sum")" -eq $SIZE ]
+		[ "$(field counts "$sum")" -eq $RECORDS ]
+		[ "$(field truncated "$sum")" -eq 0 ]
+		[ "$(field lost "$sum")" -eq 0 ]
+		# every count is the records that read just put in AUX, the last 0
+		[ "${lines[-2]}" = "read $(field reads "$sum") count 0 aux 0" ]
+		awk '$1 == "read" && $6 != $4 * 128 { bad = 1 } END { exit bad }' \
+			<<<"$output"
+		verify_full /tmp/aux$kb.bin
+		guest cmp /tmp/ref.bin /tmp/aux$kb.bin
+	done
+	# a smaller AUX area takes more reads: the trace came in pieces
+	run guest "htmperf htm $CORE1 -a 64 | sed 's/ .*//'"
+	[ "${output#reads=}" -gt 4 ]
+	# the event is gone with its close: the channel can have the target
+	run guest htmtest configure /dev/htm0 2 0 0 1
+	[ "$output" = ok ]
+	assert_no_splat
+}
+
+@test "htm with PERF_SAMPLE_RAW: accepted, the trace exact, no RAW sample (the configuration is htmtrace sysmem's)" {
+	fast
+	run guest "htmperf htm $CORE1 -r -a 1024 -o /tmp/raw.bin -m /tmp/mem.bin"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(field aux_bytes "$output")" -eq $SIZE ]
+	# htm_pmu.c: a module cannot write a sample (perf_event_overflow() is
+	# not exported), so the memory configuration never comes as RAW
+	[ "$(field raw_blocks "$output")" -eq 0 ]
+	[ "$(guest stat -c %s /tmp/mem.bin)" -eq 0 ]
+	verify_full /tmp/raw.bin
+	run guest_dmesg
+	[[ $output == *"no memory configuration samples from a module: see htmtrace sysmem"* ]]
+	# what perf's RAW samples would have held, while an event holds the
+	# target: several blocks (3 entries a call), 32 + 32 * entries each
+	guest "echo 3 > $HVSIM/entries_per_call"
+	hold htm $CORE1
+	run guest "htmtrace sysmem -o /tmp/sysmem.bin && stat -c %s /tmp/sysmem.bin"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# 2 nodes x 2 chips = 4 entries: blocks of 3 and 1
+	[ "${lines[-1]}" -eq $((32 + 3 * 32 + 32 + 32)) ]
+}
+
+@test "event_init: every errno of the ABI, for both PMUs" {
+	local args want
+	while read -r want args; do
+		run guest htmperf open htm $CORE1 $args
+		echo "htm $args: $output (want $want)"
+		[ "$output" = "$want" ]
+		run guest htmperf open vpa_dtl 7 $args
+		echo "vpa_dtl $args: $output (want $want)"
+		[ "$output" = "$want" ]
+	done <<-EOF
+		ok
+		EOPNOTSUPP --counting
+		EINVAL --task
+		EINVAL --inherit
+		EINVAL --freq
+		EINVAL --exclude-user
+		EINVAL --exclude-kernel
+		EINVAL --exclude-hv
+		EOPNOTSUPP --callchain
+		EOPNOTSUPP --branch
+		ENOENT --type-off 1000
+		EACCES --drop-caps
+	EOF
+	# config: htm_type 1..3 and nothing above bit 27; node 1 chip 1 core 3
+	# is a target, core 49 is not (the hypervisor's H_P2 at CONFIGURE)
+	for args in "htm 0x0 EINVAL" "htm 0x4 EINVAL" "htm 0xf EINVAL" \
+		    "htm 0x10000002 EINVAL" "htm 0x100000002 EINVAL" \
+		    "htm 0x1 ok" "htm 0x3 ok" "htm 0x301012 ok" \
+		    "htm 0x3101012 EINVAL" \
+		    "vpa_dtl 0 EINVAL" "vpa_dtl 8 EINVAL" "vpa_dtl 0x101 EINVAL" \
+		    "vpa_dtl 0x100000001 EINVAL" "vpa_dtl 1 ok" "vpa_dtl 2 ok" \
+		    "vpa_dtl 4 ok"; do
+		set -- $args
+		run guest htmperf open $1 $2
+		echo "$1 $2: $output (want $3)"
+		[ "$output" = "$3" ]
+	done
+	# without CAP_PERFMON and CAP_SYS_ADMIN: EACCES whatever the paranoia,
+	# while the software PMU opens at -1 (the capability drop alone does not
+	# make an open fail)
+	for p in 2 -1; do
+		run guest "echo $p > /proc/sys/kernel/perf_event_paranoid &&
+			   htmperf open htm $CORE1 --drop-caps;
+			   htmperf open vpa_dtl 7 --drop-caps;
+			   htmperf open software 0 --drop-caps"
+		echo "paranoid $p: $output"
+		[ "${lines[0]}" = EACCES ] && [ "${lines[1]}" = EACCES ]
+		[ "${lines[2]}" = "$([ $p = -1 ] && echo ok || echo EACCES)" ]
+	done
+	guest "echo 2 > /proc/sys/kernel/perf_event_paranoid"
+	# nothing was left claimed by the failed opens
+	run guest "htmtest configure /dev/htm0 2 0 0 1 && htmtest dtl-configure /dev/vpa_dtl all 7"
+	[ "$output" = "ok
+ok" ]
+	assert_no_splat
+}
+
+@test "EBUSY both ways between an htm event and /dev/htmN" {
+	guest htmtest configure /dev/htm0 2 0 0 1
+	run guest htmperf open htm $CORE1
+	[ "$output" = EBUSY ]
+	# another target is free
+	run guest htmperf open htm 0x200002
+	[ "$output" = ok ]
+	guest htmtest deconfigure /dev/htm0
+	hold htm $CORE1
+	run guest htmtest configure /dev/htm1 2 0 0 1
+	[ "$output" = EBUSY ]
+	run guest htmtrace configure -t core -n 0 -p 0 -c 1 -d 2
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"busy"* ]]
+	# a second event on the same target, even on another CPU
+	run guest htmperf open htm $CORE1 -C 1
+	[ "$output" = EBUSY ]
+	run guest htmtest configure /dev/htm1 2 0 0 2
+	[ "$output" = ok ]
+}
+
+@test "EBUSY both ways between vpa_dtl events and /dev/vpa_dtl" {
+	guest htmtest dtl-configure /dev/vpa_dtl 0 7
+	run guest htmperf open vpa_dtl 7 -C 1
+	[ "$output" = EBUSY ]
+	guest htmtest dtl-deconfigure /dev/vpa_dtl
+	hold vpa_dtl 7 -C 1
+	for cpus in all 0 1; do
+		run guest htmtest dtl-configure /dev/vpa_dtl $cpus 7
+		[ "$output" = EBUSY ]
+	done
+	# one event per CPU; another CPU may have its own
+	run guest "htmperf open vpa_dtl 7 -C 1; htmperf open vpa_dtl 1 -C 0"
+	[ "$output" = "EBUSY
+ok" ]
+}
+
+@test "rmmod htmtrace and the simulator refused while an event exists, and fine after" {
+	for ev in "htm $CORE1" "vpa_dtl 7"; do
+		hold $ev
+		run guest rmmod htmtrace_hvsim
+		[ "$status" -ne 0 ]
+		run guest rmmod htmtrace
+		[ "$status" -ne 0 ]
+		guest "[ -d $DEVS/htm ] && [ -d $DEVS/vpa_dtl ]"
+		guest "kill \$(pidof htmperf) && while pidof htmperf; do sleep 0.05; done"
+	done
+	guest "rmmod htmtrace_hvsim && rmmod htmtrace"
+	run guest "ls $DEVS"
+	[[ $output != *htm* ]] && [[ $output != *vpa_dtl* ]]
+	assert_no_splat
+}
+
+@test "vpa_dtl through AUX: every entry the simulator wrote, byte for byte, per CPU" {
+	local mask w0 w1
+	mask=$(effective_mask 7)
+	w0=$(written 0)
+	w1=$(written 1)
+	run guest "$CAPTURING
+		htmperf dtl 7 -C 0,1 -o /tmp/d -d 2000 > /tmp/d.out &
+		capturing 0 7 && capturing 1 7 || exit 1
+		echo '0 60' > $HVSIM/dtl_burst && echo '1 40' > $HVSIM/dtl_burst &&
+		sleep 0.5 && echo '0 70' > $HVSIM/dtl_burst
+		wait; cat /tmp/d.out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local n0=$(($(written 0) - w0)) n1=$(($(written 1) - w1))
+	[ "$n0" -eq 130 ] && [ "$n1" -eq 40 ]
+	[[ ${lines[0]} == "cpu=0 aux_bytes=$((72 + 56 * n0)) entries=$n0 "*" truncated=0 partial=0 lost=0" ]]
+	[[ ${lines[1]} == "cpu=1 aux_bytes=$((72 + 56 * n1)) entries=$n1 "*" truncated=0 partial=0 lost=0" ]]
+	for c in 0 1; do
+		run guest htmtest dtl-verify /tmp/d.cpu$c $mask
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ "${lines[0]}" = "clock 1" ]
+		[ "${lines[1]}" = "cpu $c entries $((c ? n1 : n0)) overwritten 0 dropped 0 events 1/0/0/0" ]
+	done
+	# the event mask: cede only on CPU 1, a third of the events
+	mask=$(effective_mask 1)
+	run guest "$CAPTURING
+		htmperf dtl 1 -C 1 -o /tmp/m -d 1500 > /dev/null &
+		capturing 1 1 || exit 1
+		echo '1 60' > $HVSIM/dtl_burst; wait
+		htmtest dtl-verify /tmp/m.cpu1 $mask"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "cpu 1 entries $((mask == 1 ? 20 : 40)) overwritten 0 dropped 0 events 1/0/0/0" ]
+	# the CPUs' masks are given back
+	run guest "sed -n 's/^cpu \([01]\) .* mask \([0-9]*\)$/\1 \2/p' $HVSIM/dtl_cpus"
+	[ "$output" = "0 $((mask & ~1))
+1 $((mask & ~1))" ]
+	assert_no_splat
+}
+
+@test "vpa_dtl: a burst beyond the hypervisor's ring, the loss is exactly what was overwritten" {
+	local mask w
+	mask=$(effective_mask 7)
+	w=$(written 0)
+	run guest "$CAPTURING
+		htmperf dtl 7 -C 0 -o /tmp/d -d 1500 > /tmp/d.out &
+		capturing 0 7 || exit 1
+		echo '0 500' > $HVSIM/dtl_burst; wait; cat /tmp/d.out
+		htmtest dtl-verify /tmp/d.cpu0 $mask"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local n=$(($(written 0) - w))
+	[ "$n" -eq 500 ]
+	[ "${lines[-2]}" = "cpu 0 entries 84 overwritten $((n - 84)) dropped 0 events 1/0/0/0" ]
+	# overwritten by the hypervisor: no AUX record flags it
+	[[ ${lines[0]} == "cpu=0 aux_bytes="*" entries=84 "*" truncated=0 partial=0 lost=0" ]]
+}
+
+@test "vpa_dtl: an AUX area never drained, the entries it could not hold are counted exactly" {
+	local mask w
+	mask=$(effective_mask 7)
+	w=$(written 0)
+	# 64 KiB of AUX (at least a page) is never drained during the capture
+	# (-n); 20 bursts of 80, each read before the next (the capture polls
+	# at least every 200 ms), so the hypervisor overwrites nothing
+	run guest "$CAPTURING
+		htmperf dtl 7 -C 0 -a 64 -n -o /tmp/d -d 12000 > /tmp/d.out &
+		capturing 0 7 || exit 1
+		for i in \$(seq 20); do echo '0 80' > $HVSIM/dtl_burst; sleep 0.3; done
+		wait; cat /tmp/d.out
+		htmtest dtl-verify /tmp/d.cpu0 $mask"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local n=$(($(written 0) - w)) e d
+	[ "$n" -eq 1600 ]
+	e=$(sed -n 's/^cpu 0 entries \([0-9]*\) overwritten 0 dropped \([0-9]*\) .*/\1/p' <<<"$output")
+	d=$(sed -n 's/^cpu 0 entries \([0-9]*\) overwritten 0 dropped \([0-9]*\) .*/\2/p' <<<"$output")
+	echo "entries $e dropped $d of $n"
+	[ "$e" -gt 0 ] && [ "$d" -gt 0 ]
+	[ $((e + d)) -eq "$n" ]
+	# the AUX area was full: what is in it is the count, and the polls that
+	# found no room said so (PARTIAL: TRUNCATED would disable the event)
+	local sum=${lines[0]}
+	[ "$(field entries "$sum")" -eq "$e" ]
+	[ "$(field partial "$sum")" -gt 0 ]
+	[ "$(field truncated "$sum")" -eq 0 ]
+	[ "$(field aux_bytes "$sum")" -le 65536 ]
+	[ "$(field aux_bytes "$sum")" -gt $((65536 - 200)) ]
+	assert_no_splat
+}
+
+@test "htm dump faults: H_HARDWARE mid-dump ends the drain with 0, named in the kernel log" {
+	fast
+	guest "htmperf htm $CORE1 -a 1024 -o /tmp/ref.bin > /dev/null"
+	# the second DUMP_DATA (op 9) fails, and every one after it
+	guest "echo -1 > $HVSIM/fail_rc && echo 1 > $HVSIM/fail_after &&
+	       echo 0 > $HVSIM/fail_count && echo 9 > $HVSIM/fail_op"
+	run guest "htmperf htm $CORE1 -a 64 -v -o /tmp/f.bin"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-2]}" = "read $(field reads "${lines[-1]}") count 0 aux 0" ]
+	local got
+	got=$(field aux_bytes "${lines[-1]}")
+	[ "$got" -gt 0 ] && [ "$got" -lt $SIZE ]
+	# what came is the start of the trace, nothing else
+	run guest "cmp /tmp/f.bin /tmp/ref.bin"
+	[[ $output == *"EOF on /tmp/f.bin"* ]]
+	run guest_dmesg
+	[[ $output == *"htm pmu: type 2 node 0 chip 0 core 1: DUMP_DATA failed (-5)"* ]]
+	# the target was given back all the same
+	guest "echo 1 > $HVSIM/reset"
+	run guest htmtest configure /dev/htm0 2 0 0 1
+	[ "$output" = ok ]
+	assert_no_splat
+}
+
+@test "htm dump faults: H_BUSY every 3rd call and H_LONG_BUSY leave the data exact" {
+	fast
+	guest "htmperf htm $CORE1 -a 1024 -o /tmp/ref.bin > /dev/null"
+	guest "echo 3 > $HVSIM/busy_every"
+	run guest "htmperf htm $CORE1 -a 64 -o /tmp/b.bin && cat $HVSIM/injected"
+	echo "$output"
+	[ "$(field counts "${lines[0]}")" -eq $RECORDS ]
+	[ "${lines[1]}" -gt 2 ]
+	guest cmp /tmp/ref.bin /tmp/b.bin
+	# H_LONG_BUSY for 5 calls from the first read on: the PMU cannot sleep
+	# in its callbacks, so each of those reads counts 1 (read again) with
+	# nothing in AUX; then the dump goes on, exact
+	guest "echo 1 > $HVSIM/reset"
+	run guest "htmperf htm $CORE1 -a 64 -v -w 1500 -o /tmp/l.bin &
+		sleep 0.5; echo 9901 > $HVSIM/long_busy; echo 5 > $HVSIM/long_busy_count
+		wait; cat $HVSIM/injected"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" -eq 5 ]
+	[ "$(grep -c 'count 1 aux 0$' <<<"$output")" -eq 5 ]
+	guest cmp /tmp/ref.bin /tmp/l.bin
+	assert_no_splat
+}
+
+@test "htm dump faults: a hypervisor busy past 10 s ends the drain with 0" {
+	fast
+	run guest "(sleep 0.5; echo 9901 > $HVSIM/long_busy;
+		    echo 1000000000 > $HVSIM/long_busy_count) &
+		read -r t0 _ < /proc/uptime
+		htmperf htm $CORE1 -a 64 -w 1000 -o /tmp/l.bin
+		read -r t1 _ < /proc/uptime
+		echo \$((\${t1%.*} - \${t0%.*}))"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(field aux_bytes "${lines[0]}")" -eq 0 ]
+	# the count says 1 for 10 s, then 0 (the close then waits out its own
+	# bounds in process context)
+	[ "${lines[1]}" -ge 10 ] && [ "${lines[1]}" -lt 90 ]
+	run guest_dmesg
+	[[ $output == *"htm pmu: type 2 node 0 chip 0 core 1: STOP failed (-16)"* ]]
+}
