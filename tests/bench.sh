@@ -73,6 +73,42 @@ END {
 	}
 }' "$top/build/$variant/bench.raw"
 
+# The htm PMU's AUX path (tests/guest/htmperf.c): the same 64 MiB no-wrap
+# trace, of core 0 0 1 (the channel still holds core 0 0 0), started by
+# ENABLE and filled at once by the simulator (rate 10^9 for the 10 ms before
+# the first read), drained through a 16 MiB AUX area into a file; beside it
+# /dev/zero read with that size as the block size. hcalls: the simulator's
+# H_HTM calls (open and close included).
+run 'H=/sys/kernel/debug/htmtrace_hvsim
+now() { cut -d" " -f1 /proc/uptime; }
+secs() { awk -v a=$1 -v b=$2 "BEGIN { print b - a }"; }
+echo 1000000000 > $H/rate
+c0=$(cat $H/calls); t0=$(now)
+htmperf htm 0x100002 -a 16384 -w 10 -o /tmp/bench.out > /tmp/bench.sum || exit 1
+t1=$(now); c1=$(cat $H/calls)
+echo 0 > $H/rate
+grep -q " aux_bytes=67108864 " /tmp/bench.sum || { cat /tmp/bench.sum >&2; exit 1; }
+echo "htm-aux $(secs $t0 $t1) $((c1 - c0)) $(wc -c < /tmp/bench.out)"
+rm -f /tmp/bench.out
+t0=$(now); dd if=/dev/zero bs=16M count=4 2>/dev/null > /tmp/bench.out; t1=$(now)
+echo "zero-dd16m $(secs $t0 $t1) 0 $(wc -c < /tmp/bench.out)"
+rm -f /tmp/bench.out
+' > "$top/build/$variant/bench-aux.raw"
+awk '
+{ secs[$1] = $2; calls[$1] = $3; bytes[$1] = $4 }
+END {
+	h = "htm-aux"; z = "zero-dd16m"
+	if (secs[h] <= 0 || secs[z] <= 0) {
+		printf "%-10s %10d   too fast for /proc/uptime\n", h, bytes[h]
+		exit
+	}
+	mbs = bytes[h] / secs[h] / 1e6
+	zmbs = bytes[z] / secs[z] / 1e6
+	printf "%-10s %10d %9.1f %12.2f %13.1f%%\n", h, bytes[h], mbs,
+	       calls[h] / (bytes[h] / 1048576), 100 * mbs / zmbs
+	printf "%-10s %10d %9.1f %12s %14s\n", z, bytes[z], zmbs, "-", "-"
+}' "$top/build/$variant/bench-aux.raw"
+
 # One capture: PERIOD_US (0: adaptive) RATE SECONDS. Prints, summed over
 # the CPUs: the entries logged (captured + lost), lost, and wakeups.
 dtl_capture() {
