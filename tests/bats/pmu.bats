@@ -48,15 +48,15 @@ field() {
 }
 
 # hold PMU CONFIG [ARGS...]: an event held open in the background, in the
-# guest, until the test ends (guest_unload_all kills it); waits for its "ok"
+# guest, until the test ends (guest_unload_all kills it); waits for its
+# first whole line of output, which must be "ok"
 hold() {
-	guest "htmperf open $* --hold 3600 > /tmp/hold.out 2>&1 &
-	       for i in \$(seq 100); do
-		       grep -qx ok /tmp/hold.out && exit 0
-		       grep -q . /tmp/hold.out && break
+	guest "rm -f /tmp/hold.out; htmperf open $* --hold 3600 > /tmp/hold.out 2>&1 &
+	       for i in \$(seq 200); do
+		       [ \"\$(wc -l < /tmp/hold.out)\" -ge 1 ] 2>/dev/null && break
 		       sleep 0.1
 	       done
-	       cat /tmp/hold.out; exit 1"
+	       [ \"\$(head -n 1 /tmp/hold.out)\" = ok ] || { cat /tmp/hold.out; exit 1; }"
 }
 
 # The entries the simulator logged on CPU so far
