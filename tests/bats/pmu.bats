@@ -6,6 +6,7 @@
 # htmtrace and the simulator loaded: 256 KiB no-wrap trace buffers, records
 # written only when a test asks (rate, advance, dtl_burst).
 
+# shellcheck disable=SC2086 # argument lists are split into words on purpose
 load helpers
 
 HVSIM=/sys/kernel/debug/htmtrace_hvsim

@@ -70,9 +70,9 @@ struct ev {
 
 static long page_size;
 
-static void usage(void)
+static void bad_usage(void)
 {
-	fprintf(stderr, "usage: see the comment at the top of htmperf.c\n");
+	fprintf(stderr, "htmperf: usage: see the comment at the top of htmperf.c\n");
 	exit(2);
 }
 
@@ -337,20 +337,37 @@ static int cmd_htm(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "C:a:ro:m:w:p:v")) != -1) {
 		switch (opt) {
-		case 'C': e.cpu = num(optarg); break;
-		case 'a': aux_kb = num(optarg); break;
-		case 'r': raw = 1; break;
-		case 'o': out = optarg; break;
-		case 'm': mem = optarg; break;
-		case 'w': wait = num(optarg); break;
-		case 'p': data_pages = num(optarg); break;
-		case 'v': verbose = 1; break;
-		default: usage();
+		case 'C':
+			e.cpu = num(optarg);
+			break;
+		case 'a':
+			aux_kb = num(optarg);
+			break;
+		case 'r':
+			raw = 1;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'm':
+			mem = optarg;
+			break;
+		case 'w':
+			wait = num(optarg);
+			break;
+		case 'p':
+			data_pages = num(optarg);
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		default:
+			bad_usage();
 		}
 	}
 	if (optind != argc - 1 || !data_pages ||
 	    (data_pages & (data_pages - 1)))
-		usage();
+		bad_usage();
 
 	base_attr(&attr, pmu_type("htm"), num(argv[optind]));
 	if (raw)
@@ -380,9 +397,9 @@ static int cmd_htm(int argc, char **argv)
 			break;
 		/* 1 again and again: the PMU bounds a busy hypervisor (10 s) */
 		if (count == 1) {
-			if (!stuck)
+			if (!stuck) {
 				stuck = now_ms();
-			else if (now_ms() - stuck > 30000) {
+			} else if (now_ms() - stuck > 30000) {
 				fprintf(stderr, "htmperf: the count stays 1 for 30 s\n");
 				return 1;
 			}
@@ -407,7 +424,7 @@ static int parse_cpus(const char *s, int *cpus)
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (n == MAX_CPUS)
-			usage();
+			bad_usage();
 		cpus[n++] = num(tok);
 	}
 	free(copy);
@@ -426,18 +443,31 @@ static int cmd_dtl(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "C:a:o:d:p:n")) != -1) {
 		switch (opt) {
-		case 'C': cpu_list = optarg; break;
-		case 'a': aux_kb = num(optarg); break;
-		case 'o': prefix = optarg; break;
-		case 'd': ms = num(optarg); break;
-		case 'p': data_pages = num(optarg); break;
-		case 'n': drain = 0; break;
-		default: usage();
+		case 'C':
+			cpu_list = optarg;
+			break;
+		case 'a':
+			aux_kb = num(optarg);
+			break;
+		case 'o':
+			prefix = optarg;
+			break;
+		case 'd':
+			ms = num(optarg);
+			break;
+		case 'p':
+			data_pages = num(optarg);
+			break;
+		case 'n':
+			drain = 0;
+			break;
+		default:
+			bad_usage();
 		}
 	}
 	if (optind != argc - 1 || !cpu_list || !prefix || !data_pages ||
 	    (data_pages & (data_pages - 1)))
-		usage();
+		bad_usage();
 	n = parse_cpus(cpu_list, cpus);
 	type = pmu_type("vpa_dtl");
 	base_attr(&attr, type, num(argv[optind]));
@@ -520,42 +550,43 @@ static int cmd_open(int argc, char **argv)
 	int cpu = 0, i, fd, type_off = 0;
 
 	if (argc < 3)
-		usage();
+		bad_usage();
 	base_attr(&attr, 0, num(argv[2]));
 	for (i = 3; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "-C") && i + 1 < argc)
+		if (!strcmp(a, "-C") && i + 1 < argc) {
 			cpu = num(argv[++i]);
-		else if (!strcmp(a, "--counting"))
+		} else if (!strcmp(a, "--counting")) {
 			attr.sample_period = 0;
-		else if (!strcmp(a, "--task")) {
+		} else if (!strcmp(a, "--task")) {
 			pid = 0;
 			cpu = -1;
-		} else if (!strcmp(a, "--inherit"))
+		} else if (!strcmp(a, "--inherit")) {
 			attr.inherit = 1;
-		else if (!strcmp(a, "--freq"))
+		} else if (!strcmp(a, "--freq")) {
 			attr.freq = 1;	/* sample_freq 1, the same word */
-		else if (!strcmp(a, "--exclude-user"))
+		} else if (!strcmp(a, "--exclude-user")) {
 			attr.exclude_user = 1;
-		else if (!strcmp(a, "--exclude-kernel"))
+		} else if (!strcmp(a, "--exclude-kernel")) {
 			attr.exclude_kernel = 1;
-		else if (!strcmp(a, "--exclude-hv"))
+		} else if (!strcmp(a, "--exclude-hv")) {
 			attr.exclude_hv = 1;
-		else if (!strcmp(a, "--type-off") && i + 1 < argc)
+		} else if (!strcmp(a, "--type-off") && i + 1 < argc) {
 			type_off = num(argv[++i]);
-		else if (!strcmp(a, "--callchain"))
+		} else if (!strcmp(a, "--callchain")) {
 			attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
-		else if (!strcmp(a, "--branch")) {
+		} else if (!strcmp(a, "--branch")) {
 			attr.sample_type |= PERF_SAMPLE_BRANCH_STACK;
 			attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY |
 						  PERF_SAMPLE_BRANCH_KERNEL;
-		} else if (!strcmp(a, "--drop-caps"))
+		} else if (!strcmp(a, "--drop-caps")) {
 			drop_caps();
-		else if (!strcmp(a, "--hold") && i + 1 < argc)
+		} else if (!strcmp(a, "--hold") && i + 1 < argc) {
 			hold = num(argv[++i]);
-		else
-			usage();
+		} else {
+			bad_usage();
+		}
 	}
 	attr.type = pmu_type(argv[1]) + type_off;
 	fd = perf_open(&attr, pid, cpu);
@@ -576,13 +607,13 @@ int main(int argc, char **argv)
 	page_size = sysconf(_SC_PAGESIZE);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
-		usage();
+		bad_usage();
 	if (!strcmp(argv[1], "htm"))
 		return cmd_htm(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "dtl"))
 		return cmd_dtl(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "open"))
 		return cmd_open(argc - 1, argv + 1);
-	usage();
+	bad_usage();
 	return 2;
 }
