@@ -13,8 +13,10 @@
  *	the samples (each cut to the length its header gives) to MEMFILE,
  *	until the count is 0. Prints
  *	"reads=N counts=SUM aux_bytes=B raw_blocks=K raw_bytes=R
- *	 aux_records=A truncated=T partial=P lost=L"; with -v, before it,
- *	"read N count C aux A" for each read (A: AUX bytes it brought).
+ *	 aux_records=A truncated=T partial=P lost=L drain_us=D" (D: from the
+ *	first read to the last, copies to the files included); with -v,
+ *	before it, "read N count C aux A" for each read (A: AUX bytes it
+ *	brought).
  *   htmperf dtl CONFIG -C CPUS [-a AUX_KB] -o PREFIX [-d MS] [-p DATA_PAGES]
  *		[-n]
  *	One vpa_dtl event per CPU of CPUS (a list like 0,1), event mask
@@ -293,12 +295,17 @@ static void drain_ring(struct ev *e)
 	__atomic_store_n(&e->pg->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-static unsigned long long now_ms(void)
+static unsigned long long now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
+}
+
+static unsigned long long now_ms(void)
+{
+	return now_us() / 1000;
 }
 
 static void sleep_ms(unsigned long long ms)
@@ -333,7 +340,7 @@ static int cmd_htm(int argc, char **argv)
 	struct perf_event_attr attr;
 	struct ev e = { .cpu = 0 };
 	int opt, raw = 0, verbose = 0;
-	__u64 count, before;
+	__u64 count, before, start;
 
 	while ((opt = getopt(argc, argv, "C:a:ro:m:w:p:v")) != -1) {
 		switch (opt) {
@@ -382,6 +389,7 @@ static int cmd_htm(int argc, char **argv)
 	if (ioctl(e.fd, PERF_EVENT_IOC_ENABLE, 0))
 		die("ENABLE");
 	sleep_ms(wait);
+	start = now_us();
 	for (;;) {
 		if (read(e.fd, &count, sizeof(count)) != sizeof(count))
 			die("read of the count");
@@ -409,10 +417,12 @@ static int cmd_htm(int argc, char **argv)
 	}
 	close_out(e.out);
 	close_out(e.mem);
+	start = now_us() - start;
 	close(e.fd);
-	printf("reads=%llu counts=%llu aux_bytes=%llu raw_blocks=%llu raw_bytes=%llu aux_records=%llu truncated=%llu partial=%llu lost=%llu\n",
+	printf("reads=%llu counts=%llu aux_bytes=%llu raw_blocks=%llu raw_bytes=%llu aux_records=%llu truncated=%llu partial=%llu lost=%llu drain_us=%llu\n",
 	       e.reads, e.counts, e.aux_bytes, e.raw_blocks, e.raw_bytes,
-	       e.aux_records, e.truncated, e.partial, e.lost);
+	       e.aux_records, e.truncated, e.partial, e.lost,
+	       (unsigned long long)start);
 	return 0;
 }
 
