@@ -86,10 +86,10 @@ struct module;
  * @dtl_set_mask: set the CPU's dispatch trace log event mask
  *
  * @htm may sleep only if the caller can; htmtrace calls it from process
- * context. The DTL operations may be called in any context, interrupts
- * disabled included, and must not sleep; a backend without them offers no
- * dispatch trace log. @register_dtl makes the log start empty: the CPU's
- * index reads 0 after it.
+ * context, and with interrupts off from the perf PMU's callbacks. The DTL
+ * operations may be called in any context, interrupts disabled included,
+ * and must not sleep; a backend without them offers no dispatch trace log.
+ * @register_dtl makes the log start empty: the CPU's index reads 0 after it.
  */
 struct htmtrace_hv_ops {
 	const char *name;

@@ -11,6 +11,9 @@
  * The simulated trace buffers take no memory: a target only remembers how
  * many records it has written, and DUMP_DATA generates the bytes of each
  * buffer slot from (target, sequence number) with hvsim_record_fill().
+ *
+ * H_HTM may be called in any context, interrupts disabled included (the
+ * perf PMU's callbacks): see hvsim_can_sleep().
  */
 
 #define pr_fmt(fmt) "htmtrace_hvsim: " fmt
@@ -27,7 +30,10 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
+#include <linux/preempt.h>
+#include <linux/prandom.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -50,7 +56,7 @@
 #define HVSIM_RATE_MAX		1000000000ULL	/* one record per ns */
 #define HVSIM_ADVANCE_MAX	BIT_ULL(40)
 #define HVSIM_LATENCY_MAX	(10 * USEC_PER_SEC)
-#define HVSIM_FILL_BATCH	512		/* records between cond_resched() */
+#define HVSIM_UDELAY_MAX	1000		/* µs per udelay() of a busy-wait */
 
 /* The simulated machine. */
 #define HVSIM_THREADS		8		/* hardware threads per core */
@@ -206,15 +212,19 @@ struct hvsim_call {
 };
 
 /*
- * hvsim_lock protects the targets, the model knobs, the faults and the
- * counters below. It is taken from process context only (H_HTM calls and
- * debugfs files), and no code sleeps while holding it: the per-call latency
- * is slept and DUMP_DATA bytes are generated after it is released, the
- * latter from a snapshot of the target taken under it. The topology (module
- * parameters, read-only) and the hvsim_targets pointer are set before
- * registration and never change afterwards.
+ * hvsim_lock protects the targets, the model knobs, the faults, the
+ * counters and hvsim_rnd below. H_HTM takes it in any context: from process
+ * context, and from the perf PMU's callbacks with interrupts off, under the
+ * perf context's raw lock (hence a raw spinlock, and irqsave there).
+ * debugfs files take it with interrupts off (spin_lock_irq), so that an
+ * H_HTM from an interrupt on the same CPU cannot find it held. Nothing
+ * sleeps, allocates or waits under it, and what it covers is short: the
+ * per-call latency is waited out and DUMP_DATA bytes are copied after it is
+ * released, the latter from a snapshot of the target taken under it. The
+ * topology (module parameters, read-only) and the hvsim_targets pointer are
+ * set before registration and never change afterwards.
  */
-static DEFINE_SPINLOCK(hvsim_lock);
+static DEFINE_RAW_SPINLOCK(hvsim_lock);
 
 static struct hvsim_target *hvsim_targets;
 static unsigned int hvsim_nr_targets;
@@ -247,6 +257,9 @@ static struct {
 	u64 fail_seen;			/* calls of fail_op since it was armed */
 	u64 fail_done;			/* fail_rc answers since it was armed */
 } hvsim_stats;
+
+/* Strict mode's random bytes: prandom takes no lock of its own. */
+static struct rnd_state hvsim_rnd;
 
 static struct dentry *hvsim_dir;
 
@@ -384,6 +397,12 @@ static long hvsim_block(const struct hvsim_call *c, unsigned int entry_size,
 	return H_SUCCESS;
 }
 
+/* Random bytes for strict mode. Caller holds hvsim_lock. */
+static void hvsim_random(void *buf, size_t len)
+{
+	prandom_bytes_state(&hvsim_rnd, buf, len);
+}
+
 /*
  * Strict mode: the header bytes that no public source defines become random:
  * all but the iterator (+0x08), the entry count (+0x10) and, in STATUS, the
@@ -395,8 +414,8 @@ static void hvsim_strict_header(u8 *hdr, bool status)
 
 	if (!hvsim_strict)
 		return;
-	get_random_bytes(hdr, HTM_BLOCK_NEXT);
-	get_random_bytes(hdr + HVSIM_HDR_TOTAL, 8);
+	hvsim_random(hdr, HTM_BLOCK_NEXT);
+	hvsim_random(hdr + HVSIM_HDR_TOTAL, 8);
 	if (status)
 		hdr[HTM_STATUS_LOG2_SIZE] = log2_size;
 }
@@ -428,7 +447,7 @@ static long hvsim_caps(const struct hvsim_call *c)
 	hvsim_put_be(buf + HVSIM_CAPS_RATE, hvsim_model.rate, 8);
 	/* strict: no field of the block is public */
 	if (hvsim_strict)
-		get_random_bytes(buf, HTM_CAPS_SIZE);
+		hvsim_random(buf, HTM_CAPS_SIZE);
 	return H_SUCCESS;
 }
 
@@ -529,7 +548,7 @@ static long hvsim_status(const struct hvsim_call *c, struct hvsim_target *t,
 	/* strict: the entries' layout is not public either */
 	hvsim_strict_header(buf, true);
 	if (hvsim_strict)
-		get_random_bytes(buf + HTM_BLOCK_HDR_SIZE, n * esize);
+		hvsim_random(buf + HTM_BLOCK_HDR_SIZE, n * esize);
 	return H_SUCCESS;
 }
 
@@ -595,7 +614,8 @@ static long hvsim_deconfigure(struct hvsim_target *t)
 /*
  * Write @nr records of a buffer of @nslots slots, from slot @slot on, as they
  * are after @written records: each slot holds the record hvsim_slot_seq()
- * names, or zeros if it was never written.
+ * names, or zeros if it was never written. It neither sleeps nor allocates:
+ * H_HTM may be called with interrupts off.
  */
 static void hvsim_fill(u8 *dst, u64 target, u64 slot, u64 nr, u64 nslots,
 		       u64 written)
@@ -607,8 +627,6 @@ static void hvsim_fill(u8 *dst, u64 target, u64 slot, u64 nr, u64 nslots,
 			hvsim_record_fill(dst, target, seq);
 		else
 			memset(dst, 0, HVSIM_RECORD_SIZE);
-		if (i % HVSIM_FILL_BATCH == HVSIM_FILL_BATCH - 1)
-			cond_resched();
 	}
 }
 
@@ -622,6 +640,7 @@ static void hvsim_fill(u8 *dst, u64 target, u64 slot, u64 nr, u64 nslots,
  * returned"), leaving the rest of the destination as it was. The bytes are
  * generated after hvsim_lock is dropped, from a snapshot of the target: a
  * dump may be large, and only the channel that owns the target may change it.
+ * Neither sleeps nor allocates, in any context.
  *
  * Return: H_SUCCESS (also when fewer bytes than asked were left before the
  * end of the buffer); H_PARTIAL for a transfer cut by short_xfer;
@@ -634,19 +653,21 @@ static long hvsim_dump_data(const struct hvsim_call *c, struct hvsim_target *t)
 {
 	u64 len = c->p2, off = c->p3;
 	u64 size, written, max_xfer, short_xfer, n;
+	unsigned long irqflags;
 	u8 state, log2_size;
+	long rc;
 	u8 *dst;
 
 	dst = hvsim_dest(c->p1, len);
 
-	spin_lock(&hvsim_lock);
+	raw_spin_lock_irqsave(&hvsim_lock, irqflags);
 	hvsim_sync(t, ktime_get());
 	state = t->state;
 	log2_size = t->log2_size;
 	written = t->base;
 	max_xfer = hvsim_faults.max_xfer;
 	short_xfer = hvsim_faults.short_xfer;
-	spin_unlock(&hvsim_lock);
+	raw_spin_unlock_irqrestore(&hvsim_lock, irqflags);
 
 	if (state != HVSIM_STOPPED)
 		return H_STATE;
@@ -661,23 +682,22 @@ static long hvsim_dump_data(const struct hvsim_call *c, struct hvsim_target *t)
 		return H_NOT_AVAILABLE;
 
 	n = min(len, size - off);
+	rc = H_SUCCESS;
 	if (short_xfer && round_down(short_xfer, HVSIM_RECORD_SIZE) < n) {
 		n = round_down(short_xfer, HVSIM_RECORD_SIZE);
-		if (n)
-			hvsim_fill(dst, hvsim_target_word(c->type, c->node, c->chip, c->core),
-				   off / HVSIM_RECORD_SIZE, n / HVSIM_RECORD_SIZE,
-				   size / HVSIM_RECORD_SIZE, written);
-		return H_PARTIAL;
+		rc = H_PARTIAL;
 	}
-	hvsim_fill(dst, hvsim_target_word(c->type, c->node, c->chip, c->core),
-		   off / HVSIM_RECORD_SIZE, n / HVSIM_RECORD_SIZE,
-		   size / HVSIM_RECORD_SIZE, written);
-	return H_SUCCESS;
+	if (n)
+		hvsim_fill(dst, hvsim_target_word(c->type, c->node, c->chip, c->core),
+			   off / HVSIM_RECORD_SIZE, n / HVSIM_RECORD_SIZE,
+			   size / HVSIM_RECORD_SIZE, written);
+	return rc;
 }
 
 /* Run a call that addresses one target. */
 static long hvsim_target_op(const struct hvsim_call *c)
 {
+	unsigned long irqflags;
 	struct hvsim_target *t;
 	ktime_t now;
 	long rc;
@@ -695,7 +715,7 @@ static long hvsim_target_op(const struct hvsim_call *c)
 	if (c->op == HTM_OP_DUMP_DATA)
 		return hvsim_dump_data(c, t);
 
-	spin_lock(&hvsim_lock);
+	raw_spin_lock_irqsave(&hvsim_lock, irqflags);
 	now = ktime_get();
 	hvsim_sync(t, now);
 	switch (c->op) {
@@ -721,19 +741,20 @@ static long hvsim_target_op(const struct hvsim_call *c)
 		rc = H_P3;
 		break;
 	}
-	spin_unlock(&hvsim_lock);
+	raw_spin_unlock_irqrestore(&hvsim_lock, irqflags);
 	return rc;
 }
 
 /* Run a call about the whole machine: the target word is not looked at. */
 static long hvsim_system_op(const struct hvsim_call *c)
 {
+	unsigned long irqflags;
 	long rc;
 
 	if (c->type > HTMTRACE_TYPE_LLAT && c->type != HTMTRACE_TYPE_GLOBAL)
 		return H_P3;
 
-	spin_lock(&hvsim_lock);
+	raw_spin_lock_irqsave(&hvsim_lock, irqflags);
 	switch (c->op) {
 	case HTM_OP_CAPABILITIES:
 		rc = hvsim_caps(c);
@@ -748,7 +769,7 @@ static long hvsim_system_op(const struct hvsim_call *c)
 		rc = H_P3;
 		break;
 	}
-	spin_unlock(&hvsim_lock);
+	raw_spin_unlock_irqrestore(&hvsim_lock, irqflags);
 	return rc;
 }
 
@@ -805,6 +826,46 @@ static long hvsim_inject(unsigned int op)
 }
 
 /**
+ * hvsim_can_sleep() - may an H_HTM call sleep where it is made?
+ *
+ * Not with interrupts disabled: irqs_disabled() is reliable in every
+ * kernel, and is how the perf PMU's callbacks run (read() through an IPI
+ * included). Not with a nonzero preempt count: it always counts hard and
+ * soft interrupt context and disabled bottom halves, but a spinlock or
+ * preempt_disable() only with CONFIG_PREEMPT_COUNT (the debug kernel has it
+ * through DEBUG_ATOMIC_SLEEP, the release one does not); in_atomic() is the
+ * same test, and no better. Not inside a preemptible-RCU read-side section.
+ * So, without PREEMPT_COUNT, a caller holding a spinlock with interrupts on
+ * would be slept on: htmtrace has none, it calls H_HTM holding mutexes in
+ * process context, or with interrupts off.
+ *
+ * Return: true if the caller may sleep.
+ */
+static bool hvsim_can_sleep(void)
+{
+	return !irqs_disabled() && !preempt_count() && !rcu_preempt_depth();
+}
+
+/*
+ * The injected per-call latency: slept where the caller may sleep, else
+ * busy-waited in udelay() steps of at most HVSIM_UDELAY_MAX µs.
+ */
+static void hvsim_latency(u64 us)
+{
+	unsigned int step;
+
+	if (hvsim_can_sleep()) {
+		fsleep(us);
+		return;
+	}
+	while (us) {
+		step = min_t(u64, us, HVSIM_UDELAY_MAX);
+		udelay(step);
+		us -= step;
+	}
+}
+
+/**
  * hvsim_htm() - the simulated H_HTM hypervisor call
  * @flags: HTM_FLAGS_*; HTM_FLAGS_HARDWARE_TARGET is required
  * @target: node, chip and core index of the target
@@ -816,7 +877,8 @@ static long hvsim_inject(unsigned int op)
  * Arguments are checked in this order: flags (H_PARAMETER), the op word
  * (H_P3), the type and target (H_P3, H_P2), the target's state (H_STATE),
  * then the operation's parameters. An injected fault answers before any
- * check and changes nothing. May sleep.
+ * check and changes nothing. Callable in any context: it sleeps only for
+ * latency_us, and only where hvsim_can_sleep() says it may.
  *
  * Return: an hcall status.
  */
@@ -836,18 +898,17 @@ static long hvsim_htm(unsigned long flags, unsigned long target,
 		.p2 = param2,
 		.p3 = param3,
 	};
+	unsigned long irqflags;
 	u64 latency_us;
 	long rc;
 
-	might_sleep();
-
-	spin_lock(&hvsim_lock);
+	raw_spin_lock_irqsave(&hvsim_lock, irqflags);
 	rc = hvsim_inject(c.op);
 	latency_us = hvsim_faults.latency_us;
-	spin_unlock(&hvsim_lock);
+	raw_spin_unlock_irqrestore(&hvsim_lock, irqflags);
 
 	if (latency_us)
-		fsleep(latency_us);
+		hvsim_latency(latency_us);
 	if (rc != H_SUCCESS)
 		return rc;
 
@@ -890,17 +951,17 @@ static const struct htmtrace_hv_ops hvsim_ops = {
 
 static int hvsim_u64_get(void *data, u64 *val)
 {
-	spin_lock(&hvsim_lock);
+	raw_spin_lock_irq(&hvsim_lock);
 	*val = *(u64 *)data;
-	spin_unlock(&hvsim_lock);
+	raw_spin_unlock_irq(&hvsim_lock);
 	return 0;
 }
 
 static int hvsim_u64_set(void *data, u64 val)
 {
-	spin_lock(&hvsim_lock);
+	raw_spin_lock_irq(&hvsim_lock);
 	*(u64 *)data = val;
-	spin_unlock(&hvsim_lock);
+	raw_spin_unlock_irq(&hvsim_lock);
 	return 0;
 }
 
@@ -923,7 +984,7 @@ static int hvsim_rate_set(void *data, u64 val)
 	if (val > HVSIM_RATE_MAX)
 		return -EINVAL;
 
-	spin_lock(&hvsim_lock);
+	raw_spin_lock_irq(&hvsim_lock);
 	now = ktime_get();
 	for (i = 0; i < hvsim_nr_targets; i++) {
 		t = &hvsim_targets[i];
@@ -934,7 +995,7 @@ static int hvsim_rate_set(void *data, u64 val)
 		t->since = now;
 	}
 	hvsim_model.rate = val;
-	spin_unlock(&hvsim_lock);
+	raw_spin_unlock_irq(&hvsim_lock);
 	return 0;
 }
 
@@ -954,11 +1015,11 @@ DEFINE_DEBUGFS_ATTRIBUTE(hvsim_latency_fops, hvsim_u64_get, hvsim_latency_set,
 /* Writing fail_op arms the fault: its counting starts over. */
 static int hvsim_fail_op_set(void *data, u64 val)
 {
-	spin_lock(&hvsim_lock);
+	raw_spin_lock_irq(&hvsim_lock);
 	hvsim_faults.fail_op = val;
 	hvsim_stats.fail_seen = 0;
 	hvsim_stats.fail_done = 0;
-	spin_unlock(&hvsim_lock);
+	raw_spin_unlock_irq(&hvsim_lock);
 	return 0;
 }
 
@@ -975,7 +1036,7 @@ static int hvsim_advance_set(void *data, u64 val)
 	if (val > HVSIM_ADVANCE_MAX)
 		return -EINVAL;
 
-	spin_lock(&hvsim_lock);
+	raw_spin_lock_irq(&hvsim_lock);
 	now = ktime_get();
 	for (i = 0; i < hvsim_nr_targets; i++) {
 		t = &hvsim_targets[i];
@@ -985,7 +1046,7 @@ static int hvsim_advance_set(void *data, u64 val)
 		t->base += val;
 		hvsim_sync(t, now);
 	}
-	spin_unlock(&hvsim_lock);
+	raw_spin_unlock_irq(&hvsim_lock);
 	return 0;
 }
 
@@ -995,10 +1056,10 @@ DEFINE_DEBUGFS_ATTRIBUTE(hvsim_advance_fops, NULL, hvsim_advance_set,
 /* Clear every injected fault and every counter; targets are left alone. */
 static int hvsim_reset_set(void *data, u64 val)
 {
-	spin_lock(&hvsim_lock);
+	raw_spin_lock_irq(&hvsim_lock);
 	memset(&hvsim_faults, 0, sizeof(hvsim_faults));
 	memset(&hvsim_stats, 0, sizeof(hvsim_stats));
-	spin_unlock(&hvsim_lock);
+	raw_spin_unlock_irq(&hvsim_lock);
 	hvsim_dtl_reset();
 	return 0;
 }
@@ -1022,9 +1083,9 @@ static int hvsim_op_calls_show(struct seq_file *m, void *v)
 	u64 calls[HVSIM_NR_OPS];
 	unsigned int op;
 
-	spin_lock(&hvsim_lock);
+	raw_spin_lock_irq(&hvsim_lock);
 	memcpy(calls, hvsim_stats.op_calls, sizeof(calls));
-	spin_unlock(&hvsim_lock);
+	raw_spin_unlock_irq(&hvsim_lock);
 
 	for (op = 1; op < HVSIM_NR_OPS; op++)
 		seq_printf(m, "%s %llu\n", hvsim_op_names[op], calls[op]);
@@ -1040,7 +1101,7 @@ static int hvsim_targets_show(struct seq_file *m, void *v)
 	struct hvsim_target *t;
 	ktime_t now;
 
-	spin_lock(&hvsim_lock);
+	raw_spin_lock_irq(&hvsim_lock);
 	now = ktime_get();
 	for (i = 0; i < hvsim_nr_targets; i++) {
 		t = &hvsim_targets[i];
@@ -1064,7 +1125,7 @@ static int hvsim_targets_show(struct seq_file *m, void *v)
 				   t->mode_value);
 		seq_putc(m, '\n');
 	}
-	spin_unlock(&hvsim_lock);
+	raw_spin_unlock_irq(&hvsim_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hvsim_targets);
@@ -1154,6 +1215,7 @@ static int __init hvsim_init(void)
 		hvsim_targets[i].log2_size = hvsim_log2_size;
 	hvsim_model.rate = hvsim_rate;
 	hvsim_model.entries_per_call = 3;
+	prandom_seed_state(&hvsim_rnd, get_random_u64());
 
 	hvsim_debugfs_init();
 	ret = hvsim_dtl_init(hvsim_dir);
