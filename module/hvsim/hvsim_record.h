@@ -8,10 +8,14 @@
  * only.
  *
  * A record is 128 bytes: sixteen big-endian u64 words.
- *   word 0   HVSIM_RECORD_MAGIC
- *   word 1   the target word: node << 48 | chip << 32 | core << 16 | type
- *   word 2   the sequence number: records are numbered from 0 at START
- *   word 3.. hvsim_record_word(target, seq, i)
+ *   word 0      HVSIM_RECORD_MAGIC
+ *   word 1      the target word: node << 48 | chip << 32 | core << 16 | type
+ *   word 2      the sequence number: records are numbered from 0 at START
+ *   words 3-14  hvsim_record_body(i): the same in every record
+ *   word 15     hvsim_record_check(target, seq)
+ * So a record is a pure function of (target, seq), and the simulator makes
+ * one at memory speed: it copies a pattern of ready-made records (words 0
+ * and 3-14) and stamps words 1, 2 and 15 into each.
  * Record seq is stored in slot seq % nslots of a buffer of nslots records, so
  * after "written" records slot i holds the newest seq < written that is
  * congruent to i, and slots never written hold zeros.
@@ -41,6 +45,20 @@ static inline __u64 hvsim_mix(__u64 x)
 	return x ^ (x >> 31);
 }
 
+#define HVSIM_RECORD_CHECK_WORD	(HVSIM_RECORD_WORDS - 1)
+
+/* Word @i (3 to 14) of every record. */
+static inline __u64 hvsim_record_body(unsigned int i)
+{
+	return hvsim_mix(HVSIM_RECORD_MAGIC + i);
+}
+
+/* The last word: ties the record's sequence number to its target. */
+static inline __u64 hvsim_record_check(__u64 target, __u64 seq)
+{
+	return hvsim_mix(target ^ hvsim_mix(seq));
+}
+
 static inline __u64 hvsim_record_word(__u64 target, __u64 seq, unsigned int i)
 {
 	switch (i) {
@@ -50,8 +68,10 @@ static inline __u64 hvsim_record_word(__u64 target, __u64 seq, unsigned int i)
 		return target;
 	case 2:
 		return seq;
+	case HVSIM_RECORD_CHECK_WORD:
+		return hvsim_record_check(target, seq);
 	default:
-		return hvsim_mix(target ^ hvsim_mix(seq) ^ i);
+		return hvsim_record_body(i);
 	}
 }
 
