@@ -1067,6 +1067,22 @@ void htm_dtl_pmu_cpu_begin(struct htm_dtl_cpu *c)
 }
 
 /**
+ * htm_dtl_pmu_cpu_read() - bring a perf event's capture up to date
+ * @c: the capture
+ *
+ * On @c's CPU, interrupts off (pmu::read), so never beside its timer: what
+ * the log holds now goes to the sink, as at the timer's next poll.
+ *
+ * Return: the entries given to the sink so far.
+ */
+u64 htm_dtl_pmu_cpu_read(struct htm_dtl_cpu *c)
+{
+	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
+		htm_dtl_cpu_poll(c->dtl, c);
+	return READ_ONCE(c->entries);
+}
+
+/**
  * htm_dtl_pmu_cpu_end() - end a perf event's capture
  * @c: the capture
  *

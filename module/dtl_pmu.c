@@ -18,8 +18,9 @@
  * finds no room drops its entries, counts them in a LOST record once there
  * is room again, and marks its PERF_RECORD_AUX with PERF_AUX_FLAG_PARTIAL
  * (TRUNCATED would make the perf core disable the event); room for the
- * last LOST record is kept until the capture ends. read() returns
- * the entries written so far. The timer's period adapts to the rate, as
+ * last LOST record is kept until the capture ends. read() first takes
+ * what the log holds, then returns the entries written so far; after
+ * DISABLE, all of them. The timer's period adapts to the rate, as
  * for /dev/vpa_dtl: the sample period is required (a sampling event) but
  * unused.
  */
@@ -194,6 +195,8 @@ static void htm_dtl_pmu_del(struct perf_event *event, int flags)
 	struct htm_dtl_pmu_event *pe = event->pmu_private;
 
 	htm_dtl_pmu_cpu_end(pe->c);
+	/* What the end took counts too: a read after DISABLE says so. */
+	local64_set(&event->count, READ_ONCE(pe->c->entries));
 	event->hw.state = PERF_HES_STOPPED;
 }
 
@@ -212,7 +215,7 @@ static void htm_dtl_pmu_read(struct perf_event *event)
 {
 	struct htm_dtl_pmu_event *pe = event->pmu_private;
 
-	local64_set(&event->count, READ_ONCE(pe->c->entries));
+	local64_set(&event->count, htm_dtl_pmu_cpu_read(pe->c));
 }
 
 static void *htm_dtl_pmu_setup_aux(struct perf_event *event, void **pages,

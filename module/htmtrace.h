@@ -474,6 +474,7 @@ struct htm_dtl_cpu *htm_dtl_pmu_cpu_add(struct htm_dtl *dtl, int cpu, u8 mask,
 					void *arg);
 void htm_dtl_pmu_cpu_remove(struct htm_dtl *dtl, struct htm_dtl_cpu *c);
 void htm_dtl_pmu_cpu_begin(struct htm_dtl_cpu *c);
+u64 htm_dtl_pmu_cpu_read(struct htm_dtl_cpu *c);
 void htm_dtl_pmu_cpu_end(struct htm_dtl_cpu *c);
 
 /* dtl_cdev.c: /dev/vpa_dtl */

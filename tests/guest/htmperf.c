@@ -21,10 +21,11 @@
  *		[-n]
  *	One vpa_dtl event per CPU of CPUS (a list like 0,1), event mask
  *	CONFIG. ENABLE all, poll() and drain each AUX area into PREFIX.cpuN
- *	for MS ms (500; with -n, no drain then: the AUX area fills), read()
- *	the counts, DISABLE, drain again. Prints per CPU "cpu=N aux_bytes=B
- *	entries=E aux_records=A truncated=T partial=P lost=L" (entries: the
- *	count read before DISABLE).
+ *	for MS ms (500; 0: until SIGTERM or SIGINT; with -n, no drain then:
+ *	the AUX area fills), read() the counts, DISABLE, drain again.
+ *	Prints per CPU "cpu=N aux_bytes=B entries=E final=F aux_records=A
+ *	truncated=T partial=P lost=L" (entries: the count read before
+ *	DISABLE; final: after it).
  *   htmperf open PMU CONFIG [-C CPU] [--counting] [--task] [--inherit]
  *	[--freq] [--exclude-user] [--exclude-kernel] [--exclude-hv]
  *	[--type-off N] [--callchain] [--branch] [--drop-caps] [--hold SECS]
@@ -40,6 +41,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -441,8 +444,23 @@ static int parse_cpus(const char *s, int *cpus)
 	return n;
 }
 
+static volatile sig_atomic_t stop_requested;
+
+static void request_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* Until the deadline END (ms), or a SIGTERM or SIGINT if END is 0. */
+static bool running(unsigned long long end)
+{
+	return !stop_requested && (!end || now_ms() < end);
+}
+
 static int cmd_dtl(int argc, char **argv)
 {
+	struct sigaction sa = { .sa_handler = request_stop };
 	unsigned long long aux_kb = 64, ms = 500, data_pages = 8, end;
 	const char *prefix = NULL, *cpu_list = NULL;
 	static struct ev evs[MAX_CPUS];
@@ -479,6 +497,9 @@ static int cmd_dtl(int argc, char **argv)
 	    (data_pages & (data_pages - 1)))
 		bad_usage();
 	n = parse_cpus(cpu_list, cpus);
+	/* No SA_RESTART: the stop ends a poll() at once. */
+	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL))
+		die("sigaction");
 	type = pmu_type("vpa_dtl");
 	base_attr(&attr, type, num(argv[optind]));
 
@@ -499,15 +520,17 @@ static int cmd_dtl(int argc, char **argv)
 		if (ioctl(evs[i].fd, PERF_EVENT_IOC_ENABLE, 0))
 			die("ENABLE");
 	}
-	end = now_ms() + ms;
-	while (now_ms() < end) {
-		unsigned long long left = end - now_ms();
+	end = ms ? now_ms() + ms : 0;
+	while (running(end)) {
+		unsigned long long t = now_ms(), left = 20;
 
+		if (end && end - t < left)
+			left = end > t ? end - t : 0;
 		if (!drain) {
 			sleep_ms(left);
 			continue;
 		}
-		if (poll(pfd, n, left < 20 ? left : 20) < 0 && errno != EINTR)
+		if (poll(pfd, n, left) < 0 && errno != EINTR)
 			die("poll");
 		for (i = 0; i < n && drain; i++) {
 			drain_aux(&evs[i]);
@@ -524,13 +547,17 @@ static int cmd_dtl(int argc, char **argv)
 	}
 	for (i = 0; i < n; i++) {
 		struct ev *e = &evs[i];
+		__u64 final;
 
+		if (read(e->fd, &final, 8) != 8)
+			die("read of the final count");
 		drain_aux(e);
 		drain_ring(e);
 		close_out(e->out);
 		close(e->fd);
-		printf("cpu=%d aux_bytes=%llu entries=%llu aux_records=%llu truncated=%llu partial=%llu lost=%llu\n",
+		printf("cpu=%d aux_bytes=%llu entries=%llu final=%llu aux_records=%llu truncated=%llu partial=%llu lost=%llu\n",
 		       e->cpu, e->aux_bytes, (unsigned long long)counts[i],
+		       (unsigned long long)final,
 		       e->aux_records, e->truncated, e->partial, e->lost);
 	}
 	return 0;
