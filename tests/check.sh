@@ -45,7 +45,7 @@ passed=0 failed=0 skipped=0 notrun=0
 # guest suites run there. The stock kernels have no KUnit, KASAN or
 # kmemleak: those stay with the debug test kernel.
 stock_boot=(6.12-64k 6.12)
-stock_suites=(htm.bats dtl.bats)
+stock_suites=(htm.bats dtl.bats pmu.bats)
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 

@@ -73,10 +73,20 @@ effective_mask() {
 	echo $(($1 | kmask))
 }
 
-# In the guest: wait (bounded) until CPU $1's log has every bit of mask $2,
-# i.e. the vpa_dtl event's capture has begun there.
+# In the guest: "enabled" waits (bounded) until htmperf dtl -r /tmp/r says
+# every event is enabled (a signal then ends it, never kills it), and
+# "capturing" until CPU $1's log has every bit of mask $2, i.e. the
+# vpa_dtl event's capture has begun there.
 # shellcheck disable=SC2016 # expanded by the guest's shell
-CAPTURING='capturing() {
+CAPTURING='rm -f /tmp/r
+enabled() {
+	for i in $(seq 200); do
+		[ -e /tmp/r ] && return 0
+		sleep 0.05
+	done
+	echo "htmperf never enabled its events" >&2; return 1
+}
+capturing() {
 	for i in $(seq 100); do
 		m=$(sed -n "s/^cpu $1 .* mask \([0-9]*\)$/\1/p" '$HVSIM'/dtl_cpus)
 		[ $((m & $2)) -eq $2 ] && return 0
@@ -317,8 +327,8 @@ ok" ]
 	# whether or not a poll comes between them: nothing is overwritten,
 	# however slowly the guest runs. The capture ends when it is stopped.
 	run guest "$CAPTURING
-		htmperf dtl 7 -C 0,1 -o /tmp/d -d 0 > /tmp/d.out & p=\$!
-		capturing 0 7 && capturing 1 7 || { kill \$p; exit 1; }
+		htmperf dtl 7 -C 0,1 -o /tmp/d -d 0 -r /tmp/r > /tmp/d.out & p=\$!
+		enabled && capturing 0 7 && capturing 1 7 || { kill \$p; exit 1; }
 		echo '0 60' > $HVSIM/dtl_burst && echo '1 40' > $HVSIM/dtl_burst &&
 		echo '0 20' > $HVSIM/dtl_burst
 		kill \$p; wait \$p && cat /tmp/d.out"
@@ -335,11 +345,16 @@ ok" ]
 		[ "${lines[0]}" = "clock 1" ]
 		[ "${lines[1]}" = "cpu $c entries $((c ? n1 : n0)) overwritten 0 dropped 0 events 1/0/0/0" ]
 	done
+	# the CPUs' masks are given back (the kernel's, where it owns the log)
+	run guest "sed -n 's/^cpu \([01]\) .* mask \([0-9]*\)$/\1 \2/p' $HVSIM/dtl_cpus"
+	echo "$output"
+	[ "$output" = "0 $(effective_mask 0)
+1 $(effective_mask 0)" ]
 	# the event mask: cede only on CPU 1, a third of the events
 	mask=$(effective_mask 1)
 	run guest "$CAPTURING
-		htmperf dtl 1 -C 1 -o /tmp/m -d 0 > /dev/null & p=\$!
-		capturing 1 1 || { kill \$p; exit 1; }
+		htmperf dtl 1 -C 1 -o /tmp/m -d 0 -r /tmp/r > /dev/null & p=\$!
+		enabled && capturing 1 1 || { kill \$p; exit 1; }
 		echo '1 60' > $HVSIM/dtl_burst
 		kill \$p; wait \$p && htmtest dtl-verify /tmp/m.cpu1 $mask"
 	echo "$output"
@@ -357,8 +372,8 @@ ok" ]
 	mask=$(effective_mask 7)
 	w=$(written 0)
 	run guest "$CAPTURING
-		htmperf dtl 7 -C 0 -o /tmp/d -d 0 > /tmp/d.out & p=\$!
-		capturing 0 7 || { kill \$p; exit 1; }
+		htmperf dtl 7 -C 0 -o /tmp/d -d 0 -r /tmp/r > /tmp/d.out & p=\$!
+		enabled && capturing 0 7 || { kill \$p; exit 1; }
 		echo '0 500' > $HVSIM/dtl_burst
 		kill \$p; wait \$p && cat /tmp/d.out &&
 		htmtest dtl-verify /tmp/d.cpu0 $mask"
@@ -380,8 +395,8 @@ ok" ]
 	# 200 ms, so the hypervisor overwrites nothing, unless the guest's CPU
 	# was kept from running (then what it did overwrite is counted too)
 	run guest "$CAPTURING
-		htmperf dtl 7 -C 0 -a 64 -n -o /tmp/d -d 0 > /tmp/d.out & p=\$!
-		capturing 0 7 || { kill \$p; exit 1; }
+		htmperf dtl 7 -C 0 -a 64 -n -o /tmp/d -d 0 -r /tmp/r > /tmp/d.out & p=\$!
+		enabled && capturing 0 7 || { kill \$p; exit 1; }
 		for i in \$(seq 20); do echo '0 80' > $HVSIM/dtl_burst; sleep 0.3; done
 		kill \$p; wait \$p && cat /tmp/d.out &&
 		htmtest dtl-verify /tmp/d.cpu0 $mask"

@@ -18,14 +18,15 @@
  *	before it, "read N count C aux A" for each read (A: AUX bytes it
  *	brought).
  *   htmperf dtl CONFIG -C CPUS [-a AUX_KB] -o PREFIX [-d MS] [-p DATA_PAGES]
- *		[-n]
+ *		[-n] [-r FILE]
  *	One vpa_dtl event per CPU of CPUS (a list like 0,1), event mask
  *	CONFIG. ENABLE all, poll() and drain each AUX area into PREFIX.cpuN
  *	for MS ms (500; 0: until SIGTERM or SIGINT; with -n, no drain then:
  *	the AUX area fills), read() the counts, DISABLE, drain again.
  *	Prints per CPU "cpu=N aux_bytes=B entries=E final=F aux_records=A
  *	truncated=T partial=P lost=L" (entries: the count read before
- *	DISABLE; final: after it).
+ *	DISABLE; final: after it). -r creates FILE once every event is
+ *	enabled (and SIGTERM handled).
  *   htmperf open PMU CONFIG [-C CPU] [--counting] [--task] [--inherit]
  *	[--freq] [--exclude-user] [--exclude-kernel] [--exclude-hv]
  *	[--type-off N] [--callchain] [--branch] [--drop-caps] [--hold SECS]
@@ -462,14 +463,14 @@ static int cmd_dtl(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = request_stop };
 	unsigned long long aux_kb = 64, ms = 500, data_pages = 8, end;
-	const char *prefix = NULL, *cpu_list = NULL;
+	const char *prefix = NULL, *cpu_list = NULL, *ready = NULL;
 	static struct ev evs[MAX_CPUS];
 	struct pollfd pfd[MAX_CPUS];
 	struct perf_event_attr attr;
 	int cpus[MAX_CPUS], n, i, opt, type, drain = 1;
 	__u64 counts[MAX_CPUS];
 
-	while ((opt = getopt(argc, argv, "C:a:o:d:p:n")) != -1) {
+	while ((opt = getopt(argc, argv, "C:a:o:d:p:nr:")) != -1) {
 		switch (opt) {
 		case 'C':
 			cpu_list = optarg;
@@ -488,6 +489,9 @@ static int cmd_dtl(int argc, char **argv)
 			break;
 		case 'n':
 			drain = 0;
+			break;
+		case 'r':
+			ready = optarg;
 			break;
 		default:
 			bad_usage();
@@ -519,6 +523,12 @@ static int cmd_dtl(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		if (ioctl(evs[i].fd, PERF_EVENT_IOC_ENABLE, 0))
 			die("ENABLE");
+	}
+	if (ready) {
+		int fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || close(fd))
+			die(ready);
 	}
 	end = ms ? now_ms() + ms : 0;
 	while (running(end)) {
