@@ -5,10 +5,9 @@
 # (", N skipped" when some were skipped). Exit status 0 only if nothing failed.
 #
 #   host-only bats suites     tests/bats/host-*.bats
-#   guest bats suites         every other tests/bats/*.bats, in QEMU pseries;
-#                             then, on the release kernel, dtl.bats again
-#                             (the kernel owns no dispatch trace log there)
-#                             and htm.bats with the simulator strict
+#   guest bats suites         every other tests/bats/*.bats, in QEMU pseries
+#                             (the debug kernel owns a dispatch trace log
+#                             per CPU: the stock kernels, none)
 #   KUnit                     tests/kunit.sh (its cases count one by one)
 #   stock 6.1 headers         tests/stock.sh 6.1: the modules build W=1 and
 #                             modpost clean against Debian's 6.1 headers
@@ -17,13 +16,17 @@
 #                             modules and the tool built against the
 #                             headers (tests/stock.sh SPEC --boot), the
 #                             kernel booted in QEMU pseries, the suites of
-#                             stock_suites there, and a post-mortem; on the
-#                             first, a real DKMS run (tests/dkms.sh) whose
-#                             module is loaded in that guest too
+#                             stock_suites there (htm.bats with the
+#                             simulator strict on the second), and a
+#                             post-mortem; on the first, a real DKMS run
+#                             (tests/dkms.sh) whose module is loaded in that
+#                             guest too
 #   uapi header               <linux/htmtrace.h> compiles alone in strict C99
 #
 # Logs: build/<variant>/logs/ (check-*.tap, build.log, <suite>.console.log ...).
-# HTMTRACE_CHECK_VARIANT=release runs the same on the release kernel.
+# HTMTRACE_CHECK_VARIANT=release runs the same on the release kernel. The
+# release kernel is otherwise not built here (make demo and make bench use
+# it): the stock kernels are the guests without a kernel-owned log.
 #
 # What could not run (a build or boot failure) is counted: the summary then
 # reads "N passed, N failed, N not run". Ctrl-C, SIGTERM or SIGHUP end the run
@@ -33,9 +36,6 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 variant=${HTMTRACE_CHECK_VARIANT:-debug}
-# The kernel the dispatch trace log suite runs on a second time.
-other=release
-[ "$variant" = debug ] || other=debug
 logs=$top/build/$variant/logs
 export HTMTRACE_VARIANT=$variant
 # No single bats test may take longer than this (the guest has its own bounds).
@@ -45,10 +45,13 @@ passed=0 failed=0 skipped=0 notrun=0
 # guest suites run there. The stock kernels have no KUnit, KASAN or
 # kmemleak: those stay with the debug test kernel.
 stock_boot=(6.12-64k 6.12)
-# The suites each runs: the PMU suite only with 64 KiB pages, where most
-# POWER distributions are and the AUX pages are largest (80 s saved).
-declare -A stock_suites=([6.12-64k]="htm.bats dtl.bats pmu.bats"
-	[6.12]="htm.bats dtl.bats")
+# The suites each runs. The test kernels have 64 KiB pages: the PMU suite
+# runs again where pages are 4 KiB (AUX areas of many more pages) and
+# costs least there (80 s). The 4 KiB one runs htm.bats with every field
+# only the simulator defines random: the driver must not read one.
+declare -A stock_suites=([6.12-64k]="htm.bats dtl.bats"
+	[6.12]="htm.bats dtl.bats pmu.bats")
+stock_strict=6.12
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 
@@ -92,7 +95,6 @@ interrupted() {
 		kill_tree "$pid"
 	done
 	"$py" "$top/tests/guest.py" kill -V "$variant" -n check
-	"$py" "$top/tests/guest.py" kill -V "$other" -n check-dtl
 	for spec in "${stock_boot[@]}"; do
 		"$py" "$top/tests/guest.py" kill -V "stock-$spec" -n check-stock
 	done
@@ -157,19 +159,6 @@ kunit_suites() {
 	"$top/tests/kunit.sh" --list
 }
 
-# Once: wait for the other kernel's build, then boot its guest in the
-# background ($other_boot); $other_built says whether the build worked.
-other_built=
-start_other_guest() {
-	[ -z "$other_built" ] || return 0
-	other_built=0
-	if wait "$other_build"; then
-		other_built=1
-		"${guest[@]}" start -V "$other" -n check-dtl --owner $$ &
-		other_boot=$!
-	fi
-}
-
 # stock_guest SPEC [dkms]: build against Debian's SPEC kernel and boot it;
 # with "dkms", a real DKMS run against it too, and its module loaded there.
 stock_guest() {
@@ -207,9 +196,14 @@ stock_guest() {
 	fi
 	# (genv's assignments, as a function's environment)
 	for f in "${suites[@]}"; do
+		local name strict=
+		name=stock-$spec-$(basename "$f" .bats)
+		if [ "$spec" = "$stock_strict" ] && [ "${f##*/}" = htm.bats ]; then
+			strict=1 name+=-strict
+		fi
 		HTMTRACE_VARIANT="stock-$spec" HTMTRACE_BUILD_DIR="$out/guest" \
 			HTMTRACE_KERNEL="$out/vmlinux" HTMTRACE_GUEST=check-stock \
-			run_bats "stock-$spec-$(basename "$f" .bats)" "$f"
+			HTMTRACE_HVSIM_STRICT=$strict run_bats "$name" "$f"
 	done
 	if [ -n "$dkms_ok" ]; then
 		say "the module dkms installed, in the $spec stock guest"
@@ -242,12 +236,6 @@ if [ $? -ne 0 ]; then
 	fail "tests/build.sh $variant (log: $logs/build.log)"
 	built=0
 fi
-# The other kernel too, now: building it later, beside a running guest,
-# would slow both on two cores (it is cached after the first run).
-say "kernel ($other): tests/kernel.sh $other"
-step bash -c 'set -o pipefail; "$1" "$2" 2>&1 >/dev/null | tee -a "$3"' _ \
-	"$top/tests/kernel.sh" "$other" "$logs/build.log" ||
-	echo "check: the $other kernel did not build (its DTL suite will not run)"
 for f in htmtrace.ko htmtrace_hvsim.ko htmtrace_kunit.ko htmtrace; do
 	[ "$built" -eq 0 ] || [ -e "$top/build/$variant/$f" ] ||
 		{ fail "build/$variant/$f was not built"; built=0; }
@@ -272,14 +260,6 @@ if [ "$built" -eq 1 ]; then
 fi
 [ ${#host_suites[@]} -eq 0 ] || run_bats host "${host_suites[@]}"
 
-# While the guest boots: the modules for the other kernel (the DTL suite
-# runs there at the end).
-dtl_suite=$top/tests/bats/dtl.bats
-say "build ($other, in the background): tests/build.sh $other"
-bash -c 'set -o pipefail; "$1" "$2" > "$3" 2>&1' _ "$top/tests/build.sh" \
-	"$other" "$logs/build-$other.log" &
-other_build=$!
-
 if [ "$built" -eq 1 ]; then
 	export HTMTRACE_GUEST=check
 	say "wait for the $variant guest"
@@ -288,9 +268,6 @@ if [ "$built" -eq 1 ]; then
 		for f in "${guest_suites[@]}"; do
 			run_bats "guest-$(basename "$f" .bats)" "$f"
 		done
-		# The other kernel's guest boots during KUnit and the post-mortem.
-		start_other_guest
-
 		say "KUnit: tests/kunit.sh $variant"
 		step "$top/tests/kunit.sh" "$variant"
 		if read -r _ p _ f _ s _ n < "$logs/kunit.counts"; then
@@ -321,40 +298,6 @@ else
 	not_run "guest bats suites" "$(bats --count "${guest_suites[@]}")"
 	not_run "KUnit suites" "$(kunit_suites | wc -l)"
 	not_run "post-mortem and lint" 4
-fi
-
-# The dispatch trace log suite once more, on the other kernel: the debug
-# kernel owns a log per CPU (VIRT_CPU_ACCOUNTING_NATIVE), the release kernel
-# none, so the capture runs in both of its modes.
-start_other_guest
-say "the $other guest: $(basename "$dtl_suite")"
-if [ "$other_built" -eq 1 ]; then
-	if wait "$other_boot"; then
-		HTMTRACE_VARIANT=$other HTMTRACE_GUEST=check-dtl \
-			run_bats "guest-dtl-$other" "$dtl_suite"
-		# The /dev/htmN suite once more with every field that only the
-		# simulator defines random: the driver must not read one. Here,
-		# where it runs three times faster than under KASAN.
-		HTMTRACE_VARIANT=$other HTMTRACE_GUEST=check-dtl \
-			HTMTRACE_HVSIM_STRICT=1 run_bats "guest-strict-$other" \
-			"$top/tests/bats/htm.bats"
-		say "$other guest post-mortem"
-		if step "${guest[@]}" stop -V "$other" -n check-dtl; then
-			echo "ok"
-			passed=$((passed + 1))
-		else
-			fail "$other guest post-mortem (see build/$other/logs/check-dtl.console.log)"
-		fi
-	else
-		fail "the $other guest did not boot"
-		not_run "dtl and strict htm suites on the $other kernel" \
-			"$(bats --count "$dtl_suite" "$top/tests/bats/htm.bats")"
-	fi
-else
-	sed 's/^/  /' "$logs/build-$other.log" | tail -n 20
-	fail "tests/build.sh $other (log: $logs/build-$other.log)"
-	not_run "dtl and strict htm suites on the $other kernel, post-mortem" \
-		"$(($(bats --count "$dtl_suite" "$top/tests/bats/htm.bats") + 1))"
 fi
 
 say "stock kernel: tests/stock.sh 6.1 (Debian's 6.1 headers, build only)"
