@@ -7,7 +7,9 @@
 #   host-only bats suites     tests/bats/host-*.bats
 #   guest bats suites         every other tests/bats/*.bats, in QEMU pseries
 #                             (the debug kernel owns a dispatch trace log
-#                             per CPU: the stock kernels, none)
+#                             per CPU: the stock kernels, none); the
+#                             guest gets Debian's perf at /host for
+#                             perf.bats (tests/deps.sh --perf)
 #   KUnit                     tests/kunit.sh (its cases count one by one)
 #   stock 6.1 headers         tests/stock.sh 6.1: the modules build W=1 and
 #                             modpost clean against Debian's 6.1 headers
@@ -17,7 +19,7 @@
 #                             headers (tests/stock.sh SPEC --boot), the
 #                             kernel booted in QEMU pseries, the suites of
 #                             stock_suites there (htm.bats with the
-#                             simulator strict on the second), and a
+#                             simulator strict on the first), and a
 #                             post-mortem; on the first, a real DKMS run
 #                             (tests/dkms.sh) whose module is loaded in that
 #                             guest too
@@ -45,13 +47,13 @@ passed=0 failed=0 skipped=0 notrun=0
 # guest suites run there. The stock kernels have no KUnit, KASAN or
 # kmemleak: those stay with the debug test kernel.
 stock_boot=(6.12-64k 6.12)
-# The suites each runs. The test kernels have 64 KiB pages: the PMU suite
-# runs again where pages are 4 KiB (AUX areas of many more pages) and
-# costs least there (80 s). The 4 KiB one runs htm.bats with every field
-# only the simulator defines random: the driver must not read one.
-declare -A stock_suites=([6.12-64k]="htm.bats dtl.bats"
-	[6.12]="htm.bats dtl.bats pmu.bats")
-stock_strict=6.12
+# The suites each runs. The 64 KiB one runs htm.bats with every field only
+# the simulator defines random (the driver must not read one; the debug
+# guest runs it with the simulator's own choices) and dtl.bats in the mode
+# where the kernel owns no log. The test kernels have 64 KiB pages: the
+# PMU suite runs again on the 4 KiB one (AUX areas of many more pages).
+declare -A stock_suites=([6.12-64k]="htm.bats dtl.bats" [6.12]="pmu.bats")
+stock_strict=6.12-64k
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 
@@ -222,8 +224,9 @@ stock_guest() {
 }
 
 say "dependencies"
-if ! step "$top/tests/deps.sh"; then
-	fail "tests/deps.sh"
+# Debian's perf, for perf.bats, is shared with the debug guest.
+if ! perf_root=$(step "$top/tests/deps.sh" --perf); then
+	fail "tests/deps.sh --perf"
 	summary
 fi
 
@@ -241,6 +244,45 @@ for f in htmtrace.ko htmtrace_hvsim.ko htmtrace_kunit.ko htmtrace; do
 		{ fail "build/$variant/$f was not built"; built=0; }
 done
 
+# The stock kernels' part: the 6.1 build, then Debian's stock 6.12 kernels
+# booted (the first gets the DKMS run).
+stock_all() {
+	say "stock kernel: tests/stock.sh 6.1 (Debian's 6.1 headers, build only)"
+	run_tap stock-6.1 "$top/tests/stock.sh" 6.1
+	for spec in "${stock_boot[@]}"; do
+		stock_guest "$spec" "$([ "$spec" = "${stock_boot[0]}" ] && echo dkms)"
+	done
+}
+
+# It runs beside the debug guest's suites (QEMU under TCG keeps one core
+# busy, the stock guest the other), in a subshell whose output goes to
+# logs/stock.log and whose counts to logs/stock.counts; stock_wait waits for
+# it, prints its log and adds its counts. An interrupt stops it with the
+# rest (interrupted: every child of this shell).
+stock_start() {
+	rm -f "$logs/stock.counts"
+	say "stock kernels: in the background, beside the $variant guest (log: $logs/stock.log)"
+	(
+		passed=0 failed=0 skipped=0 notrun=0
+		stock_all
+		echo "$passed $failed $skipped $notrun" > "$logs/stock.counts"
+	) > "$logs/stock.log" 2>&1 &
+	stock_pid=$!
+}
+
+stock_wait() {
+	local p f s n
+	say "stock kernels: wait for them"
+	wait "$stock_pid"
+	cat "$logs/stock.log"
+	if read -r p f s n < "$logs/stock.counts"; then
+		passed=$((passed + p)) failed=$((failed + f))
+		skipped=$((skipped + s)) notrun=$((notrun + n))
+	else
+		fail "the stock kernels' run left no counts (see $logs/stock.log)"
+	fi
+}
+
 host_suites=() guest_suites=()
 for f in "$top"/tests/bats/*.bats; do
 	[ -e "$f" ] || continue
@@ -255,10 +297,11 @@ if [ "$built" -eq 1 ]; then
 	# scan are the slow parts on the debug kernel under TCG. It boots while
 	# the host suites run.
 	say "boot the $variant guest (in the background)"
-	"${guest[@]}" start -V "$variant" -n check --owner $$ &
+	"${guest[@]}" start -V "$variant" -n check --owner $$ --share "$perf_root" &
 	boot=$!
 fi
 [ ${#host_suites[@]} -eq 0 ] || run_bats host "${host_suites[@]}"
+stock_start
 
 if [ "$built" -eq 1 ]; then
 	export HTMTRACE_GUEST=check
@@ -300,13 +343,7 @@ else
 	not_run "post-mortem and lint" 4
 fi
 
-say "stock kernel: tests/stock.sh 6.1 (Debian's 6.1 headers, build only)"
-run_tap stock-6.1 "$top/tests/stock.sh" 6.1
-
-# Debian's stock 6.12 kernels, booted. The first gets the DKMS run.
-for spec in "${stock_boot[@]}"; do
-	stock_guest "$spec" "$([ "$spec" = "${stock_boot[0]}" ] && echo dkms)"
-done
+stock_wait
 
 say "uapi: <linux/htmtrace.h> in strict C99"
 if printf '#include <linux/htmtrace.h>\n' |

@@ -14,6 +14,9 @@
 #
 #   tests/deps.sh            install and unpack what is missing
 #   tests/deps.sh --sysroot  the same, then print the ppc64el folder
+#   tests/deps.sh --perf     the same, and Debian's perf (ppc64el) with the
+#                            libraries it loads unpacked into a folder of its
+#                            own in the cache; print that folder
 #
 # Idempotent and quiet when everything is present. Needs root only when
 # something must be installed (`dpkg --add-architecture ppc64el` and apt-get).
@@ -32,11 +35,35 @@ host_pkgs=(make gcc libc6-dev gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
 # Unpacked for the guest, never installed. libkmod2's dependencies are here
 # because the guest tool loads them; libc comes from libc6-dev-ppc64el-cross.
 ppc_pkgs=(busybox-static libkmod-dev libkmod2 liblzma5 libssl3 libzstd1)
+# Debian's perf and every library it loads, for perf.bats: a perf client no
+# one here wrote, run in the debug guest from the folder mounted at /host.
+perf_pkgs=(linux-perf libc6 libbabeltrace1 libbz2-1.0 libcap2 libcrypt1 libdw1
+	   libelf1 libexpat1 libgcc-s1 libglib2.0-0 liblzma5 libnuma1 libopencsd1
+	   libpcre2-8-0 libperl5.36 libpython3.11 libslang2 libstdc++6 libunwind8
+	   libuuid1 libzstd1 zlib1g)
 
 die() { echo "deps: $*" >&2; exit 1; }
 installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed$'; }
 as_root() { [ "$(id -u)" -eq 0 ] || die "$1 (run as root, or do it yourself)"; }
 apt_updated=0
+# perf_closure ROOT: "SONAME PATH" for each shared library ROOT/usr/bin/perf
+# loads, directly or through another; PATH is empty if ROOT does not hold it
+perf_closure() {
+	local todo=("$1/usr/bin/perf") seen=" " f so d found
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]} todo=("${todo[@]:1}")
+		for so in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			case $seen in *" $so "*) continue ;; esac
+			seen+="$so "
+			found=
+			for d in lib/powerpc64le-linux-gnu usr/lib/powerpc64le-linux-gnu; do
+				[ -e "$1/$d/$so" ] && found=$1/$d/$so && break
+			done
+			echo "$so $found"
+			[ -z "$found" ] || todo+=("$found")
+		done
+	done
+}
 apt_update() {
 	[ $apt_updated -eq 1 ] && return
 	apt-get update -q >/dev/null || die "apt-get update failed"
@@ -73,42 +100,80 @@ dpkg --print-foreign-architectures | grep -qx ppc64el || {
 	dpkg --add-architecture ppc64el
 	apt_updated=0
 }
+
+# unpack PREFIX PKG...: unpack the ppc64el packages PKG... into
+# $cache/PREFIX-<hash of their names and versions>/ (unless done), remove
+# older unpackings with the same PREFIX, and set $root to the folder.
 versions() {
 	local p
-	for p in "${ppc_pkgs[@]}"; do
+	for p in "$@"; do
 		apt-cache policy "$p:ppc64el" 2>/dev/null | sed -n 's/^  Candidate: //p'
 	done
 }
-vers=$(versions)
-if grep -qx '(none)' <<<"$vers" || [ "$(grep -c . <<<"$vers")" -ne ${#ppc_pkgs[@]} ]; then
-	as_root "apt has no ppc64el package lists yet"
-	apt_update
-	vers=$(versions)
-fi
-root=$cache/ppc64el-$(printf '%s\n' "${ppc_pkgs[@]}" "$vers" | sha256sum | cut -c1-12)
-if [ ! -f "$root/.unpacked" ]; then
+dl=
+trap '[ -z "$dl" ] || rm -rf "$dl"' EXIT
+unpack() {
+	local prefix=$1 vers deb
+	shift
+	vers=$(versions "$@")
+	if grep -qx '(none)' <<<"$vers" || [ "$(grep -c . <<<"$vers")" -ne $# ]; then
+		as_root "apt has no ppc64el package lists yet"
+		apt_update
+		vers=$(versions "$@")
+	fi
+	root=$cache/$prefix-$(printf '%s\n' "$@" "$vers" | sha256sum | cut -c1-12)
+	[ -f "$root/.unpacked" ] && return
 	mkdir -p "$cache"
 	dl=$(mktemp -d "$cache/.debs.XXXXXX")
-	trap 'rm -rf "$dl"' EXIT
-	echo "deps: unpacking ${ppc_pkgs[*]} (ppc64el) into $root" >&2
-	(cd "$dl" && apt-get download -q "${ppc_pkgs[@]/%/:ppc64el}" >/dev/null 2>&1) ||
-		(cd "$dl" && apt-get download -q "${ppc_pkgs[@]/%/:ppc64el}") ||
+	echo "deps: unpacking $* (ppc64el) into $root" >&2
+	(cd "$dl" && apt-get download -q "${@/%/:ppc64el}" >/dev/null 2>&1) ||
+		(cd "$dl" && apt-get download -q "${@/%/:ppc64el}") ||
 		die "apt-get download of the ppc64el packages failed"
 	rm -rf "$root"
 	mkdir -p "$root"
 	for deb in "$dl"/*.deb; do
 		dpkg-deb -x "$deb" "$root"
 	done
-	# Absolute links (libkmod.so -> /lib/...) would point into the host.
+	rm -rf "$dl"
+	dl=
+	# An absolute link (libkmod.so -> /lib/...) would point into the host:
+	# made relative, it holds for the cross compiler and, shared, the guest.
 	find "$root" -type l -lname '/*' | while read -r link; do
-		ln -sfn "$root$(readlink "$link")" "$link"
+		ln -sfn --relative "$root$(readlink "$link")" "$link"
 	done
-	[ -x "$root/bin/busybox" ] || die "busybox-static:ppc64el has no /bin/busybox"
 	touch "$root/.unpacked"
-	# Older unpackings (other package versions) are of no further use.
-	find "$cache" -maxdepth 1 -name 'ppc64el-*' ! -path "$root" -exec rm -rf {} +
-fi
-if [ "${1:-}" = --sysroot ]; then
+	find "$cache" -maxdepth 1 -name "$prefix-*" ! -path "$root" -exec rm -rf {} +
+}
+
+unpack ppc64el "${ppc_pkgs[@]}"
+[ -x "$root/bin/busybox" ] || die "busybox-static:ppc64el has no /bin/busybox"
+
+case ${1:-} in
+--sysroot)
 	echo "$root"
-fi
+	;;
+--perf)
+	unpack perf-ppc64el "${perf_pkgs[@]}"
+	# What the guest copies to its tmpfs (perf loads from there in a
+	# sixth of the time it takes over 9p): perf, and every library it
+	# loads under its soname. The package list above is kept by hand: a
+	# new dependency must fail here, not in the guest.
+	if [ ! -f "$root/guest/.done" ]; then
+		rm -rf "$root/guest"
+		mkdir "$root/guest"
+		cp "$root/usr/bin/perf" "$root/guest/"
+		missing=
+		while read -r so path; do
+			if [ -n "$path" ]; then
+				cp -L "$path" "$root/guest/$so"
+			else
+				missing+=" $so"
+			fi
+		done < <(perf_closure "$root")
+		[ -z "$missing" ] || die "Debian's perf needs, not unpacked:$missing"
+		touch "$root/guest/.done"
+	fi
+	echo "$root"
+	;;
+esac
 exit 0

@@ -61,7 +61,9 @@ guest_shutdown() {
 	return $rc
 }
 
-setup_file() {
+# A file that defines its own setup_file or teardown_file calls
+# htm_setup_file or htm_teardown_file from it.
+htm_setup_file() {
 	if [ -n "${HTMTRACE_GUEST:-}" ]; then
 		guest "echo 'htmtrace-test: file $HTM_FILE' > /dev/kmsg"
 		return
@@ -69,7 +71,11 @@ setup_file() {
 	guest_boot
 }
 
-teardown_file() {
+setup_file() {
+	htm_setup_file
+}
+
+htm_teardown_file() {
 	if [ -n "${HTMTRACE_GUEST:-}" ]; then
 		# One round trip: unload, then this file's kernel log for the check.
 		guest "$HTM_UNLOAD_ALL || { echo 'teardown: could not unload our modules' >&2; exit 1; }
@@ -79,6 +85,10 @@ teardown_file() {
 		return
 	fi
 	guest_shutdown
+}
+
+teardown_file() {
+	htm_teardown_file
 }
 
 setup() {
