@@ -244,13 +244,56 @@ static bool htm_dtl_put(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 	return htm_dtl_ring_put(&dtl->ring, rec);
 }
 
-/* Push a CPU's pending records, in order. Caller holds the ring lock. */
+/* Push a CPU's pending event @e, if it has one; false if it did not fit. */
+static bool htm_dtl_flush_event(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
+				unsigned int e)
+{
+	struct htmtrace_dtl_cpu ev;
+
+	if (!test_bit(e, &c->events))
+		return true;
+	memset(&ev, 0, sizeof(ev));
+	htm_dtl_rec_init(&ev.hdr, HTMTRACE_DTL_REC_CPU, sizeof(ev), c->cpu);
+	ev.event = e;
+	if (e == HTMTRACE_DTL_CPU_FAILED)
+		ev.error = c->error;
+	if (!htm_dtl_put(dtl, c, &ev))
+		return false;
+	clear_bit(e, &c->events);
+	return true;
+}
+
+/* Push a CPU's pending LOST records of @lost; false if one did not fit. */
+static bool htm_dtl_flush_lost(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
+			       u64 *lost)
+{
+	struct htmtrace_dtl_lost rec;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c->lost); i++) {
+		if (!lost[i])
+			continue;
+		memset(&rec, 0, sizeof(rec));
+		htm_dtl_rec_init(&rec.hdr, HTMTRACE_DTL_REC_LOST, sizeof(rec),
+				 c->cpu);
+		rec.why = i + 1;
+		rec.count = lost[i];
+		if (!htm_dtl_put(dtl, c, &rec))
+			return false;
+		lost[i] = 0;
+	}
+	return true;
+}
+
+/*
+ * Push a CPU's pending records, in the order of its capture: JOINED, the
+ * losses, the record of what ended it; then those of the capture the CPU
+ * began again meanwhile (@rejoined). Caller holds the ring lock.
+ */
 static bool htm_dtl_flush_cpu(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 {
 	struct htmtrace_dtl_clock clock;
-	struct htmtrace_dtl_lost lost;
-	struct htmtrace_dtl_cpu ev;
-	unsigned int i, e;
+	unsigned int e;
 
 	lockdep_assert_held(&dtl->ring_lock);
 	/* A CPU with a sink of its own starts its stream with a clock. */
@@ -260,35 +303,23 @@ static bool htm_dtl_flush_cpu(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 			return false;
 		c->clock_pending = false;
 	}
-	/* JOINED first, losses next, then the event that ended the capture */
-	for (e = HTMTRACE_DTL_CPU_JOINED; e <= HTMTRACE_DTL_CPU_FAILED; e++) {
-		if (e == HTMTRACE_DTL_CPU_OFFLINE) {
-			for (i = 0; i < ARRAY_SIZE(c->lost); i++) {
-				if (!c->lost[i])
-					continue;
-				memset(&lost, 0, sizeof(lost));
-				htm_dtl_rec_init(&lost.hdr, HTMTRACE_DTL_REC_LOST,
-						 sizeof(lost), c->cpu);
-				lost.why = i + 1;
-				lost.count = c->lost[i];
-				if (!htm_dtl_put(dtl, c, &lost))
-					return false;
-				c->lost[i] = 0;
-			}
-		}
-		if (!test_bit(e, &c->events))
-			continue;
-		memset(&ev, 0, sizeof(ev));
-		htm_dtl_rec_init(&ev.hdr, HTMTRACE_DTL_REC_CPU, sizeof(ev),
-				 c->cpu);
-		ev.event = e;
-		if (e == HTMTRACE_DTL_CPU_FAILED)
-			ev.error = c->error;
-		if (!htm_dtl_put(dtl, c, &ev))
+	if (!htm_dtl_flush_event(dtl, c, HTMTRACE_DTL_CPU_JOINED) ||
+	    !htm_dtl_flush_lost(dtl, c, c->lost))
+		return false;
+	for (e = HTMTRACE_DTL_CPU_OFFLINE; e <= HTMTRACE_DTL_CPU_FAILED; e++)
+		if (!htm_dtl_flush_event(dtl, c, e))
 			return false;
-		clear_bit(e, &c->events);
-	}
-	return true;
+	if (!c->rejoined)
+		return true;
+	/* The next capture becomes the current one. */
+	c->rejoined = false;
+	set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
+	memcpy(c->lost, c->relost, sizeof(c->lost));
+	memset(c->relost, 0, sizeof(c->relost));
+	if (c->reended)
+		set_bit(c->reended, &c->events);
+	c->reended = 0;
+	return htm_dtl_flush_cpu(dtl, c);
 }
 
 /*
@@ -345,8 +376,15 @@ static int htm_dtl_cpu_taken(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 static void htm_dtl_cpu_ended(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 			      unsigned int why)
 {
+	unsigned long flags;
+
 	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_ENDED);
-	set_bit(why, &c->events);
+	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+	if (c->rejoined)
+		c->reended = why;
+	else
+		set_bit(why, &c->events);
+	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	wake_up_interruptible(&dtl->wait);
 }
 
@@ -360,6 +398,7 @@ static void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	unsigned long flags;
 	u64 cur, again, first, over, valid, n, i, pushed = 0, dropped = 0;
 	bool room, began = false;
+	u64 *lost;
 
 	cur = htm_hv_dtl_index(dtl->hv, c->cpu);
 	c->taken = htm_dtl_cpu_taken(dtl, c, cur);
@@ -387,8 +426,10 @@ static void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	memset(&rec, 0, sizeof(rec));
 	htm_dtl_rec_init(&rec.hdr, HTMTRACE_DTL_REC_ENTRY, sizeof(rec), c->cpu);
 	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+	/* While the last capture's end waits for room, this one's losses wait too. */
+	lost = c->rejoined ? c->relost : c->lost;
 	c->overwritten += over;
-	c->lost[0] += over;
+	lost[0] += over;
 	/*
 	 * What is pending goes first; once an entry does not fit, the rest of
 	 * this poll is dropped too (the reader's next read reports them).
@@ -406,7 +447,7 @@ static void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 			pushed++;
 		} else {
 			dropped++;
-			c->lost[1]++;
+			lost[1]++;
 		}
 	}
 	if (began)
@@ -448,6 +489,7 @@ static long htm_dtl_cpu_begin(void *arg)
 	struct htm_dtl_cpu *c = arg;
 	struct htm_dtl *dtl = c->dtl;
 	struct dtl_entry *klog;
+	unsigned long flags;
 	int cpu = c->cpu, ret;
 
 	/*
@@ -481,7 +523,18 @@ static long htm_dtl_cpu_begin(void *arg)
 		c->last = 0;
 	}
 	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_CAPTURING);
-	set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
+	/*
+	 * If the record of what ended the last capture still waits for room,
+	 * this capture's records wait after it (@rejoined). A capture that
+	 * ends and begins again while they wait is folded into this one.
+	 */
+	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+	if (c->events & ~BIT(HTMTRACE_DTL_CPU_JOINED))
+		c->rejoined = true;
+	else
+		set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
+	c->reended = 0;
+	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	c->period_ns = HTM_DTL_PERIOD_START;
 	hrtimer_start(&c->timer, ns_to_ktime(c->period_ns),
 		      HRTIMER_MODE_REL_PINNED);

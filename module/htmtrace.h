@@ -364,6 +364,12 @@ struct htm_dtl_sink {
  * @lost: entries lost and not yet reported, [0] overwritten, [1] dropped;
  *	under the session's ring lock
  * @events: HTMTRACE_DTL_CPU_* records to emit, as bits
+ * @rejoined: the CPU began a capture again while the record of what ended
+ *	the last one still waited for room in @events: this capture's
+ *	JOINED, @relost and @reended are due after it; under the ring lock
+ * @relost: as @lost, for the capture begun again
+ * @reended: 0, or the HTMTRACE_DTL_CPU_* event that ended the capture
+ *	begun again (a later one folds into it: see htm_dtl_cpu_begin())
  * @error: the errno a HTMTRACE_DTL_CPU_FAILED record carries
  * @logged: entries the hypervisor logged during the capture
  * @entries: entries copied into the stream
@@ -394,6 +400,9 @@ struct htm_dtl_cpu {
 	struct hrtimer timer;
 	u64 lost[2];
 	unsigned long events;
+	bool rejoined;
+	u64 relost[2];
+	u8 reended;
 	s32 error;
 	u64 logged;
 	u64 entries;

@@ -255,16 +255,21 @@ stock_all() {
 }
 
 # It runs beside the debug guest's suites (QEMU under TCG keeps one core
-# busy, the stock guest the other), in a subshell whose output goes to
-# logs/stock.log and whose counts to logs/stock.counts; stock_wait waits for
-# it, prints its log and adds its counts. An interrupt stops it with the
-# rest (interrupted: every child of this shell).
+# busy, the stock guest the other), then the lint (it needs the debug
+# build), in a subshell whose output goes to logs/stock.log and whose counts
+# to logs/stock.counts; stock_wait waits for it, prints its log and adds its
+# counts. An interrupt stops it with the rest (interrupted: every child of
+# this shell).
 stock_start() {
 	rm -f "$logs/stock.counts"
-	say "stock kernels: in the background, beside the $variant guest (log: $logs/stock.log)"
+	say "stock kernels, then lint: in the background, beside the $variant guest (log: $logs/stock.log)"
 	(
 		passed=0 failed=0 skipped=0 notrun=0
 		stock_all
+		if [ "$built" -eq 1 ]; then
+			say "lint: tests/lint.sh $variant"
+			run_tap lint "$top/tests/lint.sh" "$variant"
+		fi
 		echo "$passed $failed $skipped $notrun" > "$logs/stock.counts"
 	) > "$logs/stock.log" 2>&1 &
 	stock_pid=$!
@@ -272,7 +277,7 @@ stock_start() {
 
 stock_wait() {
 	local p f s n
-	say "stock kernels: wait for them"
+	say "stock kernels and lint: wait for them"
 	wait "$stock_pid"
 	cat "$logs/stock.log"
 	if read -r p f s n < "$logs/stock.counts"; then
@@ -333,9 +338,6 @@ if [ "$built" -eq 1 ]; then
 		not_run "KUnit suites" "$(kunit_suites | wc -l)"
 	fi
 	unset HTMTRACE_GUEST
-
-	say "lint: tests/lint.sh $variant"
-	run_tap lint "$top/tests/lint.sh" "$variant"
 else
 	echo "check: the build failed"
 	not_run "guest bats suites" "$(bats --count "${guest_suites[@]}")"

@@ -65,7 +65,9 @@
  *				two entries of one capture of a CPU (a JOINED
  *				record starts one), the events of a type in
  *				MASK equal the entries LOST records report
- *				there. Prints "clock N", then per CPU "cpu C
+ *				there; and the records of a capture come in
+ *				order (JOINED, entries and LOST records, what
+ *				ended it). Prints "clock N", then per CPU "cpu C
  *				entries E overwritten O dropped D events
  *				J/F/L/X" (joined, offline, lost, failed
  *				records), then "bad B"; exits 1 if B > 0
@@ -495,6 +497,7 @@ struct dtl_seen {
 	__u64 lost;		/* lost since it */
 	__u64 entries, overwritten, dropped;
 	unsigned int events[5];
+	int in;			/* between its JOINED and what ended it */
 };
 
 static int cmd_dtl_verify(const char *path, unsigned int mask)
@@ -521,6 +524,9 @@ static int cmd_dtl_verify(const char *path, unsigned int mask)
 		}
 		memcpy(rec, &hdr, sizeof(hdr));
 		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
+			/* a session (or a START after a STOP) begins */
+			for (cpu = 0; cpu < 1024; cpu++)
+				seen[cpu].in = 0;
 			clocks++;
 			continue;
 		}
@@ -530,6 +536,27 @@ static int cmd_dtl_verify(const char *path, unsigned int mask)
 			continue;
 		}
 		c = &seen[hdr.cpu];
+		/*
+		 * The order of a capture: JOINED, then entries and LOST
+		 * records, then at most one record of what ended it (a
+		 * FAILED registration ends one that never joined).
+		 */
+		if (hdr.type == HTMTRACE_DTL_REC_CPU) {
+			struct htmtrace_dtl_cpu *e = (void *)rec;
+			int joined = e->event == HTMTRACE_DTL_CPU_JOINED;
+
+			if (joined ? c->in :
+			    !c->in && e->event != HTMTRACE_DTL_CPU_FAILED) {
+				printf("cpu %u event %u %s a capture\n", hdr.cpu,
+				       e->event, c->in ? "inside" : "outside");
+				bad++;
+			}
+			c->in = joined;
+		} else if (!c->in) {
+			printf("cpu %u record type %u outside a capture\n",
+			       hdr.cpu, hdr.type);
+			bad++;
+		}
 		if (hdr.type == HTMTRACE_DTL_REC_LOST) {
 			struct htmtrace_dtl_lost *l = (void *)rec;
 

@@ -262,6 +262,15 @@ struct htmtrace_hvbuf {
  * full, are counted exactly and reported in the stream by a LOST record,
  * placed where they would have been.
  *
+ * A CPU's records come in the order of its capture: JOINED, entries and
+ * LOST records, then the CPU record of what ended it. Records that find the
+ * ring full wait for room, in that order; a CPU that goes offline and comes
+ * back meanwhile has the records of its new capture wait after them. If it
+ * goes offline and comes back once more before there is room, that cycle is
+ * folded into the new capture: no OFFLINE and JOINED records for it, and
+ * the entries the CPU logged while it came back are not counted (the one
+ * exception to the rule above).
+ *
  * Where the kernel owns a CPU's log (it registered one for stolen-time
  * accounting, CONFIG_VIRT_CPU_ACCOUNTING_NATIVE), the driver reads that
  * ring with its own index and ORs its event mask into the CPU's; the mask
