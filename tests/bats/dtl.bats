@@ -229,20 +229,27 @@ bad 0" ]
 	assert_no_splat
 }
 
-@test "CPU offline and online during a capture: the CPU leaves and joins, the stream stays whole" {
-	local mask
-	mask=$(effective_mask 7)
-	# a 16 MiB ring: room for a minute of entries, however slow the guest
-	guest "echo 2000 > $HVSIM/dtl_rate && htmtest dtl-configure $DEV all 7 16384 && htmtest dtl-start $DEV"
+# cycle_cpu1 MASK: take CPU 1 offline and online 3 times during the
+# capture, stop it, and verify the stream (MASK: the effective mask); the
+# output of dtl-verify is then in $output and $lines
+cycle_cpu1() {
 	run guest "for i in 1 2 3; do
 			echo 0 > /sys/devices/system/cpu/cpu1/online || exit 1
 			echo 1 > /sys/devices/system/cpu/cpu1/online || exit 1
 		done"
 	[ "$status" -eq 0 ]
 	guest "htmtest dtl-stop $DEV && echo 0 > $HVSIM/dtl_rate"
-	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $mask"
+	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $1"
 	echo "$output"
 	[ "$status" -eq 0 ]
+}
+
+@test "CPU offline and online during a capture: the CPU leaves and joins, the stream stays whole" {
+	local mask
+	mask=$(effective_mask 7)
+	# a 16 MiB ring: room for a minute of entries, however slow the guest
+	guest "echo 2000 > $HVSIM/dtl_rate && htmtest dtl-configure $DEV all 7 16384 && htmtest dtl-start $DEV"
+	cycle_cpu1 "$mask"
 	[[ ${lines[2]} == "cpu 1 entries "*" events 4/3/0/0" ]]
 	assert_no_splat
 }
@@ -259,15 +266,7 @@ bad 0" ]
 	       exit 1"
 	# One cycle: its OFFLINE and JOINED wait for room, then come out in
 	# that order. The next two fold into the capture begun again.
-	run guest "for i in 1 2 3; do
-			echo 0 > /sys/devices/system/cpu/cpu1/online || exit 1
-			echo 1 > /sys/devices/system/cpu/cpu1/online || exit 1
-		done"
-	[ "$status" -eq 0 ]
-	guest "htmtest dtl-stop $DEV && echo 0 > $HVSIM/dtl_rate"
-	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $mask"
-	echo "$output"
-	[ "$status" -eq 0 ]
+	cycle_cpu1 "$mask"
 	# (dtl-verify checks the order: JOINED, entries and losses, OFFLINE)
 	[[ ${lines[2]} == "cpu 1 entries "*" dropped "[1-9]*" events 2/1/0/0" ]]
 	assert_no_splat
