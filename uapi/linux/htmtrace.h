@@ -169,16 +169,39 @@ struct htmtrace_setup {
 #define HTMTRACE_STATE_TRACING		2
 #define HTMTRACE_STATE_STOPPED		3	/* trace ready to read */
 
+/* HTMTRACE_IOC_STATUS @hv_flags */
+/* @data_size is where the hypervisor said the trace data ends. */
+#define HTMTRACE_STATUS_DATA_END	0x1
+/*
+ * The hypervisor answered STOP with H_STATE: the target is in no state to
+ * stop, so the driver does not know whether it still traces. The STOP
+ * failed (-EIO) and @state stays TRACING; read() asks for the data, and
+ * the hypervisor's answer to that decides (H_STATE: -EIO; data: the trace
+ * had stopped itself, and the channel is STOPPED from then on).
+ */
+#define HTMTRACE_STATUS_STOP_REFUSED	0x2
+
 /**
  * struct htmtrace_status - result of HTMTRACE_IOC_STATUS
- * @state: HTMTRACE_STATE_*
+ * @state: HTMTRACE_STATE_*, as the driver knows it
  * @flags: HTMTRACE_CFG_* the channel was configured with
  * @target: the configured target (zero when idle)
  * @buffer_size: size in bytes of the target's HTM buffer, as the hypervisor
- *	reports it (0 when idle)
+ *	reports it in the STATUS block; 0 when idle or unknown (the STATUS
+ *	request failed, see @status_error, or the block gives no usable size:
+ *	public sources define the size byte for nest and core only). The dump
+ *	does not need it: read() goes on until the hypervisor says the data
+ *	ends.
  * @generation: the trace's generation; it changes at every START and every
  *	DECONFIGURE of the channel, so two equal values read around a dump say
  *	that the dump is of one trace
+ * @data_size: with HTMTRACE_STATUS_DATA_END, the bytes of the trace before
+ *	the offset where the hypervisor said the data ends (H_NOT_AVAILABLE),
+ *	as found by a read() of this generation; a no-wrap trace stopped
+ *	before its buffer filled may end there, before @buffer_size
+ * @status_error: 0, or the negative errno of the hypervisor's STATUS
+ *	request made for this answer (then @buffer_size is 0)
+ * @hv_flags: HTMTRACE_STATUS_*
  * @reserved: zero
  */
 struct htmtrace_status {
@@ -187,7 +210,10 @@ struct htmtrace_status {
 	struct htmtrace_target target;
 	__u64 buffer_size;
 	__u64 generation;
-	__u64 reserved[3];
+	__u64 data_size;
+	__s32 status_error;
+	__u32 hv_flags;
+	__u64 reserved[1];
 };
 
 /**
