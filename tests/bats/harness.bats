@@ -38,6 +38,22 @@ load helpers
 	[ "$(guest cat /tmp/r | md5sum | cut -d' ' -f1)" = "$sum" ]
 }
 
+@test "guest: a request and a reply damaged on the way are sent again; the command runs once" {
+	# (tests/bats/host-guest.bats tests each case of the channel's checks
+	# against the same server on a host pty; this is the guest's hvc1)
+	HTMTRACE_GUEST_DAMAGE=request,reply run --separate-stderr guest \
+		'echo ran >> /tmp/channel-count; echo "hello world"; seq 100'
+	printf '%s\n' "${stderr_lines[@]}"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hello world
+$(seq 100)" ]
+	[ "${stderr_lines[1]}" = "guest: the guest found the request damaged (attempt 1 of 4): sending it again" ]
+	[[ ${stderr_lines[3]} == "guest: stdout is damaged: 304 bytes, CRC "*" (attempt 1): asking for it again" ]]
+	[ "${#stderr_lines[@]}" -eq 4 ]
+	run -0 guest cat /tmp/channel-count
+	[ "$output" = ran ]
+}
+
 @test "guest: a missing trailing newline is kept" {
 	[ "$(guest printf abc | od -An -c | tr -d ' ')" = abc ]
 }

@@ -20,6 +20,7 @@ setup() {
 }
 
 teardown() {
+	chan_stop
 	# nothing this file started may survive it (a failed test too: a
 	# leftover owner would also hold bats' output open until it ends)
 	[ -z "$OWNER" ] || kill -KILL "$OWNER" 2>/dev/null || true
@@ -114,4 +115,168 @@ gone_within() {
 		kill -0 $victim
 	done
 	kill $victim
+}
+
+# --- the command channel: tests/guest.py against tests/guest/cmdserver.c,
+# built for the host and serving a pty, with a stand-in QEMU under the real
+# keeper that carries the unix socket to the pty as QEMU's spapr-vty does.
+
+# chan_start: compile the server, start keeper + bridge + server, record
+# the guest's state where chan_run's Guest finds it
+chan_start() {
+	gcc -O2 -Wall -Wextra -Werror -o cmdserver "$BATS_TEST_DIRNAME/../guest/cmdserver.c"
+	cat > bridge.py <<-'EOF'
+	import os, pty, select, signal, socket, subprocess, sys
+	sock_path, server, pidfile = sys.argv[1:4]
+	signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+	master, slave = pty.openpty()
+	p = subprocess.Popen([server, os.ttyname(slave)], stdout=subprocess.PIPE)
+	try:
+	    with open(pidfile, 'w') as f:
+	        f.write(f'{p.pid}\n')
+	    p.stdout.readline()                 # "htmtrace-guest: ready ..."
+	    os.close(slave)
+	    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+	    srv.bind(sock_path)
+	    srv.listen(1)
+	    conn, parent = None, os.getppid()
+	    while os.getppid() == parent and p.poll() is None:
+	        r, _, _ = select.select([conn or srv, master], [], [], 0.5)
+	        if srv in r:
+	            conn, _ = srv.accept()
+	        elif conn in r:
+	            data = conn.recv(65536)
+	            if data:
+	                os.write(master, data)
+	            else:
+	                conn.close()
+	                conn = None
+	        if master in r and conn:    # else it waits in the pty
+	            try:
+	                conn.sendall(os.read(master, 65536))
+	            except OSError:
+	                conn.close()
+	                conn = None
+	finally:
+	    p.kill()
+	EOF
+	sleep 300 &
+	OWNER=$!
+	"$PY" "$GUEST_PY" keeper --owner $OWNER --owner-start "$(start_time $OWNER)" \
+		--sock "$BATS_TEST_TMPDIR/s" --log "$BATS_TEST_TMPDIR/q.log" \
+		-- "$PY" bridge.py "$BATS_TEST_TMPDIR/s" "$PWD/cmdserver" server.pid &
+	KEEPER=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ -S s ] && break
+		sleep 0.05
+	done
+	[ -S s ]
+	echo "{\"pid\": $KEEPER, \"start\": $(start_time $KEEPER), \"sock\": \"$BATS_TEST_TMPDIR/s\"}" \
+		> state.json
+}
+
+# chan_run TEXT: guest.py's run of TEXT (timeout 20 s) through that channel:
+# its stdout, stderr and status
+chan_run() {
+	"$PY" - "$BATS_TEST_DIRNAME/.." "$BATS_TEST_TMPDIR" "$1" <<-'EOF'
+	import sys
+	sys.path.insert(0, sys.argv[1])
+	import guest
+	g = guest.Guest('release', 'host-guest-bats')
+	g.dir = sys.argv[2]
+	g.state_file, g.wedged_file = g.dir + '/state.json', g.dir + '/wedged'
+	out, err, rc = g.run(sys.argv[3], 20)
+	sys.stdout.buffer.write(out)
+	sys.stderr.buffer.write(err)
+	sys.exit(rc)
+	EOF
+}
+
+chan_stop() {
+	[ -z "${KEEPER:-}" ] || kill -TERM "$KEEPER" 2>/dev/null || true
+	[ ! -s server.pid ] || kill -KILL "$(cat server.pid)" 2>/dev/null || true
+}
+
+@test "channel: a request damaged on the way is found, sent again, and run exactly once" {
+	chan_start
+	HTMTRACE_GUEST_DAMAGE=request run --separate-stderr chan_run \
+		"echo ran >> $BATS_TEST_TMPDIR/count; echo 'hello world'; echo err >&2; exit 3"
+	chan_stop
+	printf '%s\n' "$output" "${stderr_lines[@]}"
+	[ "$status" -eq 3 ]
+	[ "$output" = "hello world" ]
+	[ "${stderr_lines[0]}" = "guest: damaging this request on purpose (HTMTRACE_GUEST_DAMAGE)" ]
+	[ "${stderr_lines[1]}" = "guest: the guest found the request damaged (attempt 1 of 4): sending it again" ]
+	[ "${stderr_lines[2]}" = err ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[ "$(cat count)" = ran ]
+}
+
+@test "channel: a reply damaged on the way is found and asked for again; the command ran once" {
+	chan_start
+	HTMTRACE_GUEST_DAMAGE=reply run --separate-stderr chan_run \
+		"echo ran >> $BATS_TEST_TMPDIR/count; seq 1000"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(seq 1000)" ]
+	[ "${stderr_lines[0]}" = "guest: damaging this reply on purpose (HTMTRACE_GUEST_DAMAGE)" ]
+	[[ ${stderr_lines[1]} == "guest: stdout is damaged: 3893 bytes, CRC "*" for 3893 bytes, CRC "*" (attempt 1): asking for it again" ]]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "$(cat count)" = ran ]
+	# an empty reply's damage is in its last line (the status)
+	HTMTRACE_GUEST_DAMAGE=reply run --separate-stderr chan_run "exit 5"
+	[ "$status" -eq 5 ]
+	[ "$output" = "" ]
+	[[ ${stderr_lines[1]} == "guest: the reply's last line is damaged: '@@HTMG-END "*" 6 0 00000000 0 00000000 "*"' (attempt 1): asking for it again" ]]
+	chan_stop
+}
+
+@test "channel: a request damaged every time fails clearly after 4 sends and never runs" {
+	chan_start
+	HTMTRACE_GUEST_DAMAGE=request:9 run --separate-stderr chan_run \
+		"echo ran >> $BATS_TEST_TMPDIR/count"
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[-1]}" = "guest: the guest found the request damaged 4 times: giving up: echo ran >> $BATS_TEST_TMPDIR/count" ]
+	[ "$(grep -c 'damaging this request' <<<"$stderr")" -eq 4 ]
+	[ ! -e count ]
+	# the channel is not wedged by it: the next command runs
+	run -0 chan_run "echo alive"
+	chan_stop
+	[ "$output" = alive ]
+}
+
+@test "channel: a reply damaged every time fails clearly after 3 asks; the command ran once" {
+	chan_start
+	HTMTRACE_GUEST_DAMAGE=reply:9 run --separate-stderr chan_run \
+		"echo ran >> $BATS_TEST_TMPDIR/count; echo out"
+	chan_stop
+	[ "$status" -eq 125 ]
+	[[ ${stderr_lines[-1]} == "guest: the reply came damaged 4 times: giving up (stdout is damaged: "*"): echo ran >> $BATS_TEST_TMPDIR/count; echo out" ]]
+	[ "$(cat count)" = ran ]
+}
+
+@test "channel: a request that arrives twice (sent again) runs once; the empty command runs" {
+	chan_start
+	run -0 chan_run ""
+	[ "$output" = "" ]
+	# the same request twice in a row, as a resend after a lost
+	# acknowledgement delivers it: the second is answered DUP, not run
+	run "$PY" - "$BATS_TEST_DIRNAME/.." "$BATS_TEST_TMPDIR" <<-'EOF'
+	import socket, sys, time
+	sys.path.insert(0, sys.argv[1])
+	import guest
+	req = guest.request_frame('dup1', 20, f'echo ran >> {sys.argv[2]}/count')
+	with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+	    s.connect(sys.argv[2] + '/s')
+	    s.sendall(req + req)
+	    got, deadline = b'', time.time() + 20
+	    while b'@@HTMG-DUP' not in got and time.time() < deadline:
+	        s.settimeout(deadline - time.time())
+	        got += s.recv(4096)
+	print(' '.join(l.split()[0] for l in got.decode().splitlines()))
+	EOF
+	chan_stop
+	[ "$status" -eq 0 ]
+	[ "$output" = "@@HTMG-ACK @@HTMG-OUT @@HTMG-ERR @@HTMG-END @@HTMG-DUP" ]
+	[ "$(cat count)" = ran ]
 }

@@ -10,15 +10,28 @@
  *   cmdserver TTY
  *
  * Protocol: lines of ASCII; payloads are base64 so any byte survives the tty.
- *   host -> guest   REQ <id> <timeout-seconds> <base64 of shell text>
+ * CRC is the CRC-32 of zlib and Ethernet (Python's zlib.crc32), as 8 lower-case
+ * hex digits; a line CRC covers the line's text before its last space.
+ *   host -> guest   REQ <id> <timeout-seconds> <length> <base64 of shell text> <line CRC>
+ *                   RES <id> <line CRC>         send the reply to <id> again
  *   guest -> host   @@HTMG-ACK <id>            as soon as the line is read
  *                   @@HTMG-OUT <id>
  *                   <base64 of stdout, wrapped>
  *                   @@HTMG-ERR <id>
  *                   <base64 of stderr, wrapped>
- *                   @@HTMG-END <id> <exit status>
- * A line that is not a well-formed request is answered with
- * "@@HTMG-BAD <first word>" so that the host can resend at once.
+ *                   @@HTMG-END <id> <exit status> <stdout length> <stdout CRC>
+ *                              <stderr length> <stderr CRC> <line CRC>
+ * <length> is the shell text's length in bytes, decoded ("-" is the empty text). A request whose
+ * line CRC or length does not match (the tty damaged it: a run once failed
+ * with a syntax error on a command that passes every other time) is not run:
+ * it is answered with "@@HTMG-BAD <id or first word>" so that the host
+ * resends at once. A request whose id is one of the last ones served is a
+ * resend of a request already taken (the host resends when an
+ * acknowledgement does not come): it is answered "@@HTMG-DUP <id>" and not
+ * run again. The host checks the reply's lengths and CRCs; on a mismatch it
+ * asks for it again with RES, served from the last command's output (kept
+ * until the next request); RES for another id is answered
+ * "@@HTMG-GONE <id>".
  *
  * The text runs as `sh -c TEXT` in /, in a session (and process group) of its
  * own, stdin from /dev/null, stdout and stderr to unlinked files (background
@@ -46,10 +59,44 @@
 
 #define LINE_MAX_BYTES	(1 << 20)
 #define KILL_WAIT_S	5
+#define ID_MAX		32
+#define RECENT_IDS	16
 
 static int tty;
 static char line[LINE_MAX_BYTES + 1];
 static size_t line_len;
+
+/* The ids of the last requests taken, for resends; the last one's output. */
+static char recent[RECENT_IDS][ID_MAX + 1];
+static unsigned int recent_next;
+static struct {
+	char id[ID_MAX + 1];
+	int out, err, rc;
+} last = { .out = -1, .err = -1 };
+
+static unsigned int crc_table[256];
+
+static void crc_init(void)
+{
+	for (unsigned int i = 0; i < 256; i++) {
+		unsigned int c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+/* CRC-32 (zlib's): crc32(crc32(0, a), b) == crc32(0, a b). */
+static unsigned int crc32_update(unsigned int crc, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	crc = ~crc;
+	while (len--)
+		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
 
 static const char b64[] =
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -82,8 +129,11 @@ static void say(const char *fmt, ...)
 		put(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
-/* Send the contents of fd as base64, 76 characters per line. */
-static void put_base64(int fd)
+/*
+ * Send the contents of fd as base64, 76 characters per line; its length and
+ * CRC into *len and *crc.
+ */
+static void put_base64(int fd, unsigned long *len, unsigned int *crc)
 {
 	unsigned char in[57 * 64];
 	char out[77 * 64];
@@ -91,16 +141,21 @@ static void put_base64(int fd)
 	ssize_t n;
 	int eof = 0;
 
+	*len = 0;
+	*crc = 0;
 	lseek(fd, 0, SEEK_SET);
 	while (!eof || have) {
 		while (!eof && have < sizeof(in)) {
 			n = read(fd, in + have, sizeof(in) - have);
 			if (n < 0 && errno == EINTR)
 				continue;
-			if (n <= 0)
+			if (n <= 0) {
 				eof = 1;
-			else
+			} else {
+				*crc = crc32_update(*crc, in + have, n);
+				*len += n;
 				have += n;
+			}
 		}
 		/* Whole 57-byte lines while more may follow; the rest at the end. */
 		size_t take = eof ? have : have - have % 57;
@@ -257,14 +312,48 @@ static void report_stuck(pid_t pgid, int err)
 		closedir(proc);
 }
 
+/* The reply to the last request: its output, and the END line. */
+static void reply(void)
+{
+	unsigned long olen = 0, elen = 0;
+	unsigned int ocrc = 0, ecrc = 0;
+	char end[256];
+	int n;
+
+	say("@@HTMG-OUT %s\n", last.id);
+	if (last.out >= 0)
+		put_base64(last.out, &olen, &ocrc);
+	say("@@HTMG-ERR %s\n", last.id);
+	if (last.err >= 0)
+		put_base64(last.err, &elen, &ecrc);
+	n = snprintf(end, sizeof(end), "@@HTMG-END %s %d %lu %08x %lu %08x",
+		     last.id, last.rc, olen, ocrc, elen, ecrc);
+	say("%s %08x\n", end, crc32_update(0, end, n));
+}
+
+static void forget_last(void)
+{
+	if (last.out >= 0)
+		close(last.out);
+	if (last.err >= 0)
+		close(last.err);
+	last.out = last.err = -1;
+	last.id[0] = '\0';
+}
+
 static void serve(const char *id, unsigned int limit, const char *text)
 {
 	int out = tmpfile_fd(), err = tmpfile_fd(), status, rc;
 	pid_t pid;
 
+	forget_last();
+	snprintf(last.id, sizeof(last.id), "%s", id);
+	last.out = out;
+	last.err = err;
 	if (out < 0 || err < 0) {
-		say("@@HTMG-OUT %s\n@@HTMG-ERR %s\n@@HTMG-END %s 125\n", id, id, id);
-		goto close;
+		last.rc = 125;
+		reply();
+		return;
 	}
 	pid = fork();
 	if (pid == 0) {
@@ -300,38 +389,82 @@ static void serve(const char *id, unsigned int limit, const char *text)
 			rc = 128 + WTERMSIG(status);
 		}
 	}
-	say("@@HTMG-OUT %s\n", id);
-	put_base64(out);
-	say("@@HTMG-ERR %s\n", id);
-	put_base64(err);
-	say("@@HTMG-END %s %d\n", id, rc);
-close:
-	if (out >= 0)
-		close(out);
-	if (err >= 0)
-		close(err);
+	last.rc = rc;
+	reply();
+}
+
+/* True if the line's last word is the CRC of the text before it (cut off). */
+static int line_crc_ok(char *l)
+{
+	char *sp = strrchr(l, ' '), *end;
+	unsigned long want;
+
+	if (!sp || strlen(sp + 1) != 8)
+		return 0;
+	want = strtoul(sp + 1, &end, 16);
+	if (*end)
+		return 0;
+	*sp = '\0';
+	return crc32_update(0, l, sp - l) == want;
+}
+
+static int recently_taken(const char *id)
+{
+	for (unsigned int i = 0; i < RECENT_IDS; i++)
+		if (!strcmp(recent[i], id))
+			return 1;
+	return 0;
 }
 
 static void handle(char *l)
 {
-	char *save, *tag, *id, *limit, *text, *end;
-	unsigned long secs;
+	char *save, *tag, *id, *limit, *len, *text, *end;
+	unsigned long secs, want;
+	int crc_ok;
 
-	tag = strtok_r(l, " \r", &save);
-	id = strtok_r(NULL, " \r", &save);
-	limit = strtok_r(NULL, " \r", &save);
-	text = strtok_r(NULL, " \r", &save);
+	/* a carriage return is no part of the protocol: a line ends at \n */
+	crc_ok = line_crc_ok(l);
+	tag = strtok_r(l, " ", &save);
+	id = strtok_r(NULL, " ", &save);
 	if (!tag)
 		return;
-	if (strcmp(tag, "REQ") || !id || !limit || !text || strlen(id) > 32) {
-		say("@@HTMG-BAD %.32s\n", tag);
+	if (!id || strlen(id) > ID_MAX || !crc_ok) {
+		say("@@HTMG-BAD %.32s\n", id ? id : tag);
 		return;
 	}
-	secs = strtoul(limit, &end, 10);
-	if (*end || !secs || base64_decode(text) < 0) {
+	if (!strcmp(tag, "RES")) {
+		if (strtok_r(NULL, " ", &save) || strcmp(id, last.id))
+			say("@@HTMG-GONE %s\n", id);
+		else
+			reply();
+		return;
+	}
+	limit = strtok_r(NULL, " ", &save);
+	len = strtok_r(NULL, " ", &save);
+	text = strtok_r(NULL, " ", &save);
+	if (strcmp(tag, "REQ") || !limit || !len || !text ||
+	    strtok_r(NULL, " ", &save)) {
 		say("@@HTMG-BAD %s\n", id);
 		return;
 	}
+	secs = strtoul(limit, &end, 10);
+	if (*end || !secs) {
+		say("@@HTMG-BAD %s\n", id);
+		return;
+	}
+	want = strtoul(len, &end, 10);
+	if (!strcmp(text, "-"))		/* the empty text */
+		*text = '\0';
+	if (*end || base64_decode(text) != (long)want) {
+		say("@@HTMG-BAD %s\n", id);
+		return;
+	}
+	if (recently_taken(id)) {
+		say("@@HTMG-DUP %s\n", id);
+		return;
+	}
+	snprintf(recent[recent_next], sizeof(recent[0]), "%s", id);
+	recent_next = (recent_next + 1) % RECENT_IDS;
 	say("@@HTMG-ACK %s\n", id);
 	serve(id, secs, text);
 }
@@ -356,6 +489,7 @@ int main(int argc, char **argv)
 		cfmakeraw(&t);
 		tcsetattr(tty, TCSANOW, &t);
 	}
+	crc_init();
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);
