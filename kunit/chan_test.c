@@ -20,8 +20,10 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 /*
  * The fake: one HTM unit whatever the target, with the hypervisor's state
  * machine; the trace byte at offset o is fake_byte(o). Tests run one at a
- * time in their own kthread, and none uses no-wrap (whose status poll would
- * call the fake from a workqueue), so plain statics do.
+ * time in their own kthread, and nothing calls the fake from elsewhere but
+ * probe_work, which the tests flush, so plain statics do. STOP of a trace
+ * that is not running answers H_STATE (one of the simulator's
+ * alternatives).
  */
 enum { FK_IDLE, FK_CONFIGURED, FK_TRACING, FK_STOPPED };
 
@@ -37,7 +39,16 @@ static struct {
 	u64 status_next;	/* STATUS iterator (+0x08) */
 	long status_rc;		/* what STATUS answers after writing */
 	unsigned long mode[2];	/* the last CONFIGURE's mask and value */
-	unsigned int busy_dumps;	/* DUMP_DATA answers long busy, 100 ms */
+	unsigned int busy_dumps;	/* busy_op answers long busy, 100 ms */
+	unsigned int busy_op;	/* ... DUMP_DATA if 0 */
+	u64 data_end;		/* DUMP_DATA: H_NOT_AVAILABLE from here (0: size) */
+	unsigned int dump_tracing;	/* DUMP_DATA calls while tracing */
+	unsigned int unaligned;	/* DUMP_DATA not of whole pages, page-aligned */
+	unsigned int info_blocks;	/* SYSPROC: blocks of one entry each */
+	bool info_na;		/* ... ended by H_NOT_AVAILABLE after them */
+	u64 info_end;		/* ... else by this last iterator */
+	long info_rc;		/* ... each but the last answered this */
+	unsigned long caps_len;	/* the last CAPABILITIES length */
 	struct htm_chan *probe_chan;	/* ... and then probe_work runs */
 	bool probe_restart;	/* probe_work restarts the trace */
 	unsigned int probe_dumps;	/* DUMP_DATA calls when it had the lock */
@@ -68,17 +79,15 @@ static u8 fake_byte(u64 o)
 static long fake_dump(unsigned long p1, unsigned long p2, unsigned long p3)
 {
 	u8 *dst = phys_to_virt(p1);
-	u64 size = 1ULL << fk.log2;
+	u64 size = fk.data_end ?: 1ULL << fk.log2;
 	size_t i;
 
+	if (!PAGE_ALIGNED(p1) || !PAGE_ALIGNED(p2) || !PAGE_ALIGNED(p3))
+		fk.unaligned++;
+	if (fk.state == FK_TRACING)
+		fk.dump_tracing++;
 	if (fk.state != FK_STOPPED)
 		return H_STATE;
-	if (fk.busy_dumps) {
-		fk.busy_dumps--;
-		if (fk.probe_chan)
-			schedule_work(&probe_work);
-		return H_LONG_BUSY_ORDER_100_MSEC;
-	}
 	if (p3 >= size)
 		return H_NOT_AVAILABLE;
 	if (fk.max_xfer && p2 > fk.max_xfer)
@@ -103,6 +112,12 @@ static long fake_htm(unsigned long flags, unsigned long target,
 	fk.calls[op & 15]++;
 	if (op == fk.fail_op && fk.calls[op & 15] > fk.fail_after)
 		return fk.fail_rc;
+	if (fk.busy_dumps && op == (fk.busy_op ?: HTM_OP_DUMP_DATA)) {
+		fk.busy_dumps--;
+		if (fk.probe_chan)
+			schedule_work(&probe_work);
+		return H_LONG_BUSY_ORDER_100_MSEC;
+	}
 
 	switch (op) {
 	case HTM_OP_CONFIGURE:
@@ -135,6 +150,20 @@ static long fake_htm(unsigned long flags, unsigned long target,
 		return fk.status_rc;
 	case HTM_OP_DUMP_DATA:
 		return fake_dump(p1, p2, p3);
+	case HTM_OP_DUMP_SYSPROC_CONF:
+		if (p3 >= fk.info_blocks)
+			return fk.info_na ? H_NOT_AVAILABLE : H_P6;
+		hdr = phys_to_virt(p1);
+		memset(hdr, 0, HTM_BLOCK_HDR_SIZE + HTM_SYSPROC_ENTRY_SIZE);
+		*(__be64 *)(hdr + HTM_BLOCK_NEXT) =
+			cpu_to_be64(p3 + 1 < fk.info_blocks || fk.info_na ?
+				    p3 + 1 : fk.info_end);
+		*(__be64 *)(hdr + HTM_BLOCK_NR_ENTRIES) = cpu_to_be64(1);
+		hdr[HTM_BLOCK_HDR_SIZE] = p3;
+		return p3 + 1 < fk.info_blocks ? fk.info_rc : H_SUCCESS;
+	case HTM_OP_CAPABILITIES:
+		fk.caps_len = p2;
+		return H_SUCCESS;
 	default:
 		return H_PARAMETER;
 	}
@@ -402,11 +431,18 @@ static void chan_read_small_buffer(struct kunit *test)
 	pos = 4000;
 	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
 			96);
-	/* the EOF probe may have written the bounce buffer: fetched again */
-	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 3);
+	/*
+	 * One DUMP_DATA, of a whole page however small the buffer; the end
+	 * STATUS gave needs no hcall to find.
+	 */
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 1);
+	KUNIT_EXPECT_EQ(test, fk.unaligned, 0);
 }
 
-/* A sequential read costs one DUMP_DATA per chunk, one more for the end. */
+/*
+ * A sequential read costs one DUMP_DATA per chunk, each of whole pages at a
+ * page-aligned address, and none for the end STATUS gave.
+ */
 static void chan_read_one_hcall_per_chunk(struct kunit *test)
 {
 	struct htm_chan *chan = stopped_chan(test, 0);
@@ -421,8 +457,9 @@ static void chan_read_one_hcall_per_chunk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 0);
 	KUNIT_EXPECT_EQ(test, pos, size);
 	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA],
-			size / htm_bounce_size + 1);
+			size / htm_bounce_size);
 	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STATUS], 1);
+	KUNIT_EXPECT_EQ(test, fk.unaligned, 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&chan->bytes_dumped), size);
 }
 
@@ -521,16 +558,91 @@ static void chan_read_stops_trace(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
 }
 
-/* STOP after the hypervisor stopped a no-wrap trace by itself succeeds. */
-static void chan_stop_after_self_stop(struct kunit *test)
+/*
+ * STOP answered H_STATE (a no-wrap trace that stopped itself, under the
+ * alternative where PowerVM says so): an error, and the channel is not
+ * marked stopped; a read asks for the data and, as the hypervisor gives
+ * it, the trace had stopped: every byte is read, none while it ran.
+ */
+static void chan_stop_refused_self_stopped(struct kunit *test)
 {
 	struct htm_chan *chan = new_chan(test);
+	struct htmtrace_status st;
+
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, HTMTRACE_CFG_NOWRAP), 0);
+	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+	fk.state = FK_STOPPED;
+	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), -EIO);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
+	KUNIT_ASSERT_EQ(test, htm_chan_status(chan, &st, NULL), 0);
+	KUNIT_EXPECT_EQ(test, st.state, HTMTRACE_STATE_TRACING);
+	KUNIT_EXPECT_EQ(test, st.hv_flags, HTMTRACE_STATUS_STOP_REFUSED);
+	KUNIT_EXPECT_TRUE(test, htm_chan_poll_mask(rd_of(test, chan)) ==
+				(EPOLLIN | EPOLLRDNORM));
+	/* the read needs no permission to stop: it does not STOP again */
+	read_and_check(test, chan, 0, 1ULL << fk.log2, 1 << 20);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STOP], 1);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
+	KUNIT_EXPECT_EQ(test, fk.dump_tracing, 0);
+	KUNIT_ASSERT_EQ(test, htm_chan_status(chan, &st, NULL), 0);
+	KUNIT_EXPECT_EQ(test, st.hv_flags, 0);
+}
+
+/*
+ * STOP answered H_STATE while the trace runs (a hypervisor that makes no
+ * sense, or an injected fault): the one DUMP_DATA the read asks is refused
+ * too, the read fails -EIO, and DECONFIGURE still gives the target back.
+ */
+static void chan_stop_refused_running(struct kunit *test)
+{
+	struct htm_chan *chan = new_chan(test);
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	loff_t pos = 0;
 
 	KUNIT_ASSERT_EQ(test, configure(chan, &t1, 0), 0);
 	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+	fk.fail_op = HTM_OP_STOP;
+	fk.fail_rc = H_STATE;
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos,
+					HTM_READ_MAY_STOP), -EIO);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 1);
+	KUNIT_EXPECT_EQ(test, pos, 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), 0);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, fk.state, FK_IDLE);
+	fk.fail_op = 0;
+}
+
+/*
+ * Configured to wait: a tracing channel is never dumped, whatever is asked
+ * of it; the read waits (here: -EAGAIN) until the driver stops it.
+ */
+static void chan_wait_never_dumps_running(struct kunit *test)
+{
+	struct htm_chan *chan = new_chan(test);
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	loff_t pos = 0;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, HTMTRACE_CFG_WAIT |
+					HTMTRACE_CFG_NOWRAP), 0);
+	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos,
+						HTM_READ_NONBLOCK |
+						HTM_READ_MAY_STOP), -EAGAIN);
+	/* the hypervisor stops it by itself: the driver does not know */
 	fk.state = FK_STOPPED;
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos,
+					HTM_READ_NONBLOCK | HTM_READ_MAY_STOP),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 0);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STATUS], 0);
+	fk.state = FK_TRACING;
 	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), 0);
-	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
+	read_and_check(test, chan, 0, PAGE_SIZE, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, fk.dump_tracing, 0);
 }
 
 /* A failed STOP does not strand the channel: DECONFIGURE still frees it. */
@@ -552,32 +664,28 @@ static void chan_deconfigure_after_failed_stop(struct kunit *test)
 	fk.fail_op = 0;
 }
 
-/* H_PARTIAL on a state change is a failure: the state stays as it was. */
-static void chan_partial_changes_nothing(struct kunit *test)
+/* H_PARTIAL is success on every op (htmdump.c, htm-perf.c). */
+static void chan_partial_is_success(struct kunit *test)
 {
 	struct htm_chan *chan = new_chan(test);
 
 	fk.fail_rc = H_PARTIAL;
 	fk.fail_op = HTM_OP_CONFIGURE;
-	KUNIT_EXPECT_EQ(test, configure(chan, &t1, 0), -EIO);
-	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_IDLE);
-	fk.fail_op = HTM_OP_START;
-	KUNIT_ASSERT_EQ(test, configure(chan, &t1, 0), 0);
-	KUNIT_EXPECT_EQ(test, htm_chan_start(chan), -EIO);
+	KUNIT_EXPECT_EQ(test, configure(chan, &t1, 0), 0);
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_CONFIGURED);
-	fk.fail_op = 0;
-	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
-	fk.fail_op = HTM_OP_STOP;
-	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), -EIO);
+	fk.state = FK_CONFIGURED;
+	fk.fail_op = HTM_OP_START;
+	KUNIT_EXPECT_EQ(test, htm_chan_start(chan), 0);
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
-	/* the STOP inside works now; the DECONFIGURE after it does not */
-	fk.fail_op = HTM_OP_DECONFIGURE;
-	fk.fail_after = fk.calls[HTM_OP_DECONFIGURE];
-	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), -EIO);
+	fk.state = FK_TRACING;
+	fk.fail_op = HTM_OP_STOP;
+	KUNIT_EXPECT_EQ(test, htm_chan_stop(chan), 0);
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
-	fk.fail_op = 0;
+	fk.state = FK_STOPPED;
+	fk.fail_op = HTM_OP_DECONFIGURE;
 	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), 0);
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_IDLE);
+	fk.fail_op = 0;
 }
 
 /*
@@ -612,63 +720,145 @@ static void chan_read_partial_zero_filled(struct kunit *test)
 	}
 }
 
-/* H_NOT_AVAILABLE before the end STATUS reported is an error, not EOF. */
-static void chan_read_not_available_early(struct kunit *test)
+/*
+ * H_NOT_AVAILABLE on DUMP_DATA is the end of the data at any offset, the
+ * buffer size notwithstanding (htmdump.c: "past end of file"): read()
+ * returns 0 there, and STATUS says where the data ended.
+ */
+static void chan_read_not_available_is_end(struct kunit *test)
 {
-	struct htm_chan *chan = stopped_chan(test, 0);
+	struct htm_chan *chan = stopped_chan(test, HTMTRACE_CFG_NOWRAP);
 	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	struct htmtrace_status st;
 	loff_t pos = 0;
 
+	fk.data_end = htm_bounce_size;
+	read_and_check(test, chan, 0, htm_bounce_size, 1 << 20);
+	pos = htm_bounce_size;
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos,
+					HTM_READ_MAY_STOP), 0);
+	KUNIT_EXPECT_EQ(test, pos, htm_bounce_size);
+	/* once known, the end costs no hcall */
+	pos = 3 * htm_bounce_size;
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos,
+					HTM_READ_MAY_STOP), 0);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 2);
+	KUNIT_ASSERT_EQ(test, htm_chan_status(chan, &st, NULL), 0);
+	KUNIT_EXPECT_EQ(test, st.hv_flags, HTMTRACE_STATUS_DATA_END);
+	KUNIT_EXPECT_EQ(test, st.data_size, htm_bounce_size);
+	KUNIT_EXPECT_EQ(test, st.buffer_size, 1ULL << fk.log2);
+	KUNIT_EXPECT_EQ(test, htm_chan_size(chan), htm_bounce_size);
+
+	/* at offset 0: an empty trace, not an error; a new START forgets */
+	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+	KUNIT_ASSERT_EQ(test, htm_chan_stop(chan), 0);
+	WRITE_ONCE(rd_of(test, chan)->gen, 0);
 	fk.fail_op = HTM_OP_DUMP_DATA;
 	fk.fail_rc = H_NOT_AVAILABLE;
-	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
-			-EIO);
-	KUNIT_EXPECT_EQ(test, pos, 0);
-	fk.fail_op = 0;
-	read_and_check(test, chan, 0, PAGE_SIZE, PAGE_SIZE);
-	fk.fail_op = HTM_OP_DUMP_DATA;
-	fk.fail_after = fk.calls[HTM_OP_DUMP_DATA];
-	pos = htm_bounce_size + 128;
-	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos, HTM_READ_MAY_STOP),
-			-EIO);
+	pos = 0;
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos,
+					HTM_READ_MAY_STOP), 0);
+	KUNIT_ASSERT_EQ(test, htm_chan_status(chan, &st, NULL), 0);
+	KUNIT_EXPECT_EQ(test, st.hv_flags, HTMTRACE_STATUS_DATA_END);
+	KUNIT_EXPECT_EQ(test, st.data_size, 0);
 	fk.fail_op = 0;
 }
 
-/* A STATUS that is no answer fails the read; it is never taken for EOF. */
-static void chan_read_status_errors(struct kunit *test)
+/*
+ * The dump does not depend on STATUS: a STATUS that fails, or gives no
+ * usable size (llat, global, an odd byte), leaves the size unknown, and the
+ * read goes on until the hypervisor says the data ends.
+ */
+static void chan_read_without_status(struct kunit *test)
 {
-	struct htm_chan *chan = stopped_chan(test, 0);
-	char __user *ubuf = user_buf(test, PAGE_SIZE);
-	loff_t pos = 0;
+	static const long rcs[] = { H_HARDWARE, H_NOT_AVAILABLE, H_STATE };
+	u64 size = 1ULL << fk.log2;
+	struct htmtrace_status st;
+	struct htm_chan *chan;
+	unsigned int i;
 
-	fk.fail_op = HTM_OP_STATUS;
-	fk.fail_rc = H_NOT_AVAILABLE;
-	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
-	/* H_PARTIAL with nothing written, then with an iterator that ends */
-	fk.fail_rc = H_PARTIAL;
-	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
-	fk.fail_op = 0;
-	fk.status_rc = H_PARTIAL;
-	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
-	/* H_PARTIAL with more blocks to follow: the header is whole */
-	fk.status_next = 0x100;
-	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), 1);
-	KUNIT_EXPECT_EQ(test, pos, 1);
+	for (i = 0; i < ARRAY_SIZE(rcs); i++) {
+		memset(fk.calls, 0, sizeof(fk.calls));
+		chan = stopped_chan(test, 0);
+		fk.fail_op = HTM_OP_STATUS;
+		fk.fail_rc = rcs[i];
+		read_and_check(test, chan, 0, size, 1 << 20);
+		KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA],
+				size / htm_bounce_size);
+		KUNIT_ASSERT_EQ(test, htm_chan_status(chan, &st, NULL), 0);
+		KUNIT_EXPECT_EQ(test, st.buffer_size, 0);
+		KUNIT_EXPECT_EQ(test, st.status_error, htm_hv_errno(rcs[i]) ==
+				-ENODATA ? -ENODATA : -EIO);
+		/* neither a size nor an end reached yet: SEEK_END cannot */
+		KUNIT_EXPECT_EQ(test, htm_chan_size(chan), -ENODATA);
+		fk.fail_op = 0;
+		KUNIT_ASSERT_EQ(test, htm_chan_deconfigure(chan), 0);
+	}
 }
 
-/* A buffer size that is no file size, or smaller than a record: -EIO. */
+/* A size byte that is no file size, or smaller than a record: unknown. */
 static void chan_status_log2_checked(struct kunit *test)
 {
 	struct htm_chan *chan = stopped_chan(test, 0);
 	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	struct htmtrace_status st;
 	loff_t pos = 0;
 
 	fk.log2 = 63;
-	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
+	KUNIT_ASSERT_EQ(test, htm_chan_status(chan, &st, NULL), 0);
+	KUNIT_EXPECT_EQ(test, st.buffer_size, 0);
+	KUNIT_EXPECT_EQ(test, st.status_error, 0);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos,
+					HTM_READ_MAY_STOP), 1);
 	fk.log2 = 6;
-	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos, HTM_READ_MAY_STOP), -EIO);
+	KUNIT_ASSERT_EQ(test, htm_chan_status(chan, &st, NULL), 0);
+	KUNIT_EXPECT_EQ(test, st.buffer_size, 0);
 	KUNIT_EXPECT_EQ(test, htm_chan_setup(chan, &t1, 63), -EINVAL);
 	KUNIT_EXPECT_EQ(test, htm_chan_setup(chan, &t1, 0), -EINVAL);
+}
+
+/*
+ * An information query's iteration ends at an iterator of 0 (htm-perf.c)
+ * or -1 (htmdump.c), or at H_NOT_AVAILABLE after a first block (htm-perf.c);
+ * H_PARTIAL blocks are kept (both). CAPABILITIES is asked for 0x80 bytes.
+ */
+static void chan_info_iteration_ends(struct kunit *test)
+{
+	static const u64 ends[] = { 0, U64_MAX, 1 };	/* 1: H_NOT_AVAILABLE */
+	static const long rcs[] = { H_SUCCESS, H_PARTIAL };
+	const size_t block = HTM_BLOCK_HDR_SIZE + HTM_SYSPROC_ENTRY_SIZE;
+	const unsigned int op = HTM_OP_DUMP_SYSPROC_CONF;
+	struct htm_chan *chan = new_chan(test);
+	unsigned int e, r, b;
+	size_t len;
+	u8 *data;
+
+	fk.info_blocks = 3;
+	for (e = 0; e < ARRAY_SIZE(ends); e++) {
+		for (r = 0; r < ARRAY_SIZE(rcs); r++) {
+			fk.info_na = ends[e] == 1;
+			fk.info_end = ends[e];
+			fk.info_rc = rcs[r];
+			KUNIT_ASSERT_EQ(test, htm_chan_info(chan, op, &t1,
+							    (void **)&data,
+							    &len), 0);
+			KUNIT_EXPECT_EQ(test, len, 3 * block);
+			for (b = 0; b < 3; b++)
+				KUNIT_EXPECT_EQ(test, data[b * block +
+							   HTM_BLOCK_HDR_SIZE],
+						b);
+			kvfree(data);
+		}
+	}
+	/* H_NOT_AVAILABLE for the first block: no such data */
+	fk.info_blocks = 0;
+	KUNIT_EXPECT_EQ(test, htm_chan_info(chan, op, &t1, (void **)&data,
+					    &len), -ENODATA);
+	KUNIT_ASSERT_EQ(test, htm_chan_info(chan, HTM_OP_CAPABILITIES, &t1,
+					    (void **)&data, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, HTM_CAPS_SIZE);
+	KUNIT_EXPECT_EQ(test, fk.caps_len, HTM_CAPS_SIZE);
+	kvfree(data);
 }
 
 struct plan_case {
@@ -677,20 +867,23 @@ struct plan_case {
 	u64 hw_size;
 	u64 start;
 	size_t len;
+	size_t serve;
 };
 
 static const struct plan_case plan_cases[] = {
-	{ 0, 1 << 20, 4 << 20, 0, 1 << 20 },
-	{ 1, 1 << 20, 4 << 20, 0, 1 << 20 },
-	{ (1 << 20) - 1, 1 << 20, 4 << 20, 0, 1 << 20 },
-	{ 1 << 20, 1 << 20, 4 << 20, 1 << 20, 1 << 20 },
-	{ (3 << 20) + 5, 1 << 20, (3 << 20) + 65536, 3 << 20, 65536 },
-	{ 70000, 65536, 1 << 20, 65536, 65536 },
-	{ 4 << 20, 1 << 20, 4 << 20, 4 << 20, 1 << 20 },	/* past the end */
-	{ 12345, 1 << 20, 0, 0, 1 << 20 },			/* size unknown */
-	{ 0, 1 << 20, 4096, 0, 4096 },				/* small buffer */
-	{ 4096, 1 << 20, 4096, 4096, 1 << 20 },			/* its end */
-	{ 70000, 1 << 20, 65536, 65536, 1 << 20 },
+	{ 0, 1 << 20, 4 << 20, 0, 1 << 20, 1 << 20 },
+	{ 1, 1 << 20, 4 << 20, 0, 1 << 20, 1 << 20 },
+	{ (1 << 20) - 1, 1 << 20, 4 << 20, 0, 1 << 20, 1 << 20 },
+	{ 1 << 20, 1 << 20, 4 << 20, 1 << 20, 1 << 20, 1 << 20 },
+	{ (3 << 20) + 5, 1 << 20, (3 << 20) + 65536, 3 << 20, 65536, 65536 },
+	{ 70000, 65536, 1 << 20, 65536, 65536, 65536 },
+	{ 4 << 20, 1 << 20, 4 << 20, 4 << 20, 1 << 20, 0 },	/* past the end */
+	{ 12345, 1 << 20, 0, 0, 1 << 20, 1 << 20 },		/* size unknown */
+	/* a buffer smaller than a page: a whole page is asked for */
+	{ 0, 1 << 20, 2048, 0, PAGE_SIZE, 2048 },
+	{ 0, 1 << 20, 4096, 0, PAGE_SIZE, 4096 },
+	{ 4096, 1 << 20, 4096, 0, 1 << 20, 0 },			/* its end */
+	{ 70000, 1 << 20, 65536, 0, 1 << 20, 0 },
 };
 
 static void plan_case_desc(const struct plan_case *c, char *desc)
@@ -704,12 +897,14 @@ KUNIT_ARRAY_PARAM(plan, plan_cases, plan_case_desc);
 static void dump_plan(struct kunit *test)
 {
 	const struct plan_case *c = test->param_value;
-	size_t len;
+	size_t len, serve;
 	u64 start;
 
-	htm_dump_plan(c->pos, c->xfer, c->hw_size, &start, &len);
+	serve = htm_dump_plan(c->pos, c->xfer, c->hw_size, &start, &len);
 	KUNIT_EXPECT_EQ(test, start, c->start);
 	KUNIT_EXPECT_EQ(test, len, c->len);
+	KUNIT_EXPECT_EQ(test, serve, c->serve);
+	KUNIT_EXPECT_TRUE(test, PAGE_ALIGNED(len));
 }
 
 static void config_checks(struct kunit *test)
@@ -728,9 +923,15 @@ static void config_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cfg.target.chip, 2);
 	KUNIT_EXPECT_EQ(test, cfg.target.core, 3);
 	KUNIT_EXPECT_EQ(test, cfg.flags, ucfg.flags);
-	/* no mode given: the hypervisor's default, all ones twice */
+	/* no mode given, no-wrap: all ones twice, as htmdump.c passes */
 	KUNIT_EXPECT_EQ(test, cfg.mode_mask, -1ULL);
 	KUNIT_EXPECT_EQ(test, cfg.mode_value, -1ULL);
+	/* ... and zeros without no-wrap */
+	ucfg.flags = HTMTRACE_CFG_WAIT;
+	KUNIT_ASSERT_EQ(test, htm_config_check(&ucfg, &cfg), 0);
+	KUNIT_EXPECT_EQ(test, cfg.mode_mask, 0);
+	KUNIT_EXPECT_EQ(test, cfg.mode_value, 0);
+	ucfg.flags = HTMTRACE_CFG_NOWRAP | HTMTRACE_CFG_WAIT;
 
 	ucfg.reserved[1] = 1;
 	KUNIT_EXPECT_EQ(test, htm_config_check(&ucfg, &cfg), -EINVAL);
@@ -918,6 +1119,38 @@ static void chan_read_long_busy_restarted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
 }
 
+/*
+ * Every wait a read makes for the hypervisor lets the channel's lock go:
+ * the STOP it sends a tracing channel and the STATUS it asks for the size,
+ * as well as the DUMP_DATA (above). Another file takes the lock while the
+ * read sleeps, before any DUMP_DATA.
+ */
+static void chan_read_waits_let_go(struct kunit *test)
+{
+	static const unsigned int ops[] = { HTM_OP_STOP, HTM_OP_STATUS };
+	struct htm_chan *chan;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		memset(fk.calls, 0, sizeof(fk.calls));
+		chan = new_chan(test);
+		KUNIT_ASSERT_EQ(test, configure(chan, &t1, 0), 0);
+		KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+		if (ops[i] == HTM_OP_STATUS)
+			KUNIT_ASSERT_EQ(test, htm_chan_stop(chan), 0);
+		fk.busy_op = ops[i];
+		fk.busy_dumps = 1;
+		fk.probe_chan = chan;
+		fk.probe_dumps = U32_MAX;
+		read_and_check(test, chan, 0, PAGE_SIZE, PAGE_SIZE);
+		flush_work(&probe_work);
+		KUNIT_EXPECT_EQ_MSG(test, fk.probe_dumps, 0, "op %u", ops[i]);
+		KUNIT_EXPECT_EQ(test, chan->stats.long_busy_sleeps, 1);
+		KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
+		KUNIT_ASSERT_EQ(test, htm_chan_deconfigure(chan), 0);
+	}
+}
+
 static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_read_long_busy_lets_go),
 	KUNIT_CASE(chan_read_long_busy_restarted),
@@ -934,13 +1167,17 @@ static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_read_states),
 	KUNIT_CASE(chan_read_stops_trace),
 	KUNIT_CASE(chan_read_stop_needs_permission),
-	KUNIT_CASE(chan_stop_after_self_stop),
+	KUNIT_CASE(chan_stop_refused_self_stopped),
+	KUNIT_CASE(chan_stop_refused_running),
+	KUNIT_CASE(chan_wait_never_dumps_running),
 	KUNIT_CASE(chan_deconfigure_after_failed_stop),
-	KUNIT_CASE(chan_partial_changes_nothing),
+	KUNIT_CASE(chan_partial_is_success),
 	KUNIT_CASE(chan_read_partial_zero_filled),
-	KUNIT_CASE(chan_read_not_available_early),
-	KUNIT_CASE(chan_read_status_errors),
+	KUNIT_CASE(chan_read_not_available_is_end),
+	KUNIT_CASE(chan_read_without_status),
 	KUNIT_CASE(chan_status_log2_checked),
+	KUNIT_CASE(chan_info_iteration_ends),
+	KUNIT_CASE(chan_read_waits_let_go),
 	KUNIT_CASE_PARAM(dump_plan, plan_gen_params),
 	KUNIT_CASE(config_checks),
 	KUNIT_CASE(chan_configure_mode),

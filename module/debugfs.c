@@ -90,6 +90,17 @@ static int status_show(struct seq_file *m, void *v)
 		seq_printf(m, "status: error %d\n", ret);
 		return 0;
 	}
+	if (st.hv_flags & HTMTRACE_STATUS_STOP_REFUSED)
+		seq_puts(m, "stop: refused (H_STATE)\n");
+	if (st.hv_flags & HTMTRACE_STATUS_DATA_END)
+		seq_printf(m, "data_end: %llu\n", st.data_size);
+	else
+		seq_puts(m, "data_end: not reached\n");
+	if (st.status_error) {
+		seq_printf(m, "status: error %d\n", st.status_error);
+		return 0;
+	}
+	/* 0: the STATUS block gives no usable size (public for nest, core). */
 	seq_printf(m, "buffer_size: %llu\n", st.buffer_size);
 	seq_printf(m, "entries: %llu\n",
 		   be64_to_cpup((const __be64 *)(hdr + HTM_BLOCK_NR_ENTRIES)));

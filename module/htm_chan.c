@@ -159,7 +159,8 @@ EXPORT_SYMBOL_IF_KUNIT(htm_target_from_user);
  * htm_config_check() - check a configuration from the user
  * @ucfg: HTMTRACE_IOC_CONFIGURE argument
  * @cfg: receives the checked configuration; without HTMTRACE_CFG_MODE its
- *	mode is all ones twice, the hypervisor's default HTM mode
+ *	mode is what htmdump.c passes: all ones twice ("use default htm mode
+ *	reg mask and htm mode reg value") with HTMTRACE_CFG_NOWRAP, else zeros
  *
  * Return: 0 or -EINVAL (unknown flag, reserved field set, a mode without
  * HTMTRACE_CFG_MODE, bad target).
@@ -180,8 +181,8 @@ int htm_config_check(const struct htmtrace_config *ucfg,
 	} else {
 		if (ucfg->mode_mask || ucfg->mode_value)
 			return -EINVAL;
-		cfg->mode_mask = -1ULL;
-		cfg->mode_value = -1ULL;
+		cfg->mode_mask = ucfg->flags & HTMTRACE_CFG_NOWRAP ? -1ULL : 0;
+		cfg->mode_value = cfg->mode_mask;
 	}
 	cfg->flags = ucfg->flags;
 	return htm_target_from_user(&ucfg->target, false, &cfg->target);
@@ -191,27 +192,30 @@ EXPORT_SYMBOL_IF_KUNIT(htm_config_check);
 /* dump engine */
 
 /**
- * htm_dump_plan() - the chunk to fetch for a read at @pos
+ * htm_dump_plan() - the DUMP_DATA to ask for a read at @pos
  * @pos: byte offset the reader asks for
- * @xfer: bytes per DUMP_DATA (a multiple of PAGE_SIZE)
+ * @xfer: bytes per DUMP_DATA, a multiple of PAGE_SIZE
  * @hw_size: size of the HTM buffer, 0 if unknown
- * @start: receives the chunk's offset: @pos rounded down to @xfer, but not
- *	below @hw_size when @pos is past it
- * @len: receives the chunk's length: @xfer, clipped at @hw_size unless the
- *	chunk starts past it (the hypervisor then says H_NOT_AVAILABLE)
+ * @start: receives the chunk's offset: @pos rounded down to @xfer
+ * @len: receives the length to ask for: @xfer, or, where the buffer ends
+ *	sooner, the whole pages up to its end (no public caller asks for less
+ *	than a page)
  *
- * The chunk always holds @pos.
+ * Return: the bytes of the chunk that are trace, from @start: @len, or, with
+ * a known @hw_size, up to it; 0 if @pos is at or past @hw_size (nothing to
+ * ask for).
  */
-void htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start, size_t *len)
+size_t htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start,
+		     size_t *len)
 {
 	*start = pos - pos % xfer;
 	*len = xfer;
 	if (!hw_size)
-		return;
+		return xfer;
 	if (pos >= hw_size)
-		*start = max(*start, hw_size);
-	else
-		*len = min_t(u64, xfer, hw_size - *start);
+		return 0;
+	*len = min_t(u64, xfer, round_up(hw_size - *start, PAGE_SIZE));
+	return min_t(u64, *len, hw_size - *start);
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_dump_plan);
 
@@ -256,49 +260,41 @@ static unsigned long htm_chan_flags(const struct htm_chan *chan)
 	return chan->cfg.flags & HTMTRACE_CFG_NOWRAP ? HTM_FLAGS_NOWRAP : 0;
 }
 
-static int htm_chan_call(struct htm_chan *chan, unsigned int op,
+/*
+ * One request for the channel, under its lock; with @yield, the lock is let
+ * go while a long-busy answer is waited out.
+ */
+static int htm_chan_call(struct htm_chan *chan,
+			 const struct htm_hv_yield *yield, unsigned int op,
 			 unsigned long p1, unsigned long p2, unsigned long p3,
 			 long *hrc)
 {
 	lockdep_assert_held(&chan->lock);
+	if (yield)
+		return htm_hv_call_yield(chan->hv, yield, &chan->stats,
+					 &chan->cfg.target, htm_chan_flags(chan),
+					 op, p1, p2, p3, hrc);
 	return htm_hv_call(chan->hv, &chan->stats, &chan->cfg.target,
 			   htm_chan_flags(chan), op, p1, p2, p3, hrc);
 }
 
 /**
- * htm_block_whole() - is an information block whole?
- * @rc: the hypervisor's status for it: H_SUCCESS or H_PARTIAL
- * @hdr: the block's header
- *
- * An iterated block (STATUS, SYSMEM, SYSPROC) answered with H_PARTIAL is
- * whole only if its iterator says that more follow (htm_hv_op_errno()).
- *
- * Return: true if it is.
- */
-bool htm_block_whole(long rc, const u8 *hdr)
-{
-	u64 next = be64_to_cpup((const __be64 *)(hdr + HTM_BLOCK_NEXT));
-
-	return rc != H_PARTIAL || (next && next != U64_MAX);
-}
-EXPORT_SYMBOL_IF_KUNIT(htm_block_whole);
-
-/**
- * htm_status_size() - the HTM buffer size a STATUS answer gives
- * @rc: the hypervisor's status for the STATUS request (it succeeded)
+ * htm_status_size() - the HTM buffer size a STATUS block gives
  * @hdr: the STATUS block's header
  * @size: receives the size in bytes
  *
- * Return: 0, or -EIO if the block is not whole or the size is no answer:
- * smaller than one record, or beyond what loff_t can address.
+ * Public sources define the size byte (+0x01) for nest and core only.
+ *
+ * Return: 0, or -ENODATA if the byte is no size: smaller than one record,
+ * or beyond what loff_t can address (0 included: llat and global may leave
+ * it unset).
  */
-int htm_status_size(long rc, const u8 *hdr, u64 *size)
+int htm_status_size(const u8 *hdr, u64 *size)
 {
 	u8 log2_size = hdr[HTM_STATUS_LOG2_SIZE];
 
-	if (!htm_block_whole(rc, hdr) || log2_size < ilog2(HTM_RECORD_SIZE) ||
-	    log2_size > HTM_LOG2_SIZE_MAX)
-		return -EIO;
+	if (log2_size < ilog2(HTM_RECORD_SIZE) || log2_size > HTM_LOG2_SIZE_MAX)
+		return -ENODATA;
 	*size = 1ULL << log2_size;
 	return 0;
 }
@@ -322,47 +318,119 @@ bool htm_xfer_shrink(long rc, size_t *max_xfer)
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_xfer_shrink);
 
-static int htm_chan_query_status(struct htm_chan *chan)
+/*
+ * Ask STATUS for the buffer size of the current trace, into @buf (at least
+ * a page); the answer, a usable size or none, holds for the generation.
+ * Return: 0 (the size may still be unknown: see chan->status_err), or
+ * -ERESTARTSYS or -ESTALE from a wait with @yield.
+ */
+static int htm_chan_query_size(struct htm_chan *chan, void *buf,
+			       const struct htm_hv_yield *yield)
 {
-	long rc;
 	int ret;
 
 	/* What the hypervisor does not write reads as zero, never as stale. */
-	memset(chan->info, 0, PAGE_SIZE);
-	ret = htm_chan_call(chan, HTM_OP_STATUS, virt_to_phys(chan->info),
-			    PAGE_SIZE, 0, &rc);
-	if (ret)
+	memset(buf, 0, PAGE_SIZE);
+	ret = htm_chan_call(chan, yield, HTM_OP_STATUS, virt_to_phys(buf),
+			    PAGE_SIZE, 0, NULL);
+	if (ret == -ERESTARTSYS || ret == -ESTALE)
 		return ret;
-	return htm_status_size(rc, chan->info, &chan->hw_size);
+	chan->hw_size = 0;
+	chan->status_err = ret;
+	if (ret || htm_status_size(buf, &chan->hw_size))
+		chan->hw_size = 0;
+	chan->size_gen = chan->gen;
+	return 0;
+}
+
+/* The hypervisor said the data ends at @end (at most: the first such answer). */
+static void htm_chan_data_end(struct htm_chan *chan, u64 end)
+{
+	if (chan->end_gen == chan->gen && chan->data_end <= end)
+		return;
+	chan->data_end = end;
+	chan->end_gen = chan->gen;
+}
+
+/* A new trace, or none: files bound to the old one see -ESTALE. */
+static void htm_chan_new_generation(struct htm_chan *chan)
+{
+	WRITE_ONCE(chan->gen, chan->gen + 1);
+	WRITE_ONCE(chan->stop_refused, false);
+	wake_up_interruptible_all(&chan->wait);
+}
+
+/* The trace stopped: through the driver, or on its own as the dump shows. */
+static void htm_chan_stopped(struct htm_chan *chan)
+{
+	WRITE_ONCE(chan->state, HTMTRACE_STATE_STOPPED);
+	WRITE_ONCE(chan->stop_refused, false);
+	wake_up_interruptible_all(&chan->wait);
+}
+
+/* Is there a trace to ask DUMP_DATA for? See htm_reader_fill(). */
+static bool htm_chan_readable(const struct htm_chan *chan)
+{
+	return chan->state == HTMTRACE_STATE_STOPPED ||
+	       (chan->state == HTMTRACE_STATE_TRACING && chan->stop_refused);
 }
 
 /*
- * Fetch the chunk holding @pos of the stopped trace into @dump, a reader's
- * own buffer: the channel's lock is let go while the hypervisor is long
- * busy (@yield says whether the trace is still there after). Return: 0;
- * -ENODATA past the end of the trace (H_NOT_AVAILABLE at or beyond the size
- * STATUS reported); -EIO for H_NOT_AVAILABLE below it, or a STATUS that is
- * no answer; -ESTALE if the trace went while the lock was let go; another
- * errno.
+ * STOP a tracing channel. H_STATE is an error as on every op (htmdump.c:
+ * "HTM state is not valid"), and the channel is not marked stopped; it is
+ * marked stop_refused: the hypervisor says the target is in no state to
+ * stop, so the next read asks for the data and its answer decides.
+ */
+static int htm_chan_stop_locked(struct htm_chan *chan,
+				const struct htm_hv_yield *yield)
+{
+	long rc = H_SUCCESS;
+	int ret;
+
+	ret = htm_chan_call(chan, yield, HTM_OP_STOP, 0, 0, 0, &rc);
+	if (!ret) {
+		htm_chan_stopped(chan);
+	} else if (rc == H_STATE) {
+		WRITE_ONCE(chan->stop_refused, true);
+		wake_up_interruptible_all(&chan->wait);
+	}
+	return ret;
+}
+
+/*
+ * Fetch the chunk holding @pos of the trace into @dump, a reader's own
+ * buffer, following the public drivers: no STATUS is needed (without a
+ * size the dump goes on until the hypervisor says the data ends), every
+ * request is of whole pages at a page-aligned address, and H_NOT_AVAILABLE
+ * at any offset is the end of the data. The channel's lock is let go while
+ * the hypervisor is long busy (@yield says whether the trace is still there
+ * after). Return: 0; -ENODATA past the end of the data; -ESTALE if the trace
+ * went while the lock was let go; another errno.
  */
 static int htm_dump_fetch(struct htm_chan *chan, struct htm_dump *dump,
 			  u64 pos, const struct htm_hv_yield *yield)
 {
-	size_t len, xfer;
+	size_t len, xfer, serve;
 	u64 start;
 	long rc;
 	int ret;
 
 	lockdep_assert_held(&chan->lock);
-	if (!chan->hw_size) {
-		ret = htm_chan_query_status(chan);
+	if (chan->size_gen != chan->gen) {
+		ret = htm_chan_query_size(chan, dump->buf, yield);
 		if (ret)
 			return ret;
 	}
+	if (chan->end_gen == chan->gen && pos >= chan->data_end)
+		return -ENODATA;
 
 	for (;;) {
 		xfer = min(dump->size, chan->max_xfer);
-		htm_dump_plan(pos, xfer, chan->hw_size, &start, &len);
+		serve = htm_dump_plan(pos, xfer, chan->hw_size, &start, &len);
+		if (!serve) {
+			htm_chan_data_end(chan, chan->hw_size);
+			return -ENODATA;
+		}
 		dump->len = 0;
 		/*
 		 * H_HTM tells no byte count: zero the chunk so that what the
@@ -370,87 +438,24 @@ static int htm_dump_fetch(struct htm_chan *chan, struct htm_dump *dump,
 		 * reads as zeros, never as an older chunk or kernel memory.
 		 */
 		memset(dump->buf, 0, len);
-		ret = htm_hv_call_yield(chan->hv, yield, &chan->stats,
-					&chan->cfg.target, htm_chan_flags(chan),
-					HTM_OP_DUMP_DATA, virt_to_phys(dump->buf),
-					len, start, &rc);
+		ret = htm_chan_call(chan, yield, HTM_OP_DUMP_DATA,
+				    virt_to_phys(dump->buf), len, start, &rc);
 		/* H_P5: the length is more than the hypervisor moves at once. */
 		if (!htm_xfer_shrink(rc, &xfer))
 			break;
 		chan->max_xfer = xfer;
 	}
-	/* The end of the data, before the end STATUS reported, is an error. */
-	if (ret == -ENODATA && start < chan->hw_size)
-		ret = -EIO;
+	if (ret == -ENODATA)
+		htm_chan_data_end(chan, start);
 	if (ret)
 		return ret;
+	/* It would not stop and gives its data: it had stopped on its own. */
+	if (chan->state == HTMTRACE_STATE_TRACING)
+		htm_chan_stopped(chan);
 	dump->gen = chan->gen;
 	dump->start = start;
-	dump->len = len;
+	dump->len = serve;
 	return 0;
-}
-
-/* A new trace, or none: files bound to the old one see -ESTALE. */
-static void htm_chan_new_generation(struct htm_chan *chan)
-{
-	WRITE_ONCE(chan->gen, chan->gen + 1);
-	chan->hw_size = 0;
-	wake_up_interruptible_all(&chan->wait);
-}
-
-/* The hypervisor stopped, or was asked to stop, the trace. */
-static void htm_chan_stopped(struct htm_chan *chan)
-{
-	WRITE_ONCE(chan->state, HTMTRACE_STATE_STOPPED);
-	chan->hw_size = 0;
-	wake_up_interruptible_all(&chan->wait);
-}
-
-/*
- * STOP answered with H_STATE: the target is no longer tracing. On a channel
- * we started, that is a no-wrap trace that filled its buffer and stopped
- * itself (PAPR's answer to a STOP then). No STATUS field is consulted: their
- * layout beyond the size is not public.
- */
-static int htm_chan_stop_locked(struct htm_chan *chan)
-{
-	long rc;
-	int ret;
-
-	ret = htm_chan_call(chan, HTM_OP_STOP, 0, 0, 0, &rc);
-	if (rc == H_STATE)
-		ret = 0;
-	if (!ret)
-		htm_chan_stopped(chan);
-	return ret;
-}
-
-/*
- * Has a no-wrap trace stopped itself? H_HTM reports no state that public
- * sources define, so ask for the first record: the hypervisor dumps only a
- * stopped trace (every public user stops before dumping), and answers
- * H_STATE while it runs. Nothing is changed either way.
- */
-static bool htm_chan_self_stopped(struct htm_chan *chan)
-{
-	return !htm_chan_call(chan, HTM_OP_DUMP_DATA, virt_to_phys(chan->info),
-			      HTM_RECORD_SIZE, 0, NULL);
-}
-
-static void htm_chan_poll(struct work_struct *work)
-{
-	struct htm_chan *chan = container_of(to_delayed_work(work),
-					     struct htm_chan, poll_work);
-
-	mutex_lock(&chan->lock);
-	if (chan->state == HTMTRACE_STATE_TRACING) {
-		if (htm_chan_self_stopped(chan))
-			htm_chan_stopped(chan);
-		else
-			schedule_delayed_work(&chan->poll_work,
-					      msecs_to_jiffies(htm_poll_ms));
-	}
-	mutex_unlock(&chan->lock);
 }
 
 /* channel life */
@@ -481,7 +486,6 @@ struct htm_chan *htm_chan_create(unsigned int index,
 	chan->gen = 1;
 	mutex_init(&chan->lock);
 	init_waitqueue_head(&chan->wait);
-	INIT_DELAYED_WORK(&chan->poll_work, htm_chan_poll);
 	return chan;
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_chan_create);
@@ -497,7 +501,6 @@ void htm_chan_destroy(struct htm_chan *chan)
 	if (!chan)
 		return;
 	WARN_ON(chan->state != HTMTRACE_STATE_IDLE);
-	cancel_delayed_work_sync(&chan->poll_work);
 	kfree(chan->info);
 	mutex_destroy(&chan->lock);
 	kfree(chan);
@@ -554,14 +557,13 @@ int htm_chan_configure(struct htm_chan *chan, const struct htm_config *cfg)
 		goto out;
 
 	chan->cfg = *cfg;
-	ret = htm_chan_call(chan, HTM_OP_CONFIGURE, cfg->mode_mask,
+	ret = htm_chan_call(chan, NULL, HTM_OP_CONFIGURE, cfg->mode_mask,
 			    cfg->mode_value, 0, NULL);
 	if (ret) {
 		memset(&chan->cfg, 0, sizeof(chan->cfg));
 		htm_target_release(&cfg->target, chan);
 		goto out;
 	}
-	chan->hw_size = 0;
 	chan->max_xfer = htm_bounce_size;
 	WRITE_ONCE(chan->state, HTMTRACE_STATE_CONFIGURED);
 out:
@@ -590,14 +592,11 @@ int htm_chan_start(struct htm_chan *chan)
 		ret = -EBADFD;
 		goto out;
 	}
-	ret = htm_chan_call(chan, HTM_OP_START, 0, 0, 0, NULL);
+	ret = htm_chan_call(chan, NULL, HTM_OP_START, 0, 0, 0, NULL);
 	if (ret)
 		goto out;
 	WRITE_ONCE(chan->state, HTMTRACE_STATE_TRACING);
 	htm_chan_new_generation(chan);
-	if (chan->cfg.flags & HTMTRACE_CFG_NOWRAP)
-		schedule_delayed_work(&chan->poll_work,
-				      msecs_to_jiffies(htm_poll_ms));
 out:
 	mutex_unlock(&chan->lock);
 	return ret;
@@ -608,8 +607,10 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_start);
  * htm_chan_stop() - stop tracing
  * @chan: channel
  *
- * Stopping a stopped channel succeeds: the hypervisor, a reader or another
- * file may have stopped it first.
+ * Stopping a stopped channel succeeds: a reader or another file may have
+ * stopped it first. A STOP the hypervisor refuses (H_STATE) fails with
+ * -EIO and leaves the channel tracing, marked stop_refused (see
+ * htm_chan_stop_locked()).
  *
  * Return: 0, -EBADFD if the channel was never started, or the hypervisor's
  * errno.
@@ -621,7 +622,7 @@ int htm_chan_stop(struct htm_chan *chan)
 	if (mutex_lock_killable(&chan->lock))
 		return -EINTR;
 	if (chan->state == HTMTRACE_STATE_TRACING)
-		ret = htm_chan_stop_locked(chan);
+		ret = htm_chan_stop_locked(chan, NULL);
 	else if (chan->state != HTMTRACE_STATE_STOPPED)
 		ret = -EBADFD;
 	mutex_unlock(&chan->lock);
@@ -652,8 +653,8 @@ int htm_chan_deconfigure(struct htm_chan *chan)
 		goto out;
 	}
 	if (chan->state == HTMTRACE_STATE_TRACING)
-		stop = htm_chan_stop_locked(chan);
-	ret = htm_chan_call(chan, HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
+		stop = htm_chan_stop_locked(chan, NULL);
+	ret = htm_chan_call(chan, NULL, HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
 	if (stop)
 		pr_warn_ratelimited("htm%u: STOP failed (%d), DECONFIGURE %s (%d)\n",
 				    chan->index, stop,
@@ -679,7 +680,11 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_deconfigure);
  *	bytes, opaque beyond the size and the counts), taken under the same
  *	lock as the query; zeros when idle or on error
  *
- * Return: 0 or the errno of the STATUS hcall (configured channels only).
+ * Says what the driver knows: a STATUS request that fails leaves the size
+ * unknown and its errno in @st->status_error, and is no error here.
+ *
+ * Return: 0, -EINTR, or -ERESTARTSYS if a signal came while the hypervisor
+ * was long busy.
  */
 int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr)
 {
@@ -700,11 +705,21 @@ int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr)
 		st->target.chip = t->chip;
 		st->target.core = t->core;
 		st->target.kind = HTMTRACE_TARGET_HW;
-		ret = htm_chan_query_status(chan);
+		ret = htm_chan_query_size(chan, chan->info, NULL);
+		if (ret)
+			goto out;
 		st->buffer_size = chan->hw_size;
-		if (!ret && hdr)
+		st->status_error = chan->status_err;
+		if (chan->end_gen == chan->gen) {
+			st->data_size = chan->data_end;
+			st->hv_flags |= HTMTRACE_STATUS_DATA_END;
+		}
+		if (chan->stop_refused)
+			st->hv_flags |= HTMTRACE_STATUS_STOP_REFUSED;
+		if (!chan->status_err && hdr)
 			memcpy(hdr, chan->info, HTM_BLOCK_HDR_SIZE);
 	}
+out:
 	mutex_unlock(&chan->lock);
 	return ret;
 }
@@ -734,12 +749,16 @@ static size_t htm_info_block_len(unsigned int op, const u8 *hdr)
  * @data: receives a kvmalloc()ed copy of the blocks, back to back
  * @len: receives the length of @data
  *
- * The configuration dumps are asked for block after block, following the
- * iterator at +0x08 of each block until it reads 0 or -1. A block answered
- * with H_PARTIAL must say that more follow.
+ * The capabilities are one block of HTM_CAPS_SIZE bytes, asked for with
+ * that length (htmdump.c). The configuration dumps are asked for block
+ * after block, following the iterator at +0x08 of each block until it
+ * reads 0 (htm-perf.c: "last batch") or -1 (htmdump.c), or until the
+ * hypervisor answers H_NOT_AVAILABLE after a first block (htm-perf.c:
+ * "normal end of stream"). H_PARTIAL is success, as for every op.
  *
- * Return: 0, -ENOMEM, -EIO if the hypervisor's blocks do not add up (or an
- * H_PARTIAL block is the last), or the hypervisor's errno.
+ * Return: 0, -ENOMEM, -EIO if the hypervisor's blocks do not add up,
+ * -ENODATA if it has no such data (H_NOT_AVAILABLE for the first block),
+ * or the hypervisor's errno.
  */
 int htm_chan_info(struct htm_chan *chan, unsigned int op,
 		  const struct htm_target *t, void **data, size_t *len)
@@ -747,8 +766,8 @@ int htm_chan_info(struct htm_chan *chan, unsigned int op,
 	u8 *hdr = chan->info;
 	void *out = NULL, *grown;
 	size_t total = 0, blen;
+	size_t room = op == HTM_OP_CAPABILITIES ? HTM_CAPS_SIZE : PAGE_SIZE;
 	u64 next = 0;
-	long rc;
 	int ret;
 
 	if (mutex_lock_killable(&chan->lock))
@@ -756,10 +775,11 @@ int htm_chan_info(struct htm_chan *chan, unsigned int op,
 	do {
 		memset(chan->info, 0, PAGE_SIZE);
 		ret = htm_hv_call(chan->hv, &chan->stats, t, 0, op,
-				  virt_to_phys(chan->info), PAGE_SIZE, next,
-				  &rc);
-		if (!ret && !htm_block_whole(rc, hdr))
-			ret = -EIO;
+				  virt_to_phys(chan->info), room, next, NULL);
+		if (ret == -ENODATA && total) {
+			ret = 0;	/* the end of the iteration */
+			break;
+		}
 		if (ret)
 			break;
 		if (op == HTM_OP_CAPABILITIES) {
@@ -796,6 +816,7 @@ int htm_chan_info(struct htm_chan *chan, unsigned int op,
 	*len = total;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_chan_info);
 
 /* readers */
 
@@ -826,14 +847,25 @@ static bool htm_reader_trace_valid(void *arg)
 	struct htm_reader *rd = arg;
 
 	lockdep_assert_held(&rd->chan->lock);
-	return rd->chan->state == HTMTRACE_STATE_STOPPED &&
-	       rd->chan->gen == rd->gen;
+	return htm_chan_readable(rd->chan) && rd->chan->gen == rd->gen;
+}
+
+/* Is the trace the reader stops still running, as it was? */
+static bool htm_reader_trace_running(void *arg)
+{
+	struct htm_reader *rd = arg;
+
+	lockdep_assert_held(&rd->chan->lock);
+	return rd->chan->state == HTMTRACE_STATE_TRACING &&
+	       !rd->chan->stop_refused && rd->chan->gen == rd->gen;
 }
 
 /*
- * Bring the channel to a stopped trace this file may read and make
- * rd->dump hold @pos of it. Return: 1 when it does, 0 past the end of the
- * trace, or an errno (see htm_chan_read()).
+ * Bring the channel to a trace this file may read and make rd->dump hold
+ * @pos of it. Every wait for the hypervisor (the STOP, the STATUS size, the
+ * DUMP_DATA) lets the channel's lock go, so that the channel's other files
+ * are not held up. Return: 1 when it does, 0 past the end of the trace, or
+ * an errno (see htm_chan_read()).
  */
 static int htm_reader_fill(struct htm_reader *rd, u64 pos, bool want_data,
 			   unsigned int how)
@@ -842,6 +874,11 @@ static int htm_reader_fill(struct htm_reader *rd, u64 pos, bool want_data,
 	const struct htm_hv_yield yield = {
 		.lock = &chan->lock,
 		.valid = htm_reader_trace_valid,
+		.arg = rd,
+	};
+	const struct htm_hv_yield stop_yield = {
+		.lock = &chan->lock,
+		.valid = htm_reader_trace_running,
 		.arg = rd,
 	};
 	u64 gen;
@@ -856,14 +893,21 @@ static int htm_reader_fill(struct htm_reader *rd, u64 pos, bool want_data,
 			ret = -ESTALE;
 			goto out;
 		}
-		if (chan->state != HTMTRACE_STATE_TRACING)
+		if (chan->state != HTMTRACE_STATE_TRACING || chan->stop_refused)
 			break;
+		/* The file reads the trace it stops or waits for, no later one. */
+		gen = chan->gen;
+		WRITE_ONCE(rd->gen, gen);
 		if (!(chan->cfg.flags & HTMTRACE_CFG_WAIT)) {
 			ret = -EPERM;
 			if (!(how & HTM_READ_MAY_STOP))
 				goto out;
-			ret = htm_chan_stop_locked(chan);
-			if (ret)
+			ret = htm_chan_stop_locked(chan, &stop_yield);
+			/* Stopped or restarted by another file meanwhile. */
+			if (ret == -ESTALE)
+				continue;
+			/* Refused: the dump's answer decides (see below). */
+			if (ret && !chan->stop_refused)
 				goto out;
 			break;
 		}
@@ -871,20 +915,24 @@ static int htm_reader_fill(struct htm_reader *rd, u64 pos, bool want_data,
 			ret = -EAGAIN;
 			goto out;
 		}
-		/* The file reads the trace it waits for, and no later one. */
-		gen = chan->gen;
-		WRITE_ONCE(rd->gen, gen);
 		mutex_unlock(&chan->lock);
 		if (wait_event_interruptible(chan->wait,
 					     READ_ONCE(chan->state) !=
 					     HTMTRACE_STATE_TRACING ||
+					     READ_ONCE(chan->stop_refused) ||
 					     READ_ONCE(chan->gen) != gen))
 			return -ERESTARTSYS;
 		if (mutex_lock_interruptible(&chan->lock))
 			return -ERESTARTSYS;
 	}
 
-	if (chan->state != HTMTRACE_STATE_STOPPED) {
+	/*
+	 * A stopped trace, or one whose STOP the hypervisor refused (it is
+	 * in no state to stop): DUMP_DATA is asked for, and its answer decides
+	 * (H_STATE: -EIO; data: the trace had stopped on its own). No DUMP_DATA
+	 * goes to a trace the driver knows to be running.
+	 */
+	if (!htm_chan_readable(chan)) {
 		ret = -ENODATA;
 		goto out;
 	}
@@ -966,25 +1014,35 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_read);
  * htm_chan_size() - size of the trace, for SEEK_END
  * @chan: channel
  *
- * Return: the HTM buffer size, or -ENODATA if there is no trace.
+ * Return: where the data ends, once a read of this trace found it; else the
+ * HTM buffer size STATUS gives; -ENODATA if there is no trace or neither is
+ * known (the size is not needed to read: read until 0); -EINTR or
+ * -ERESTARTSYS.
  */
 loff_t htm_chan_size(struct htm_chan *chan)
 {
-	loff_t ret;
+	loff_t ret = 0;
 
 	if (mutex_lock_killable(&chan->lock))
 		return -EINTR;
 	if (chan->state == HTMTRACE_STATE_IDLE ||
 	    chan->state == HTMTRACE_STATE_CONFIGURED) {
 		ret = -ENODATA;
-	} else {
-		ret = chan->hw_size ? 0 : htm_chan_query_status(chan);
-		if (!ret)
-			ret = chan->hw_size;
+		goto out;
 	}
+	if (chan->end_gen == chan->gen) {
+		ret = chan->data_end;
+		goto out;
+	}
+	if (chan->size_gen != chan->gen)
+		ret = htm_chan_query_size(chan, chan->info, NULL);
+	if (!ret)
+		ret = chan->hw_size ?: -ENODATA;
+out:
 	mutex_unlock(&chan->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_chan_size);
 
 /**
  * htm_chan_poll_mask() - what poll() reports for a file (no lock needed)
@@ -993,7 +1051,8 @@ loff_t htm_chan_size(struct htm_chan *chan)
  * Return: EPOLLIN | EPOLLERR once the file's trace is gone (read() then
  * fails with -ESTALE until the file is lseek()ed); EPOLLIN | EPOLLRDNORM
  * when read() would not wait (a stopped trace, or a tracing channel that
- * read() stops); 0 while a channel configured to wait traces; EPOLLERR |
+ * read() stops, or whose STOP the hypervisor refused); 0 while a channel
+ * configured to wait traces; EPOLLERR |
  * EPOLLHUP when there is no trace to read (idle, or configured and never
  * started), so that a poll loop does not spin on a read() that fails with
  * -ENODATA.
@@ -1009,7 +1068,8 @@ __poll_t htm_chan_poll_mask(struct htm_reader *rd)
 	case HTMTRACE_STATE_STOPPED:
 		return EPOLLIN | EPOLLRDNORM;
 	case HTMTRACE_STATE_TRACING:
-		return READ_ONCE(chan->cfg.flags) & HTMTRACE_CFG_WAIT ?
+		return READ_ONCE(chan->cfg.flags) & HTMTRACE_CFG_WAIT &&
+		       !READ_ONCE(chan->stop_refused) ?
 		       0 : EPOLLIN | EPOLLRDNORM;
 	default:
 		return EPOLLERR | EPOLLHUP;

@@ -70,7 +70,10 @@ enum htm_pmu_phase {
  * @hv: the backend, pinned by the event's session
  * @phase: HTM_PMU_*
  * @tracing: START succeeded and no STOP since
- * @hw_size: the HTM buffer's size, from STATUS at open
+ * @stop_refused: the hypervisor answered STOP with H_STATE: in no state to
+ *	stop, so the dump's first answer decides whether it had stopped
+ * @hw_size: the HTM buffer's size, from STATUS at open; 0 if unknown (the
+ *	dump then goes on until the hypervisor says the data ends)
  * @pos: offset in the HTM buffer of the next byte to dump
  * @max_xfer: most bytes one DUMP_DATA asks for (halved on H_P5)
  * @page: a page for STATUS, and the bounce page: the trace's page at
@@ -90,6 +93,7 @@ struct htm_pmu_event {
 	const struct htmtrace_hv_ops *hv;
 	enum htm_pmu_phase phase;
 	bool tracing;
+	bool stop_refused;
 	u64 hw_size;
 	u64 pos;
 	size_t max_xfer;
@@ -154,16 +158,18 @@ EXPORT_SYMBOL_IF_KUNIT(htm_pmu_config_decode);
  * @nr_pages: number of AUX pages
  * @off: AUX offset the chunk goes to
  * @room: bytes free in the AUX area from @off on
- * @left: bytes of the trace not dumped yet, not 0
+ * @left: bytes of the trace not dumped yet, not 0 (U64_MAX: unknown)
  * @max_xfer: most bytes one DUMP_DATA may ask for, at least a page
  *
- * A chunk is whole pages of the trace, or the rest of it; at most @room,
- * @max_xfer and @left bytes; and it lies in one physically contiguous run
- * of AUX pages, for the hypervisor to write.
+ * The hypervisor is asked for whole pages at a page-aligned address, as
+ * every public caller does: a chunk starts at a page-aligned @off, covers
+ * whole pages of one physically contiguous run of AUX pages, at most @room
+ * and @max_xfer bytes, and is asked for in whole pages even where the trace
+ * ends sooner (then only @left bytes of it are trace).
  *
- * Return: the chunk's length, or 0 if no such chunk fits (too little room,
- * or a run of less than a page from an @off that is not page aligned): the
- * bounce page then serves what fits.
+ * Return: the bytes of trace the chunk holds (the request is that rounded
+ * up to a page), or 0 if no such chunk fits (@off not page aligned, or
+ * less than a page of room): the bounce page then serves what fits.
  */
 size_t htm_aux_plan(const phys_addr_t *phys, unsigned int nr_pages,
 		    size_t off, size_t room, u64 left, size_t max_xfer)
@@ -172,21 +178,18 @@ size_t htm_aux_plan(const phys_addr_t *phys, unsigned int nr_pages,
 	unsigned int i = off >> PAGE_SHIFT;
 	size_t n, run;
 
-	n = min_t(u64, min(room, max_xfer), left);
-	if (n < left)
-		n = round_down(n, PAGE_SIZE);
+	if (off & ~PAGE_MASK)
+		return 0;
+	n = round_down(min(room, max_xfer), PAGE_SIZE);
 	if (!n)
 		return 0;
 
 	/* The run of physically contiguous pages from @off, not past the end. */
-	run = PAGE_SIZE - (off & ~PAGE_MASK);
+	run = PAGE_SIZE;
 	while (++i < nr_pages && run < n && phys[i] == phys[i - 1] + PAGE_SIZE)
 		run += PAGE_SIZE;
-	run = min(run, size - off);
-
-	if (n <= run)
-		return n;
-	return round_down(run, PAGE_SIZE);
+	n = min3(n, run, size - off);
+	return min_t(u64, n, left);
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_aux_plan);
 
@@ -222,18 +225,22 @@ static void htm_pmu_failed(struct htm_pmu_event *ev, const char *what, int err)
 	ev->phase = HTM_PMU_DONE;
 }
 
-/* STOP; H_STATE means the trace stopped itself (a no-wrap buffer filled). */
+/*
+ * STOP. H_STATE is an error (htm-perf.c, htmdump.c: -EIO) and the trace is
+ * not taken as stopped: it is in no state to stop, so the dump asks for the
+ * data and the hypervisor's answer decides.
+ */
 static int htm_pmu_stop_trace(struct htm_pmu_event *ev,
 			      const struct htm_hv_policy *policy)
 {
-	long rc;
+	long rc = H_SUCCESS;
 	int ret;
 
 	ret = htm_pmu_call(ev, &ev->target, policy, HTM_OP_STOP, 0, 0, 0, &rc);
-	if (rc == H_STATE)
-		ret = 0;
 	if (!ret)
 		ev->tracing = false;
+	else if (rc == H_STATE)
+		ev->stop_refused = true;
 	return ret;
 }
 
@@ -252,45 +259,55 @@ static bool htm_pmu_busy(struct htm_pmu_event *ev, int err)
 }
 
 /*
- * DUMP_DATA @len bytes of the trace at @pos to @dst, zeroed first: H_HTM
- * tells no byte count, so what the hypervisor does not write (H_PARTIAL)
- * reads as zeros, never as older data. Halves the transfer size and asks
- * again on H_P5. Return: 0, -EIO for the end of the data before the end
- * STATUS gave, or the errno.
+ * DUMP_DATA the trace at @pos, a page-aligned offset, to @dst, a
+ * page-aligned address: *@len bytes of trace, asked for in whole pages,
+ * zeroed first (H_HTM tells no byte count, so what the hypervisor does not
+ * write reads as zeros, never as older data). Halves the transfer size and
+ * asks again on H_P5. Return: 0, -ENODATA at the end of the data, or the
+ * errno.
  */
 static int htm_pmu_fetch(struct htm_pmu_event *ev, void *dst, size_t *len,
 			 u64 pos)
 {
+	size_t ask;
 	long rc;
 	int ret;
 
 	for (;;) {
-		memset(dst, 0, *len);
+		ask = round_up(*len, PAGE_SIZE);
+		memset(dst, 0, ask);
 		ret = htm_pmu_call(ev, &ev->target, &htm_hv_atomic_policy,
-				   HTM_OP_DUMP_DATA, virt_to_phys(dst), *len,
+				   HTM_OP_DUMP_DATA, virt_to_phys(dst), ask,
 				   pos, &rc);
 		if (!htm_xfer_shrink(rc, &ev->max_xfer))
 			break;
 		*len = min(*len, ev->max_xfer);
 	}
-	return ret == -ENODATA ? -EIO : ret;
+	/* It would not stop and gives its data: it had stopped on its own. */
+	if (!ret && ev->stop_refused) {
+		ev->stop_refused = false;
+		ev->tracing = false;
+	}
+	return ret;
 }
 
 /*
  * Stream the next chunk of the trace into the AUX area: whole pages
  * straight from the hypervisor where they fit, else, through the bounce
  * page, the records of one page that fit. Return: records written; 1 if
- * the AUX area has no room for a record; 0 once the trace is all there or
- * on an error (the dump ends).
+ * the AUX area has no room for a record; 0 once the trace is all there
+ * (the hypervisor said the data ends, or the buffer size STATUS gave is
+ * reached) or on an error (the dump ends).
  */
 static u64 htm_pmu_dump(struct perf_event *event, struct htm_pmu_event *ev)
 {
 	struct perf_output_handle handle;
-	u64 left = ev->hw_size - ev->pos, page;
+	u64 left, page;
 	struct htm_aux *aux;
 	size_t off, len = 0;
 	int ret;
 
+	left = ev->hw_size ? ev->hw_size - ev->pos : U64_MAX;
 	if (!left) {
 		ev->phase = HTM_PMU_DONE;
 		return 0;
@@ -313,7 +330,8 @@ static u64 htm_pmu_dump(struct perf_event *event, struct htm_pmu_event *ev)
 			goto fail;
 	} else {
 		page = round_down(ev->pos, PAGE_SIZE);
-		len = min_t(u64, PAGE_SIZE, ev->hw_size - page);
+		len = ev->hw_size ? min_t(u64, PAGE_SIZE, ev->hw_size - page) :
+				    PAGE_SIZE;
 		if (ev->page_pos != page) {
 			ev->page_pos = U64_MAX;
 			ret = htm_pmu_fetch(ev, ev->page, &len, page);
@@ -336,6 +354,11 @@ static u64 htm_pmu_dump(struct perf_event *event, struct htm_pmu_event *ev)
 
 fail:
 	perf_aux_output_end(&handle, 0);
+	if (ret == -ENODATA) {
+		/* The end of the data, wherever it comes (htm-perf.c). */
+		ev->phase = HTM_PMU_DONE;
+		return 0;
+	}
 	if (htm_pmu_busy(ev, ret))
 		return 1;
 	htm_pmu_failed(ev, "DUMP_DATA", ret);
@@ -384,7 +407,7 @@ int htm_pmu_attr_check(struct perf_event *event)
 
 static void htm_pmu_free(struct htm_pmu_event *ev)
 {
-	kfree(ev->page);
+	free_page((unsigned long)ev->page);
 	kfree(ev);
 }
 
@@ -394,7 +417,7 @@ static void htm_pmu_destroy(struct perf_event *event)
 	struct htm_pmu_event *ev = event->pmu_private;
 	int stop = 0, ret;
 
-	if (ev->tracing)
+	if (ev->tracing && !ev->stop_refused)
 		stop = htm_pmu_stop_trace(ev, &htm_hv_default_policy);
 	ret = htm_pmu_call(ev, &ev->target, &htm_hv_default_policy,
 			   HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
@@ -415,7 +438,6 @@ static int htm_pmu_event_init(struct perf_event *event)
 {
 	struct htm_pmu_event *ev;
 	struct htm_target t;
-	long rc;
 	int ret;
 
 	if (event->attr.type != event->pmu->type)
@@ -432,7 +454,7 @@ static int htm_pmu_event_init(struct perf_event *event)
 		return -ENOMEM;
 	ev->target = t;
 	ev->max_xfer = HTM_BOUNCE_MAX;
-	ev->page = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	ev->page = (void *)get_zeroed_page(GFP_KERNEL);
 	if (!ev->page) {
 		ret = -ENOMEM;
 		goto free;
@@ -451,12 +473,16 @@ static int htm_pmu_event_init(struct perf_event *event)
 			   -1UL, -1UL, 0, NULL);
 	if (ret)
 		goto release;
+	/*
+	 * The size bounds the dump if STATUS gives one (htm-perf.c); without
+	 * it the dump goes on until the hypervisor says the data ends.
+	 */
 	memset(ev->page, 0, PAGE_SIZE);
 	ret = htm_pmu_call(ev, &t, &htm_hv_default_policy, HTM_OP_STATUS,
-			   virt_to_phys(ev->page), PAGE_SIZE, 0, &rc);
-	if (!ret)
-		ret = htm_status_size(rc, ev->page, &ev->hw_size);
-	if (ret) {
+			   virt_to_phys(ev->page), PAGE_SIZE, 0, NULL);
+	if (ret || htm_status_size(ev->page, &ev->hw_size))
+		ev->hw_size = 0;
+	if (ret == -ERESTARTSYS) {
 		htm_pmu_call(ev, &t, &htm_hv_default_policy,
 			     HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
 		goto release;
@@ -485,6 +511,7 @@ static int htm_pmu_add(struct perf_event *event, int flags)
 	int ret;
 
 	ev->phase = HTM_PMU_TRACE;
+	ev->stop_refused = false;
 	ev->pos = 0;
 	ev->page_pos = U64_MAX;
 	ev->busy_since = 0;
@@ -507,10 +534,10 @@ static void htm_pmu_del(struct perf_event *event, int flags)
 	int ret;
 
 	event->hw.state = PERF_HES_STOPPED;
-	if (!ev->tracing)
+	if (!ev->tracing || ev->stop_refused)
 		return;
 	ret = htm_pmu_stop_trace(ev, &htm_hv_atomic_policy);
-	if (ret)
+	if (ret && !ev->stop_refused)
 		htm_pmu_failed(ev, "STOP", ret);
 }
 
@@ -541,13 +568,14 @@ static void htm_pmu_read(struct perf_event *event)
 		local64_set(&event->count, ev->phase != HTM_PMU_DONE);
 		return;
 	}
-	if (ev->tracing) {
+	if (ev->tracing && !ev->stop_refused) {
 		ret = htm_pmu_stop_trace(ev, &htm_hv_atomic_policy);
 		if (htm_pmu_busy(ev, ret)) {
 			local64_set(&event->count, 1);
 			return;
 		}
-		if (ret)
+		/* A refused STOP leaves the answer to the dump. */
+		if (ret && !ev->stop_refused)
 			htm_pmu_failed(ev, "STOP", ret);
 	}
 	if (ev->phase == HTM_PMU_TRACE)

@@ -34,7 +34,6 @@ extern unsigned int htm_nr_channels;
 extern unsigned int htm_bounce_size;
 /* The largest bounce buffer: one allocation of MAX_PAGE_ORDER pages. */
 #define HTM_BOUNCE_MAX	((unsigned int)(PAGE_SIZE << MAX_PAGE_ORDER))
-extern unsigned int htm_poll_ms;
 extern unsigned int htm_dtl_period_us;
 
 /* hv.c: the hypervisor boundary */
@@ -201,14 +200,24 @@ struct htm_dump {
  * @gen: generation of the trace: changes at every START and DECONFIGURE;
  *	read without the lock by poll() and waiters
  * @cfg: the configuration, while not idle
- * @hw_size: HTM buffer size reported by STATUS since the last stop, 0 unknown
+ * @stop_refused: the hypervisor answered the trace's STOP with H_STATE: it
+ *	is in no state to stop, and the state stays TRACING until a DUMP_DATA
+ *	answers (htm_reader_fill()); read without the lock by poll() and
+ *	waiters
+ * @hw_size: HTM buffer size from the STATUS asked for generation @size_gen,
+ *	0 if unknown (the request failed, or gave no usable size)
+ * @size_gen: generation @hw_size belongs to; 0 for none
+ * @status_err: errno of that STATUS request
+ * @data_end: offset where the hypervisor said the data of generation
+ *	@end_gen ends (H_NOT_AVAILABLE, or the end of @hw_size)
+ * @end_gen: generation @data_end belongs to; 0 for none
  * @max_xfer: most bytes one DUMP_DATA may ask for; halved when the
  *	hypervisor says the length is too long (H_P5)
- * @info: PAGE_SIZE buffer for STATUS and the information blocks
+ * @info: PAGE_SIZE buffer for the ioctls' STATUS and information blocks
  * @stats: hypervisor call counters
  * @bytes_dumped: trace bytes copied to readers
- * @wait: woken when the channel leaves the tracing state or @gen changes
- * @poll_work: watches a no-wrap trace for the hypervisor stopping it
+ * @wait: woken when the channel leaves the tracing state, @gen changes or
+ *	a STOP is refused
  * @debugfs: the channel's debugfs directory
  */
 struct htm_chan {
@@ -218,13 +227,17 @@ struct htm_chan {
 	u32 state;
 	u64 gen;
 	struct htm_config cfg;
+	bool stop_refused;
 	u64 hw_size;
+	u64 size_gen;
+	int status_err;
+	u64 data_end;
+	u64 end_gen;
 	size_t max_xfer;
 	void *info;
 	struct htm_hv_stats stats;
 	atomic64_t bytes_dumped;
 	wait_queue_head_t wait;
-	struct delayed_work poll_work;
 	struct dentry *debugfs;
 };
 
@@ -252,10 +265,9 @@ int htm_config_check(const struct htmtrace_config *ucfg,
 		     struct htm_config *cfg);
 int htm_target_claim(const struct htm_target *t, const void *owner);
 void htm_target_release(const struct htm_target *t, const void *owner);
-void htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start,
-		   size_t *len);
-bool htm_block_whole(long rc, const u8 *hdr);
-int htm_status_size(long rc, const u8 *hdr, u64 *size);
+size_t htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start,
+		     size_t *len);
+int htm_status_size(const u8 *hdr, u64 *size);
 bool htm_xfer_shrink(long rc, size_t *max_xfer);
 
 struct htm_chan *htm_chan_create(unsigned int index,

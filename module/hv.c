@@ -156,7 +156,7 @@ EXPORT_SYMBOL_IF_KUNIT(htm_hv_rc_name);
  * @rc: hypervisor status
  *
  * The meaning every operation shares; htm_hv_op_errno() applies the
- * per-operation exceptions for H_PARTIAL and H_NOT_AVAILABLE.
+ * per-operation meaning of H_NOT_AVAILABLE.
  *
  * Return: 0 for H_SUCCESS and H_PARTIAL; -ENODATA for H_NOT_AVAILABLE;
  * -EBUSY for H_BUSY and H_LONG_BUSY_* (returned once the retry policy gave
@@ -204,38 +204,35 @@ int htm_hv_errno(long rc)
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_errno);
 
 /*
- * Per operation, what H_PARTIAL and H_NOT_AVAILABLE mean; the one place that
- * decides it. H_HTM returns no byte count, so H_PARTIAL is trusted only
- * where nothing it leaves unwritten can be mistaken for data:
+ * Per operation, what H_NOT_AVAILABLE means; the one place that decides it.
+ * H_PARTIAL is success on every op, as in both public drivers (htmdump.c
+ * htm_return_check(), htm-perf.c): H_HTM returns no byte count, so the
+ * callers zero a destination before each request, and what the hypervisor
+ * leaves unwritten reads as zeros, never as older data.
  *
- *  - DUMP_DATA: "all available data can't be returned due to buffer size
- *    constraint" (the mainline driver's reading): the chunk is served. The
- *    bounce buffer is zeroed before each transfer, so a byte the hypervisor
- *    did not write reads as zero, never as older data or kernel memory.
- *    H_NOT_AVAILABLE is the end of the trace (the caller turns it into an
- *    error below the size STATUS reported).
- *  - STATUS, DUMP_SYSMEM_CONF, DUMP_SYSPROC_CONF: iterated; H_PARTIAL says
- *    more blocks follow, and the caller accepts the block only if its
- *    iterator (+0x08) says so too.
- *  - every other op (CAPABILITIES, SETUP, CONFIGURE, START, STOP,
- *    DECONFIGURE, DUMP_DETAILS): a request done in part is not done; the
- *    driver changes no state on it. Nor has any of them an end of data.
+ *  - DUMP_DATA: the offset is past the end of the data ("reading from an
+ *    offset outside the range, i.e. past end of file", htmdump.c), at any
+ *    offset: -ENODATA, which a read() turns into its end.
+ *  - STATUS, CAPABILITIES, DUMP_SYSMEM_CONF, DUMP_SYSPROC_CONF: no data,
+ *    or, after a first block, the end of an iteration (htm-perf.c: "normal
+ *    end of stream"): -ENODATA, for the caller to tell the two apart.
+ *  - SETUP, CONFIGURE, START, STOP, DECONFIGURE, DUMP_DETAILS: htmdump.c
+ *    maps it to 0 for every op, which its attribute writes report as
+ *    success; no public driver says what these ops leave undone then, so
+ *    it is a failure (-EIO): the driver never calls a failed op a success.
  */
-static const struct {
-	s8 partial;
-	s8 not_available;
-} htm_hv_op_rcs[HTM_OP_DUMP_SYSPROC_CONF + 1] = {
-	[HTM_OP_CAPABILITIES]		= { -EIO, -EIO },
-	[HTM_OP_STATUS]			= { 0, -EIO },
-	[HTM_OP_SETUP]			= { -EIO, -EIO },
-	[HTM_OP_CONFIGURE]		= { -EIO, -EIO },
-	[HTM_OP_START]			= { -EIO, -EIO },
-	[HTM_OP_STOP]			= { -EIO, -EIO },
-	[HTM_OP_DECONFIGURE]		= { -EIO, -EIO },
-	[HTM_OP_DUMP_DETAILS]		= { -EIO, -EIO },
-	[HTM_OP_DUMP_DATA]		= { 0, -ENODATA },
-	[HTM_OP_DUMP_SYSMEM_CONF]	= { 0, -EIO },
-	[HTM_OP_DUMP_SYSPROC_CONF]	= { 0, -EIO },
+static const s8 htm_hv_op_not_available[HTM_OP_DUMP_SYSPROC_CONF + 1] = {
+	[HTM_OP_CAPABILITIES]		= -ENODATA,
+	[HTM_OP_STATUS]			= -ENODATA,
+	[HTM_OP_SETUP]			= -EIO,
+	[HTM_OP_CONFIGURE]		= -EIO,
+	[HTM_OP_START]			= -EIO,
+	[HTM_OP_STOP]			= -EIO,
+	[HTM_OP_DECONFIGURE]		= -EIO,
+	[HTM_OP_DUMP_DETAILS]		= -EIO,
+	[HTM_OP_DUMP_DATA]		= -ENODATA,
+	[HTM_OP_DUMP_SYSMEM_CONF]	= -ENODATA,
+	[HTM_OP_DUMP_SYSPROC_CONF]	= -ENODATA,
 };
 
 /**
@@ -243,17 +240,16 @@ static const struct {
  * @op: HTM_OP_*
  * @rc: hypervisor status
  *
- * Return: as htm_hv_errno(), but for H_PARTIAL and H_NOT_AVAILABLE what the
- * table above says for @op (-EIO for an op it does not know).
+ * Return: as htm_hv_errno(), but for H_NOT_AVAILABLE what the table above
+ * says for @op (-EIO for an op it does not know).
  */
 int htm_hv_op_errno(unsigned int op, long rc)
 {
-	if (rc != H_PARTIAL && rc != H_NOT_AVAILABLE)
+	if (rc != H_NOT_AVAILABLE)
 		return htm_hv_errno(rc);
-	if (!op || op >= ARRAY_SIZE(htm_hv_op_rcs))
+	if (!op || op >= ARRAY_SIZE(htm_hv_op_not_available))
 		return -EIO;
-	return rc == H_PARTIAL ? htm_hv_op_rcs[op].partial :
-				 htm_hv_op_rcs[op].not_available;
+	return htm_hv_op_not_available[op];
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_op_errno);
 
@@ -339,8 +335,8 @@ static int htm_hv_call_loop(const struct htmtrace_hv_ops *ops,
 	if (hrc)
 		*hrc = rc;
 	ret = htm_hv_op_errno(op, rc);
-	/* H_PARTIAL is counted where it fails the op; the end of data always. */
-	if (rc != H_SUCCESS && (rc != H_PARTIAL || ret))
+	/* H_PARTIAL is success; the end of the data is counted. */
+	if (rc != H_SUCCESS && rc != H_PARTIAL)
 		stats->errors[htm_hv_rc_slot(rc)]++;
 	return ret;
 }

@@ -68,12 +68,6 @@ module_param_cb(bounce_kb, &htm_uint_param_ops, &bounce_kb_param, 0444);
 MODULE_PARM_DESC(bounce_kb,
 		 "dump bounce buffer per reading file, KiB (64..65536, default 1024; capped at the largest contiguous allocation)");
 
-unsigned int htm_poll_ms = 20;
-static struct htm_uint_param poll_ms_param = { &htm_poll_ms, 1, 10000 };
-module_param_cb(poll_ms, &htm_uint_param_ops, &poll_ms_param, 0644);
-MODULE_PARM_DESC(poll_ms,
-		 "period of the check for a no-wrap trace that stopped itself, ms (1..10000, default 20)");
-
 unsigned int htm_dtl_period_us;
 static struct htm_uint_param dtl_period_param = {
 	&htm_dtl_period_us, 0, 1000000

@@ -41,6 +41,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <asm/hvcall.h>
 
 #include <linux/htmtrace.h>
@@ -131,6 +132,123 @@ enum hvsim_state {
 	HVSIM_TRACING = 2,
 	HVSIM_STOPPED = 3,
 };
+
+/*
+ * The alternatives: where no public source says how PowerVM answers, each
+ * plausible answer is a named choice (README.md, "Alternatives"), the first
+ * one the default. A module parameter each, writable at run time through
+ * /sys/module/htmtrace_hvsim/parameters/; read once per call.
+ */
+enum hvsim_alt_id {
+	HVSIM_ALT_DUMP_RUNNING,		/* DUMP_DATA of a running trace */
+	HVSIM_ALT_STOP_FULL,		/* STOP after a no-wrap trace filled */
+	HVSIM_ALT_DUMP_END,		/* DUMP_DATA past the records written */
+	HVSIM_ALT_STATUS_SIZE,		/* STATUS +0x01 for llat */
+	HVSIM_ALT_ITER_END,		/* how an iteration ends */
+	HVSIM_ALT_PARTIAL,		/* H_PARTIAL on an information block */
+	HVSIM_NR_ALTS,
+};
+
+/* dump_running */
+#define HVSIM_RUNNING_STATE	0	/* H_STATE */
+#define HVSIM_RUNNING_LIVE	1	/* the records written so far */
+/* stop_full */
+#define HVSIM_FULL_SUCCESS	0	/* H_SUCCESS, the trace stays stopped */
+#define HVSIM_FULL_STATE	1	/* H_STATE: it is no longer tracing */
+/* dump_end */
+#define HVSIM_END_BUFFER	0	/* zeros up to the buffer size */
+#define HVSIM_END_WRITTEN	1	/* H_NOT_AVAILABLE past the records */
+/* status_size */
+#define HVSIM_SIZE_ALL		0	/* set for every type */
+#define HVSIM_SIZE_NEST_CORE	1	/* 0 for llat: public for nest and core */
+/* iter_end */
+#define HVSIM_ITER_MINUS1	0	/* the last block's iterator is -1 */
+#define HVSIM_ITER_ZERO		1	/* ... is 0 */
+#define HVSIM_ITER_NA		2	/* the call after it: H_NOT_AVAILABLE */
+/* partial */
+#define HVSIM_PARTIAL_NONE	0	/* every block H_SUCCESS */
+#define HVSIM_PARTIAL_MORE	1	/* H_PARTIAL: more blocks follow */
+#define HVSIM_PARTIAL_TRUNC	2	/* H_PARTIAL: cut, and the end */
+
+struct hvsim_alt {
+	const char *name;
+	const char * const *choices;
+	unsigned int nr;
+};
+
+static const char * const hvsim_running_names[] = { "state", "live" };
+static const char * const hvsim_full_names[] = { "success", "state" };
+static const char * const hvsim_end_names[] = { "buffer", "written" };
+static const char * const hvsim_size_names[] = { "all", "nest_core" };
+static const char * const hvsim_iter_names[] = { "minus1", "zero", "not_available" };
+static const char * const hvsim_partial_names[] = { "none", "more", "truncated" };
+
+static const struct hvsim_alt hvsim_alts[HVSIM_NR_ALTS] = {
+	[HVSIM_ALT_DUMP_RUNNING] = { "dump_running", hvsim_running_names, 2 },
+	[HVSIM_ALT_STOP_FULL] = { "stop_full", hvsim_full_names, 2 },
+	[HVSIM_ALT_DUMP_END] = { "dump_end", hvsim_end_names, 2 },
+	[HVSIM_ALT_STATUS_SIZE] = { "status_size", hvsim_size_names, 2 },
+	[HVSIM_ALT_ITER_END] = { "iter_end", hvsim_iter_names, 3 },
+	[HVSIM_ALT_PARTIAL] = { "partial", hvsim_partial_names, 3 },
+};
+
+static unsigned int hvsim_alt_val[HVSIM_NR_ALTS];
+
+static unsigned int hvsim_alt(enum hvsim_alt_id id)
+{
+	return READ_ONCE(hvsim_alt_val[id]);
+}
+
+static int hvsim_alt_set(const char *val, const struct kernel_param *kp)
+{
+	const struct hvsim_alt *a = &hvsim_alts[(uintptr_t)kp->arg];
+	int i = __sysfs_match_string(a->choices, a->nr, val);
+
+	if (i < 0)
+		return -EINVAL;
+	WRITE_ONCE(hvsim_alt_val[(uintptr_t)kp->arg], i);
+	return 0;
+}
+
+static int hvsim_alt_get(char *buf, const struct kernel_param *kp)
+{
+	const struct hvsim_alt *a = &hvsim_alts[(uintptr_t)kp->arg];
+
+	return sysfs_emit(buf, "%s\n",
+			  a->choices[hvsim_alt_val[(uintptr_t)kp->arg]]);
+}
+
+static const struct kernel_param_ops hvsim_alt_ops = {
+	.set = hvsim_alt_set,
+	.get = hvsim_alt_get,
+};
+
+#define HVSIM_ALT_ARG(id)	((void *)(uintptr_t)(id))
+
+module_param_cb(dump_running, &hvsim_alt_ops,
+		HVSIM_ALT_ARG(HVSIM_ALT_DUMP_RUNNING), 0644);
+MODULE_PARM_DESC(dump_running,
+		 "DUMP_DATA of a running trace: state (H_STATE) or live (its records so far)");
+module_param_cb(stop_full, &hvsim_alt_ops,
+		HVSIM_ALT_ARG(HVSIM_ALT_STOP_FULL), 0644);
+MODULE_PARM_DESC(stop_full,
+		 "STOP of a no-wrap trace that filled its buffer: success or state (H_STATE)");
+module_param_cb(dump_end, &hvsim_alt_ops,
+		HVSIM_ALT_ARG(HVSIM_ALT_DUMP_END), 0644);
+MODULE_PARM_DESC(dump_end,
+		 "DUMP_DATA past the records written: buffer (zeros up to its size) or written (H_NOT_AVAILABLE)");
+module_param_cb(status_size, &hvsim_alt_ops,
+		HVSIM_ALT_ARG(HVSIM_ALT_STATUS_SIZE), 0644);
+MODULE_PARM_DESC(status_size,
+		 "STATUS size byte: all (every type) or nest_core (0 for llat)");
+module_param_cb(iter_end, &hvsim_alt_ops,
+		HVSIM_ALT_ARG(HVSIM_ALT_ITER_END), 0644);
+MODULE_PARM_DESC(iter_end,
+		 "end of an iteration: minus1 or zero (the last iterator), or not_available (the call after it)");
+module_param_cb(partial, &hvsim_alt_ops,
+		HVSIM_ALT_ARG(HVSIM_ALT_PARTIAL), 0644);
+MODULE_PARM_DESC(partial,
+		 "H_PARTIAL on information blocks: none, more (more blocks follow) or truncated (cut, and the end)");
 
 static const char * const hvsim_state_names[] = {
 	[HVSIM_IDLE] = "idle",
@@ -263,6 +381,17 @@ static struct {
 	u64 dump_ns;			/* time it took to write them */
 } hvsim_stats;
 
+/*
+ * What no caller of H_HTM may do, counted since load ("reset" keeps them):
+ * DUMP_DATA for a tracing target (no public caller dumps a running trace),
+ * and DUMP_DATA not of whole pages at a page-aligned address (no public
+ * caller asks for less).
+ */
+static struct {
+	u64 dump_tracing;
+	u64 dump_unaligned;
+} hvsim_misuse;
+
 /* Strict mode's random bytes: prandom takes no lock of its own. */
 static struct rnd_state hvsim_rnd;
 
@@ -376,13 +505,22 @@ static void *hvsim_dest(unsigned long addr, unsigned long len)
  * common header fields; the caller writes the fields that belong to its
  * block, and the entries after the header. Caller holds hvsim_lock.
  *
- * Return: H_SUCCESS; H_P5 if p2 cannot hold the header and one entry; H_P4
- * if the destination is not RAM; H_P6 if the iterator is past the table.
+ * The iterator of the last block, and whether a block is answered with
+ * H_PARTIAL, follow the iter_end and partial alternatives.
+ *
+ * Return: H_SUCCESS, or H_PARTIAL (the partial alternative) for the block
+ * to be answered with, once the caller has filled it in; H_P5 if p2 cannot
+ * hold the header and one entry; H_P4 if the destination is not RAM;
+ * H_NOT_AVAILABLE for the call after the last block (iter_end
+ * not_available); H_P6 if the iterator is past the table.
  */
 static long hvsim_block(const struct hvsim_call *c, unsigned int entry_size,
 			u64 total, u8 **hdr, u64 *first, u64 *count)
 {
-	u64 n, per_call = hvsim_model.entries_per_call;
+	u64 n, next, per_call = hvsim_model.entries_per_call;
+	unsigned int partial = hvsim_alt(HVSIM_ALT_PARTIAL);
+	unsigned int end = hvsim_alt(HVSIM_ALT_ITER_END);
+	long rc = H_SUCCESS;
 	u8 *buf;
 
 	if (c->p2 < HTM_BLOCK_HDR_SIZE + entry_size)
@@ -390,24 +528,33 @@ static long hvsim_block(const struct hvsim_call *c, unsigned int entry_size,
 	buf = hvsim_dest(c->p1, c->p2);
 	if (!buf)
 		return H_P4;
+	if (c->p3 == total && end == HVSIM_ITER_NA)
+		return H_NOT_AVAILABLE;
 	if (c->p3 >= total)
 		return H_P6;
 
 	n = min(total - c->p3, (c->p2 - HTM_BLOCK_HDR_SIZE) / entry_size);
 	if (per_call)
 		n = min(n, per_call);
+	next = c->p3 + n;
+	if (next < total && partial != HVSIM_PARTIAL_NONE) {
+		rc = H_PARTIAL;
+		if (partial == HVSIM_PARTIAL_TRUNC)
+			next = total;	/* the rest is cut off */
+	}
+	if (next == total && end != HVSIM_ITER_NA)
+		next = end == HVSIM_ITER_ZERO ? 0 : HVSIM_ITER_END;
 
 	memset(buf, 0, HTM_BLOCK_HDR_SIZE);
 	buf[HVSIM_HDR_VERSION] = HVSIM_BLOCK_VERSION;
 	hvsim_put_be(buf + HVSIM_HDR_ENTRY_SIZE, entry_size, 2);
-	hvsim_put_be(buf + HTM_BLOCK_NEXT,
-		     c->p3 + n < total ? c->p3 + n : HVSIM_ITER_END, 8);
+	hvsim_put_be(buf + HTM_BLOCK_NEXT, next, 8);
 	hvsim_put_be(buf + HTM_BLOCK_NR_ENTRIES, n, 8);
 
 	*hdr = buf;
 	*first = c->p3;
 	*count = n;
-	return H_SUCCESS;
+	return rc;
 }
 
 /* Random bytes for strict mode. Caller holds hvsim_lock. */
@@ -476,7 +623,7 @@ static long hvsim_sysproc(const struct hvsim_call *c)
 	long rc;
 
 	rc = hvsim_block(c, HTM_SYSPROC_ENTRY_SIZE, total, &buf, &first, &n);
-	if (rc)
+	if (rc != H_SUCCESS && rc != H_PARTIAL)
 		return rc;
 	hvsim_put_be(buf + HVSIM_HDR_TOTAL, total, 8);
 
@@ -491,7 +638,7 @@ static long hvsim_sysproc(const struct hvsim_call *c)
 		hvsim_put_be(e + 0x8, i * HVSIM_THREADS, 4);
 	}
 	hvsim_strict_header(buf, false);
-	return H_SUCCESS;
+	return rc;
 }
 
 /*
@@ -506,7 +653,7 @@ static long hvsim_sysmem(const struct hvsim_call *c)
 	long rc;
 
 	rc = hvsim_block(c, HTM_SYSMEM_ENTRY_SIZE, total, &buf, &first, &n);
-	if (rc)
+	if (rc != H_SUCCESS && rc != H_PARTIAL)
 		return rc;
 	hvsim_put_be(buf + HVSIM_HDR_TOTAL, total, 8);
 
@@ -522,7 +669,7 @@ static long hvsim_sysmem(const struct hvsim_call *c)
 		hvsim_put_be(e + 0x18, i * HVSIM_MEM_SIZE, 8);
 	}
 	hvsim_strict_header(buf, false);
-	return H_SUCCESS;
+	return rc;
 }
 
 /*
@@ -541,9 +688,12 @@ static long hvsim_status(const struct hvsim_call *c, struct hvsim_target *t,
 	long rc;
 
 	rc = hvsim_block(c, esize, hvsim_cores, &buf, &first, &n);
-	if (rc)
+	if (rc != H_SUCCESS && rc != H_PARTIAL)
 		return rc;
-	buf[HTM_STATUS_LOG2_SIZE] = t->log2_size;
+	/* Public for nest and core only: llat may leave it unset. */
+	if (c->type != HTMTRACE_TYPE_LLAT ||
+	    hvsim_alt(HVSIM_ALT_STATUS_SIZE) == HVSIM_SIZE_ALL)
+		buf[HTM_STATUS_LOG2_SIZE] = t->log2_size;
 	buf[HVSIM_HDR_STATE] = t->state;
 	buf[HVSIM_HDR_FLAGS] = hvsim_status_flags(t, now);
 	hvsim_put_be(buf + HVSIM_HDR_RECORDS, hvsim_records(t, now), 8);
@@ -562,7 +712,7 @@ static long hvsim_status(const struct hvsim_call *c, struct hvsim_target *t,
 	hvsim_strict_header(buf, true);
 	if (hvsim_strict)
 		hvsim_random(buf + HTM_BLOCK_HDR_SIZE, n * esize);
-	return H_SUCCESS;
+	return rc;
 }
 
 static long hvsim_setup(struct hvsim_target *t, unsigned long log2_size)
@@ -602,9 +752,15 @@ static long hvsim_start(struct hvsim_target *t, ktime_t now)
 	return H_SUCCESS;
 }
 
-/* A no-wrap trace that stopped itself answers STOP with H_STATE, as PAPR. */
+/*
+ * A no-wrap trace that stopped itself answers STOP as the stop_full
+ * alternative says: H_SUCCESS (it stays stopped) or H_STATE.
+ */
 static long hvsim_stop(struct hvsim_target *t, ktime_t now)
 {
+	if (t->state == HVSIM_STOPPED && t->full &&
+	    hvsim_alt(HVSIM_ALT_STOP_FULL) == HVSIM_FULL_SUCCESS)
+		return H_SUCCESS;
 	if (t->state != HVSIM_TRACING)
 		return H_STATE;
 	t->base = hvsim_records(t, now);
@@ -711,24 +867,33 @@ static void hvsim_fill(u8 *dst, u64 target, u64 slot, u64 nr, u64 nslots,
 static long hvsim_dump_data(const struct hvsim_call *c, struct hvsim_target *t)
 {
 	u64 len = c->p2, off = c->p3;
-	u64 size, written, max_xfer, short_xfer, n, start, ns;
+	u64 size, end, written, max_xfer, short_xfer, n, start, ns;
 	unsigned long irqflags;
 	u8 state, log2_size;
+	ktime_t now;
 	long rc;
 	u8 *dst;
 
 	dst = hvsim_dest(c->p1, len);
 
 	raw_spin_lock_irqsave(&hvsim_lock, irqflags);
-	hvsim_sync(t, ktime_get());
+	now = ktime_get();
+	hvsim_sync(t, now);
 	state = t->state;
 	log2_size = t->log2_size;
-	written = t->base;
+	written = hvsim_records(t, now);
 	max_xfer = hvsim_faults.max_xfer;
 	short_xfer = hvsim_faults.short_xfer;
+	if (state == HVSIM_TRACING)
+		hvsim_misuse.dump_tracing++;
+	if (!PAGE_ALIGNED(c->p1) || !PAGE_ALIGNED(len))
+		hvsim_misuse.dump_unaligned++;
 	raw_spin_unlock_irqrestore(&hvsim_lock, irqflags);
 
-	if (state != HVSIM_STOPPED)
+	/* dump_running live: the records so far, as a running trace has them */
+	if (state != HVSIM_STOPPED &&
+	    (state != HVSIM_TRACING ||
+	     hvsim_alt(HVSIM_ALT_DUMP_RUNNING) != HVSIM_RUNNING_LIVE))
 		return H_STATE;
 	if (!len || len % HVSIM_RECORD_SIZE || (max_xfer && len > max_xfer))
 		return H_P5;
@@ -737,10 +902,15 @@ static long hvsim_dump_data(const struct hvsim_call *c, struct hvsim_target *t)
 	if (off % HVSIM_RECORD_SIZE)
 		return H_P6;
 	size = 1ULL << log2_size;
-	if (off >= size)
+	/* dump_end written: a trace that never wrapped ends at its records */
+	end = size;
+	if (hvsim_alt(HVSIM_ALT_DUMP_END) == HVSIM_END_WRITTEN &&
+	    written < size / HVSIM_RECORD_SIZE)
+		end = written * HVSIM_RECORD_SIZE;
+	if (off >= end)
 		return H_NOT_AVAILABLE;
 
-	n = min(len, size - off);
+	n = min(len, end - off);
 	rc = H_SUCCESS;
 	if (short_xfer && round_down(short_xfer, HVSIM_RECORD_SIZE) < n) {
 		n = round_down(short_xfer, HVSIM_RECORD_SIZE);
@@ -1248,6 +1418,12 @@ static void hvsim_debugfs_init(void)
 	debugfs_create_file_unsafe("dump_bytes", 0400, d,
 				   &hvsim_stats.dump_bytes, &hvsim_u64_ro_fops);
 	debugfs_create_file_unsafe("dump_ns", 0400, d, &hvsim_stats.dump_ns,
+				   &hvsim_u64_ro_fops);
+	debugfs_create_file_unsafe("dump_tracing", 0400, d,
+				   &hvsim_misuse.dump_tracing,
+				   &hvsim_u64_ro_fops);
+	debugfs_create_file_unsafe("dump_unaligned", 0400, d,
+				   &hvsim_misuse.dump_unaligned,
 				   &hvsim_u64_ro_fops);
 	debugfs_create_file("op_calls", 0400, d, NULL, &hvsim_op_calls_fops);
 	debugfs_create_file("targets", 0400, d, NULL, &hvsim_targets_fops);

@@ -170,7 +170,7 @@ missing4() {
 	[[ " ${lines[*]} " == *" ESTALE "* ]]
 	[[ " ${lines[*]} " == *" ENOSPC "* ]]
 	run -0 module_params
-	[ "$(paste -s -d ' ' <<<"$output")" = "bounce_kb channels dtl_period_us dtl_pmu poll_ms" ]
+	[ "$(paste -s -d ' ' <<<"$output")" = "bounce_kb channels dtl_period_us dtl_pmu" ]
 }
 
 @test "htmtrace(1) has every command, every option of each, every exit status" {
@@ -221,12 +221,12 @@ missing4() {
 
 @test "htmtrace(4) check fails on a missing ioctl, errno or parameter" {
 	grep -vxF '.B HTMTRACE_IOC_DTL_STATS' "$PAGE4" | grep -vxF '.B ENXIO' |
-		grep -vxF '.B poll_ms' >page.4
+		grep -vxF '.B dtl_period_us' >page.4
 	run -0 missing4 page.4
 	[ "${lines[0]}" = "constant HTMTRACE_IOC_DTL_STATS" ]
 	[ "${lines[1]}" = "ioctl HTMTRACE_IOC_DTL_STATS" ]
 	[ "${lines[2]}" = "errno ENXIO" ]
-	[ "${lines[3]}" = "module parameter poll_ms" ]
+	[ "${lines[3]}" = "module parameter dtl_period_us" ]
 	[ "${#lines[@]}" -eq 4 ]
 }
 

@@ -118,25 +118,26 @@ refused() {
 	refused bounce_kb=65537
 }
 
-@test "poll_ms=0 and poll_ms=10001 are refused: out of range" {
-	refused poll_ms=0
-	refused poll_ms=10001
-}
-
-@test "poll_ms can be changed at run time, within its range only" {
+@test "dtl_period_us can be changed at run time, within its range only" {
 	guest_load htmtrace
-	local p=/sys/module/htmtrace/parameters/poll_ms
-	run guest "echo 10000 > $p && cat $p"
-	[ "$output" = 10000 ]
-	run --separate-stderr guest "echo 0 > $p"
+	local p=/sys/module/htmtrace/parameters/dtl_period_us
+	run guest "echo 1000000 > $p && cat $p"
+	[ "$output" = 1000000 ]
+	run --separate-stderr guest "echo 1000001 > $p"
 	[ "$status" -eq 1 ]
 	[[ $stderr == *"Invalid argument"* ]]
 	run guest "cat $p"
-	[ "$output" = 10000 ]
+	[ "$output" = 1000000 ]
+}
+
+@test "no poll_ms: the driver asks the hypervisor nothing while a trace runs" {
+	guest_load htmtrace
+	run guest "[ -e /sys/module/htmtrace/parameters/poll_ms ]"
+	[ "$status" -eq 1 ]
 }
 
 @test "the parameter limits themselves are accepted" {
-	for arg in channels=1 channels=64 bounce_kb=64 bounce_kb=65536 poll_ms=1 poll_ms=10000; do
+	for arg in channels=1 channels=64 bounce_kb=64 bounce_kb=65536 dtl_period_us=0 dtl_period_us=1000000; do
 		guest_load htmtrace "$arg"
 		guest_unload htmtrace
 	done

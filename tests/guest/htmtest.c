@@ -11,7 +11,11 @@
  *   htmtest start|stop|deconfigure DEV
  *   htmtest setup DEV TYPE NODE CHIP CORE LOG2 [RESERVED]
  *   htmtest status DEV		prints "state S flags F size N"
+ *   htmtest hvstatus DEV	prints "state S size N data_end N|none
+ *				status_error E[ stop_refused]"
  *   htmtest generation DEV	prints the trace generation STATUS reports
+ *   htmtest info-file DEV caps|sysmem|sysproc OUT
+ *				the ioctl's blocks, written to OUT
  *   htmtest stale DEV		on a stopped channel: read 128 bytes, START
  *				from another file, read and poll again, seek
  *				to 0 and read; prints each result
@@ -760,6 +764,24 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.buffer_size);
 		return 0;
 	}
+	/* what the driver knows of the hypervisor's view (issue 17) */
+	if (!strcmp(cmd, "hvstatus")) {
+		struct htmtrace_status st;
+
+		if (ioctl(fd, HTMTRACE_IOC_STATUS, &st))
+			return fail();
+		printf("state %u size %llu", st.state,
+		       (unsigned long long)st.buffer_size);
+		if (st.hv_flags & HTMTRACE_STATUS_DATA_END)
+			printf(" data_end %llu",
+			       (unsigned long long)st.data_size);
+		else
+			printf(" data_end none");
+		printf(" status_error %d%s\n", st.status_error,
+		       st.hv_flags & HTMTRACE_STATUS_STOP_REFUSED ?
+		       " stop_refused" : "");
+		return 0;
+	}
 	if (!strcmp(cmd, "generation")) {
 		struct htmtrace_status st;
 
@@ -795,6 +817,25 @@ int main(int argc, char **argv)
 		printf("length %u\n", hb.length);
 		free(buf);
 		return done(ret);
+	}
+	if (!strcmp(cmd, "info-file") && argc == 5) {
+		struct htmtrace_hvbuf hb = { .size = 1 << 20 };
+		unsigned long req = !strcmp(argv[3], "caps") ? HTMTRACE_IOC_CAPS :
+				    !strcmp(argv[3], "sysmem") ?
+				    HTMTRACE_IOC_SYSMEM : HTMTRACE_IOC_SYSPROC;
+		void *buf = malloc(hb.size);
+		int out, ret;
+
+		hb.addr = (uintptr_t)buf;
+		ret = buf ? ioctl(fd, req, &hb) : -1;
+		if (ret)
+			return fail();
+		out = open(argv[4], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (out < 0 || write(out, buf, hb.length) != (ssize_t)hb.length)
+			return fail();
+		close(out);
+		free(buf);
+		return 0;
 	}
 	if (!strcmp(cmd, "ioctl-unknown"))
 		return done(ioctl(fd, _IO(HTMTRACE_IOC_MAGIC, 0x7f)));

@@ -5,8 +5,9 @@
  * Each /dev/htmN is one HTM channel. A channel is configured for one
  * hardware target (type, node, chip, core), started, stopped and then read:
  * the file position of /dev/htmN is the byte offset in the target's HTM
- * buffer, and read() returns 0 once the hypervisor reports the offset past
- * the end of the buffer.
+ * buffer, and read() returns 0 where the hypervisor says the data ends
+ * (H_NOT_AVAILABLE, at any offset, as IBM's drivers read it), or at the
+ * buffer size STATUS gave.
  *
  * Errors shared by every command:
  *   -ENOTTY  unknown command
@@ -33,24 +34,35 @@
  *   HTMTRACE_IOC_START      -EPERM as above; -EBADFD unless configured or
  *                           stopped
  *   HTMTRACE_IOC_STOP       -EPERM as above; -EBADFD if never started (a
- *                           stopped channel stops again with success)
+ *                           stopped channel stops again with success);
+ *                           -EIO if the hypervisor refuses it (H_STATE):
+ *                           the channel then stays TRACING with
+ *                           HTMTRACE_STATUS_STOP_REFUSED (see below)
  *   HTMTRACE_IOC_DECONFIGURE -EPERM as above; -EBADFD if not configured.
  *                           A STOP that fails does not keep the target:
  *                           DECONFIGURE is asked for regardless.
  *   HTMTRACE_IOC_SETUP      -EPERM without CAP_SYS_ADMIN
- *   HTMTRACE_IOC_STATUS     none beyond the shared ones (idle: no hcall)
+ *   HTMTRACE_IOC_STATUS     none beyond the shared ones (idle: no hcall):
+ *                           a failed STATUS request of the hypervisor is
+ *                           reported in the answer (@status_error), not
+ *                           as the command's error
  *   HTMTRACE_IOC_CAPS, _SYSMEM, _SYSPROC
  *                           -ENOSPC if the buffer is too small (the only
  *                           meaning of -ENOSPC), -ENOMEM
  * None of the queries (STATUS, CAPS, SYSMEM, SYSPROC, lseek SEEK_END)
- * changes anything, and none needs a capability.
+ * changes anything, and none needs a capability. SEEK_END gives where the
+ * data ends, once a read of the trace found it, else the buffer size;
+ * -ENODATA when neither is known (read until 0 instead).
  *
  * Reading. read() of an unconfigured channel, or of one that was never
  * started, fails with -ENODATA, and poll() reports EPOLLERR | EPOLLHUP for
  * it. read() of a tracing channel stops the trace (unless HTMTRACE_CFG_WAIT),
  * so it needs what HTMTRACE_IOC_STOP needs, checked against whoever opened
  * the file: -EPERM otherwise, and the trace goes on. With HTMTRACE_CFG_WAIT
- * it waits for the trace to stop (-EAGAIN with O_NONBLOCK). Each open file
+ * it waits until the trace is stopped through the driver (HTMTRACE_IOC_STOP
+ * from any file, or a read of a file that may stop it): a no-wrap trace
+ * that fills its buffer stops in the hypervisor, which tells no one, so a
+ * waiting reader needs a STOP (-EAGAIN with O_NONBLOCK). Each open file
  * has a bounce buffer of its own, allocated at its first read() (-ENOMEM if
  * not even 64 KiB can be had), so that files reading at different offsets
  * do not refetch each other's chunks.
@@ -61,14 +73,30 @@
  * poll() reports EPOLLIN | EPOLLERR, until the file is lseek()ed: bytes of
  * two traces are never spliced. HTMTRACE_IOC_STATUS reports the generation
  * of the channel's trace, which changes at every START and DECONFIGURE. A
- * read() that waits out a busy hypervisor does not hold up the channel's
+ * read() that waits out a busy hypervisor (for the STOP it sends, the
+ * STATUS it asks for the size, or the data) does not hold up the channel's
  * other files meanwhile; if its trace goes while it waits, it fails with
  * -ESTALE.
  *
- * A hypervisor that reports the end of the data before the buffer size it
- * gave makes read() fail with -EIO, never return 0 early.
- * H_HTM returns no byte count: bytes of a transfer the hypervisor did not
- * write (H_PARTIAL) read as zeros, never as older trace or other memory.
+ * The driver follows IBM's public drivers (mainline htmdump.c, the HTM PMU
+ * proposal htm-perf.c): it never asks for the data of a trace it knows to
+ * run (a channel configured to wait is stopped only through the driver: the
+ * hypervisor is not polled); H_PARTIAL is success on every request;
+ * H_STATE is -EIO on every request, STOP included; the buffer size is not
+ * needed to read. A no-wrap trace stopped before its buffer filled ends
+ * early: read() returns 0 there, and HTMTRACE_IOC_STATUS says where
+ * (@data_size). H_HTM returns no byte count, and the driver asks for whole
+ * pages: bytes of a transfer the hypervisor did not write (H_PARTIAL, the
+ * rest of the chunk where the data ends) read as zeros, never as older
+ * trace or other memory.
+ *
+ * Not confirmed on PowerVM, and so handled whichever way it answers (the
+ * test simulator offers each answer): whether STOP of a no-wrap trace that
+ * filled its buffer succeeds or answers H_STATE; whether the data of a
+ * short trace ends at its records or at the buffer size; whether STATUS
+ * gives the size of llat and global units; how an information iteration
+ * ends (-1, 0, or H_NOT_AVAILABLE); what H_PARTIAL on an information block
+ * leaves out.
  *
  * The information blocks (capabilities, memory and processor configuration)
  * are passed through as the hypervisor writes them. Their layout is not
@@ -118,7 +146,7 @@ struct htmtrace_target {
 
 /* Stop tracing when the buffer is full instead of wrapping. */
 #define HTMTRACE_CFG_NOWRAP	0x1
-/* read() and poll() wait for the trace to stop instead of stopping it. */
+/* read() and poll() wait for a STOP through the driver instead of stopping. */
 #define HTMTRACE_CFG_WAIT	0x2
 /* Use @mode_mask and @mode_value instead of the hypervisor's default mode. */
 #define HTMTRACE_CFG_MODE	0x4
@@ -132,7 +160,8 @@ struct htmtrace_target {
  * @reserved0: must be zero
  * @mode_mask: with HTMTRACE_CFG_MODE, the mask CONFIGURE passes to the
  *	hypervisor (its first parameter), else must be zero; without the flag
- *	the driver passes all ones twice, the hypervisor's "default HTM mode"
+ *	the driver passes what mainline htmdump does: all ones twice (the
+ *	hypervisor's "default HTM mode") with HTMTRACE_CFG_NOWRAP, else zeros
  * @mode_value: with HTMTRACE_CFG_MODE, the value passed with @mode_mask
  *	(the second parameter), else must be zero. That the two are a mask and
  *	a value over the HTM mode register is how public code reads them; the
@@ -213,7 +242,7 @@ struct htmtrace_status {
 	__u64 data_size;
 	__s32 status_error;
 	__u32 hv_flags;
-	__u64 reserved[1];
+	__u64 reserved;
 };
 
 /**
