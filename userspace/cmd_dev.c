@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -60,7 +61,7 @@ int open_device(const char *path, int flags)
 }
 
 /* Report a failed ioctl with a hint for the errors the ABI documents. */
-static void ioctl_err(int err, const char *what, const char *dev)
+void chan_ioctl_err(int err, const char *what, const char *dev)
 {
 	pr_errno(err, "%s %s", what, dev);
 	switch (err) {
@@ -97,7 +98,7 @@ int chan_ioctl(int fd, const char *dev, unsigned long cmd, void *arg,
 {
 	if (!ioctl(fd, cmd, arg))
 		return 0;
-	ioctl_err(errno, what, dev);
+	chan_ioctl_err(errno, what, dev);
 	return -1;
 }
 
@@ -184,7 +185,7 @@ int fetch_hvbuf(int fd, const char *dev, unsigned long cmd, const char *what,
 		pr_err("%s %s: the driver answered an impossible length",
 		       what, dev);
 	else if (err)
-		ioctl_err(-err, what, dev);
+		chan_ioctl_err(-err, what, dev);
 	return err;
 }
 
@@ -195,52 +196,144 @@ int fetch_hvbuf(int fd, const char *dev, unsigned long cmd, const char *what,
  * @out: where the trace goes
  * @outname: its name, for messages
  * @bs: read() size
- * @prog: the progress line, with its known size
- * @total: out: bytes copied
+ * @prog: the progress line, with its known size (0: unknown)
+ * @tc: in: @tc->start, the channel's position; out: what was copied
  *
- * read() may return less than asked; the end is a read() of 0.
+ * read() may return less than asked; the end is a read() of 0, wherever
+ * the hypervisor says the data ends (before the buffer size for a no-wrap
+ * trace stopped early). @tc->done counts every byte write() took, a
+ * partial write too, so that the output holds exactly @tc->start +
+ * @tc->done bytes of the trace when a write fails. A SIGINT, SIGTERM or
+ * SIGHUP (whose handlers count them in @interrupted, without SA_RESTART)
+ * stops the copy after the read() under way, and the next one ends the
+ * tool (release_signals()).
  *
- * Return: 0, or -errno after reporting the error.
+ * Return: 0 at the end of the trace, or -1 after reporting what stopped
+ * the copy (@tc->err, @tc->write_err, @tc->stopped).
  */
 int copy_trace(int fd, const char *dev, int out, const char *outname,
-	       size_t bs, struct progress *prog, __u64 *total)
+	       size_t bs, struct progress *prog, struct trace_copy *tc)
 {
+	sig_atomic_t seen = interrupted;
 	unsigned char *buf;
-	int err = 0;
+	size_t off;
+	ssize_t n;
 
-	*total = 0;
+	tc->done = 0;
+	tc->err = 0;
+	tc->write_err = 0;
+	tc->stopped = 0;
 	buf = malloc(bs);
 	if (!buf) {
 		pr_errno(ENOMEM, "read buffer of %zu bytes", bs);
-		return -ENOMEM;
+		tc->err = -ENOMEM;
+		return -1;
 	}
 	for (;;) {
-		ssize_t n = read(fd, buf, bs);
-
+		if (interrupted != seen)
+			goto stopped;
+		n = read(fd, buf, bs);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			err = -errno;
+			tc->err = -errno;
 			progress_end(prog, 0);
-			pr_errno(-err, "read %s at offset %llu", dev,
-				 (unsigned long long)*total);
-			break;
+			pr_errno(-tc->err, "read %s at offset %llu", dev,
+				 (unsigned long long)(tc->start + tc->done));
+			goto out;
 		}
 		if (!n)
 			break;
-		err = write_all(out, buf, n);
-		if (err) {
-			progress_end(prog, 0);
-			pr_errno(-err, "write %s", outname);
-			break;
+		for (off = 0; off < (size_t)n; ) {
+			ssize_t w = write(out, buf + off, n - off);
+
+			if (w < 0) {
+				if (errno != EINTR) {
+					tc->err = -errno;
+					tc->write_err = 1;
+					progress_end(prog, 0);
+					pr_errno(-tc->err, "write %s", outname);
+					goto out;
+				}
+				if (interrupted != seen)
+					goto stopped;
+				continue;
+			}
+			off += w;
+			tc->done += w;
 		}
-		*total += n;
-		progress_update(prog, *total);
+		progress_update(prog, tc->start + tc->done);
 	}
-	if (!err)
-		progress_end(prog, 1);
+	progress_end(prog, 1);
 	free(buf);
-	return err;
+	return 0;
+
+stopped:
+	release_signals();
+	tc->stopped = 1;
+	tc->err = -EINTR;
+	progress_end(prog, 0);
+	pr_err("interrupted: the dump stopped at offset %llu",
+	       (unsigned long long)(tc->start + tc->done));
+out:
+	free(buf);
+	return -1;
+}
+
+/* STATUS without a message: all zeros (size unknown) if it fails. */
+void query_status(int fd, struct htmtrace_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (ioctl(fd, HTMTRACE_IOC_STATUS, st))
+		memset(st, 0, sizeof(*st));
+}
+
+/* "4096 bytes of a buffer of 4096", "... of a buffer of unknown size". */
+int format_of_buffer(char *buf, size_t len, __u64 bytes,
+		     const struct htmtrace_status *st)
+{
+	if (!st->buffer_size)
+		return snprintf(buf, len,
+				"%llu bytes of a buffer of unknown size",
+				(unsigned long long)bytes);
+	return snprintf(buf, len, "%llu bytes of a buffer of %llu",
+			(unsigned long long)bytes,
+			(unsigned long long)st->buffer_size);
+}
+
+/*
+ * ": the trace ended before the buffer filled" if the hypervisor said the
+ * data of a whole dump of @bytes ends there, before the buffer's end (a
+ * no-wrap trace stopped early: normal, not an error); else "".
+ */
+const char *ended_early(__u64 bytes, const struct htmtrace_status *st)
+{
+	if ((st->hv_flags & HTMTRACE_STATUS_DATA_END) &&
+	    st->data_size == bytes &&
+	    (!st->buffer_size || bytes < st->buffer_size))
+		return ": the trace ended before the buffer filled";
+	return "";
+}
+
+/*
+ * The command that resumes a dump of @dev at @offset into @file (NULL: the
+ * standard output, then appended to with >>), on a line of its own.
+ */
+void print_dump_command(const char *dev, const char *file, __u64 offset)
+{
+	char d[PATH_MAX + 8], f[4 * PATH_MAX + 8], o[48] = "";
+
+	if (device_word(d, sizeof(d), dev))
+		snprintf(d, sizeof(d), "DEV");
+	if (offset)
+		snprintf(o, sizeof(o), " --offset %llu",
+			 (unsigned long long)offset);
+	if (!file)
+		fprintf(stderr, "  htmtrace dump -d %s%s >> FILE\n", d, o);
+	else if (shell_word(f, sizeof(f), file))
+		fprintf(stderr, "  htmtrace dump -d %s%s -o FILE\n", d, o);
+	else
+		fprintf(stderr, "  htmtrace dump -d %s%s -o %s\n", d, o, f);
 }
 
 /* --bs SIZE. Returns EXIT_OK or, after a message, EXIT_USAGE. */
@@ -324,11 +417,21 @@ static void status_json(const char *dev, const struct htmtrace_status *st)
 	       (st->flags & HTMTRACE_CFG_NOWRAP) &&
 	       (st->flags & HTMTRACE_CFG_WAIT) ? ", " : "",
 	       st->flags & HTMTRACE_CFG_WAIT ? "\"wait\"" : "", st->flags);
-	if (idle)
-		fputs("  \"buffer_size\": null\n}\n", stdout);
+	/* null: idle, or the hypervisor gave no usable size (unknown). */
+	if (idle || !st->buffer_size)
+		fputs("  \"buffer_size\": null,\n", stdout);
 	else
-		printf("  \"buffer_size\": %llu\n}\n",
+		printf("  \"buffer_size\": %llu,\n",
 		       (unsigned long long)st->buffer_size);
+	if (st->hv_flags & HTMTRACE_STATUS_DATA_END)
+		printf("  \"data_size\": %llu,\n",
+		       (unsigned long long)st->data_size);
+	else
+		fputs("  \"data_size\": null,\n", stdout);
+	printf("  \"status_error\": %d,\n  \"stop_refused\": %s,\n  \"hv_flags_code\": %u\n}\n",
+	       st->status_error > 0 ? st->status_error : -st->status_error,
+	       st->hv_flags & HTMTRACE_STATUS_STOP_REFUSED ? "true" : "false",
+	       st->hv_flags);
 }
 
 static const struct option status_options[] = {
@@ -376,10 +479,24 @@ int cmd_status(int argc, char **argv)
 	printf("target:      %s\n", text);
 	format_flags(text, sizeof(text), st.flags);
 	printf("flags:       %s\n", text);
-	printf("buffer size: %llu bytes", (unsigned long long)st.buffer_size);
-	if (st.buffer_size && !(st.buffer_size & (st.buffer_size - 1)))
-		printf(" (2^%d)", __builtin_ctzll(st.buffer_size));
-	putchar('\n');
+	if (!st.buffer_size && st.status_error)
+		printf("buffer size: unknown (the hypervisor's STATUS failed: %s)\n",
+		       strerror(st.status_error > 0 ? st.status_error :
+				-st.status_error));
+	else if (!st.buffer_size)
+		printf("buffer size: unknown (the hypervisor gives none for this target)\n");
+	else if (!(st.buffer_size & (st.buffer_size - 1)))
+		printf("buffer size: %llu bytes (2^%d)\n",
+		       (unsigned long long)st.buffer_size,
+		       __builtin_ctzll(st.buffer_size));
+	else
+		printf("buffer size: %llu bytes\n",
+		       (unsigned long long)st.buffer_size);
+	if (st.hv_flags & HTMTRACE_STATUS_DATA_END)
+		printf("data size:   %llu bytes (where the hypervisor said the trace ends)\n",
+		       (unsigned long long)st.data_size);
+	if (st.hv_flags & HTMTRACE_STATUS_STOP_REFUSED)
+		printf("stop:        refused by the hypervisor (not in a state to stop): the trace may still run; a read asks for the data and decides\n");
 	return EXIT_OK;
 }
 
@@ -531,11 +648,65 @@ int cmd_configure(int argc, char **argv)
 static const struct option dump_options[] = {
 	DEVICE_OPTION,
 	{ "output", required_argument, NULL, 'o' },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "bs", required_argument, NULL, OPT_BS },
 	PROGRESS_OPTIONS,
 	HELP_OPTION,
 	OPTIONS_END,
 };
+
+/*
+ * The output of dump --offset: FILE keeps its first @offset bytes, the
+ * dump goes on after them. Returns the fd, or -1 after a message.
+ */
+static int open_resume(const char *path, __u64 offset)
+{
+	struct stat st;
+	int fd, flags = O_WRONLY | O_CLOEXEC;
+
+	/* Resuming into nothing is a mistake; from 0 it is a plain dump. */
+	if (!offset)
+		flags |= O_CREAT;
+	fd = open(path, flags, 0644);
+	if (fd < 0) {
+		pr_errno(errno, "open %s", path);
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		pr_errno(errno, "stat %s", path);
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode))
+		return fd;
+	if ((__u64)st.st_size < offset) {
+		pr_err("%s holds %llu bytes, fewer than the offset %llu to resume at",
+		       path, (unsigned long long)st.st_size,
+		       (unsigned long long)offset);
+		goto fail;
+	}
+	if (ftruncate(fd, offset) || lseek(fd, offset, SEEK_SET) < 0) {
+		pr_errno(errno, "resume %s at offset %llu", path,
+			 (unsigned long long)offset);
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+/* Is the trace still there to read again after this read() error? */
+bool trace_remains(int err)
+{
+	return err != -ENODATA && err != -ESTALE && err != -ENOTTY &&
+	       err != -EBADF && err != -EINVAL;
+}
+
+/* A write error that room on the disk cures. */
+bool out_of_room(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT || err == -EFBIG;
+}
 
 int cmd_dump(int argc, char **argv)
 {
@@ -545,8 +716,10 @@ int cmd_dump(int argc, char **argv)
 	size_t bs = DEFAULT_BS;
 	struct progress prog;
 	struct htmtrace_status st;
-	int mode = PROGRESS_AUTO;
-	__u64 total;
+	struct trace_copy tc = { 0 };
+	char text[160];
+	int mode = PROGRESS_AUTO, have_offset = 0, resumable;
+	__u64 offset = 0, kept;
 	int fd, out, opt, ret, err;
 
 	while ((opt = next_option(argc, argv, ":d:o:h", dump_options,
@@ -554,6 +727,12 @@ int cmd_dump(int argc, char **argv)
 		switch (opt) {
 		case 'o':
 			output = optarg;
+			break;
+		case OPT_OFFSET:
+			if (parse_size(optarg, &offset) || offset > INT64_MAX)
+				return usage_err("bad offset '%s': expected a byte count",
+						 optarg);
+			have_offset = 1;
 			break;
 		case OPT_BS:
 			if (parse_bs(optarg, &bs))
@@ -574,13 +753,26 @@ int cmd_dump(int argc, char **argv)
 	if (!output && isatty(STDOUT_FILENO))
 		return usage_err("refusing to write a binary trace to a terminal; use -o FILE or a redirection");
 
+	if (catch_signals(0))
+		return EXIT_FAIL;
 	fd = open_device(dev, O_RDONLY);
 	if (fd < 0)
 		return EXIT_FAIL;
+	if (offset && lseek(fd, offset, SEEK_SET) < 0) {
+		pr_errno(errno, "seek %s to offset %llu", dev,
+			 (unsigned long long)offset);
+		close(fd);
+		return EXIT_FAIL;
+	}
 	if (output) {
-		out = create_file(output);
+		if (have_offset) {
+			out = open_resume(output, offset);
+		} else {
+			out = create_file(output);
+			if (out < 0)
+				pr_errno(-out, "create %s", output);
+		}
 		if (out < 0) {
-			pr_errno(-out, "create %s", output);
 			close(fd);
 			return EXIT_FAIL;
 		}
@@ -588,30 +780,62 @@ int cmd_dump(int argc, char **argv)
 		out = STDOUT_FILENO;
 	}
 
-	/* The size, for the progress line only: unknown if STATUS fails. */
+	/* The size, for the progress line: unknown if STATUS fails. */
 	progress_init(&prog, mode);
-	memset(&st, 0, sizeof(st));
-	if (prog.on && !ioctl(fd, HTMTRACE_IOC_STATUS, &st))
+	if (prog.on) {
+		query_status(fd, &st);
 		prog.total = st.buffer_size;
-	ret = EXIT_OK;
-	err = copy_trace(fd, dev, out, output ? output : "standard output",
-			 bs, &prog, &total);
-	if (err)
-		ret = EXIT_FAIL;
-	if (output) {
-		if (close(out) && !err) {
-			pr_errno(errno, "close %s", output);
-			ret = EXIT_FAIL;
-		}
-		if (ret) {
-			unlink(output);
-			pr_err("removed the partial %s", output);
-		} else {
-			printf("wrote %llu bytes from %s to %s\n",
-			       (unsigned long long)total, dev, output);
-		}
 	}
+	tc.start = offset;
+	err = copy_trace(fd, dev, out, output ? output : "standard output",
+			 bs, &prog, &tc);
+	kept = offset + tc.done;
+	/* After the read: the size and where the data ended, if known. */
+	query_status(fd, &st);
 	close(fd);
+	if (output && close(out) && !err) {
+		err = -1;
+		tc.err = -errno;
+		tc.write_err = 1;
+		pr_errno(-tc.err, "close %s", output);
+		/* What reached the disk is not known: from the start. */
+		kept = 0;
+	}
+	if (!err) {
+		if (!output)
+			return EXIT_OK;
+		if (have_offset && offset) {
+			format_of_buffer(text, sizeof(text), kept, &st);
+			printf("wrote %llu bytes from offset %llu of %s to %s, which holds %s%s\n",
+			       (unsigned long long)tc.done,
+			       (unsigned long long)offset, dev, output, text,
+			       ended_early(kept, &st));
+		} else {
+			format_of_buffer(text, sizeof(text), kept, &st);
+			printf("wrote %s from %s to %s%s\n", text, dev, output,
+			       ended_early(kept, &st));
+		}
+		return EXIT_OK;
+	}
+
+	ret = EXIT_FAIL;
+	resumable = tc.write_err || tc.stopped || trace_remains(tc.err);
+	if (output && !kept && !have_offset) {
+		unlink(output);
+		pr_err("removed the empty %s", output);
+	} else if (output) {
+		format_of_buffer(text, sizeof(text), kept, &st);
+		pr_err("kept %s in %s: the dump is incomplete", text, output);
+	} else if (tc.done) {
+		pr_err("wrote %llu bytes to standard output: the dump is incomplete",
+		       (unsigned long long)tc.done);
+	}
+	if (resumable) {
+		pr_err("%s still holds the trace; to resume the dump%s:", dev,
+		       tc.write_err && out_of_room(tc.err) ?
+		       " once there is room" : "");
+		print_dump_command(dev, output, kept);
+	}
 	return ret;
 }
 

@@ -8,8 +8,10 @@
  * configure, start, release the workload, copy the stream while it runs
  * (or for the duration, or until Ctrl-C), stop, copy the rest until
  * read() returns 0, read the counters, deconfigure. Once configured, every
- * exit path deconfigures; until the stream is complete, every failure
- * removes the file.
+ * exit path deconfigures. A failure before anything was captured removes
+ * the file; after, the file keeps the whole records written until then (a
+ * full disk, a read error, a second Ctrl-C while the rest is copied): the
+ * log is a stream, read once, so what was copied is kept and said so.
  *
  * report: the file is checked whole before anything is printed, so that a
  * damaged file gives one error and no partial report.
@@ -71,6 +73,7 @@ struct dtl_copy {
 	const char *dev, *outname;
 	unsigned char *buf;
 	__u64 bytes, records, entries, lost;
+	int write_err;		/* -errno of the output's failure, or 0 */
 };
 
 /*
@@ -83,6 +86,7 @@ static ssize_t copy_once(struct dtl_copy *cp)
 	struct htmtrace_dtl_rec hdr;
 	struct htmtrace_dtl_lost lost;
 	enum dtl_rec_status rs;
+	__u64 records = 0, entries = 0, nlost = 0;
 	size_t off;
 	ssize_t n;
 	int err;
@@ -100,12 +104,12 @@ static ssize_t copy_once(struct dtl_copy *cp)
 	/* The ABI gives whole records: anything else is not this stream. */
 	for (off = 0; (rs = dtl_rec_check(cp->buf, n, off, &hdr)) == DTL_REC_OK;
 	     off += hdr.len) {
-		cp->records++;
+		records++;
 		if (hdr.type == HTMTRACE_DTL_REC_ENTRY)
-			cp->entries++;
+			entries++;
 		if (hdr.type == HTMTRACE_DTL_REC_LOST) {
 			memcpy(&lost, cp->buf + off, sizeof(lost));
-			cp->lost += lost.count;
+			nlost += lost.count;
 		}
 	}
 	if (rs != DTL_REC_END) {
@@ -116,9 +120,17 @@ static ssize_t copy_once(struct dtl_copy *cp)
 	err = write_all(cp->out, cp->buf, n);
 	if (err) {
 		pr_errno(-err, "write %s", cp->outname);
+		cp->write_err = err;
+		/* Whole records only: a write may have taken part of them. */
+		if (ftruncate(cp->out, cp->bytes))
+			pr_errno(errno, "cut %s back to %llu bytes of whole records",
+				 cp->outname, (unsigned long long)cp->bytes);
 		return -1;
 	}
 	cp->bytes += n;
+	cp->records += records;
+	cp->entries += entries;
+	cp->lost += nlost;
 	return n;
 }
 
@@ -176,12 +188,19 @@ static int capture(struct dtl_copy *cp, struct workload *wl,
 	}
 }
 
-/* After the stop: copy what is left until read() returns 0. */
+/*
+ * After the stop: copy what is left until read() returns 0. A signal stops
+ * it (the capture signals, blocked but for ppoll(), are let in after each
+ * read() as well, so that a ring that never runs dry cannot hide them),
+ * and the next one ends the tool.
+ */
 static int drain(struct dtl_copy *cp, const sigset_t *waitmask)
 {
 	struct pollfd pfd = { .fd = cp->fd, .events = POLLIN };
+	const struct timespec zero = { 0 };
 	sig_atomic_t seen = interrupted;
 	ssize_t n;
+	int ret;
 
 	for (;;) {
 		n = copy_once(cp);
@@ -189,17 +208,17 @@ static int drain(struct dtl_copy *cp, const sigset_t *waitmask)
 			return 0;
 		if (n == -1)
 			return -1;
-		if (n > 0)
-			continue;
-		if (ppoll(&pfd, 1, NULL, waitmask) < 0) {
-			if (errno != EINTR) {
-				pr_errno(errno, "poll %s", cp->dev);
-				return -1;
-			}
-			if (interrupted != seen) {
-				pr_err("interrupted while reading the rest of the stream");
-				return -1;
-			}
+		ret = ppoll(n > 0 ? NULL : &pfd, n > 0 ? 0 : 1,
+			    n > 0 ? &zero : NULL, waitmask);
+		if (ret < 0 && errno != EINTR) {
+			pr_errno(errno, "poll %s", cp->dev);
+			return -1;
+		}
+		if (interrupted != seen) {
+			release_signals();
+			pr_err("interrupted while copying the rest of the stream: stopped after %llu bytes",
+			       (unsigned long long)cp->bytes);
+			return -1;
 		}
 	}
 }
@@ -304,7 +323,7 @@ int cmd_dtl_record(int argc, char **argv)
 	char cpus_text[256], events_text[64];
 	__u64 *cpus = NULL, ring_kb = 0;
 	__u32 cpus_size = 0, events = HTMTRACE_DTL_ALL, nstats = 0;
-	int blocked = 0, keep = 0, ended = 0;
+	int blocked = 0, keep = 0, ended = 0, partial = 0;
 	int fd, opt, err, ret = EXIT_FAIL;
 
 	snprintf(co.dev, sizeof(co.dev), "%s", DTL_DEVICE);
@@ -424,29 +443,38 @@ int cmd_dtl_record(int argc, char **argv)
 		fprintf(stderr, "htmtrace %s: capturing; press Ctrl-C to stop\n",
 			cmd_name);
 	}
+	/* From here what was copied is kept, whatever fails. */
 	ended = capture(&cp, &wl, &waitmask);
 	if (ended < 0) {
 		ioctl(fd, HTMTRACE_IOC_DTL_STOP);
-		goto out_deconfigure;
+		goto out_partial;
 	}
 	/* A stream that ended by itself has nothing left to stop or read. */
 	if (!ended) {
 		if (dtl_ioctl(fd, dev, HTMTRACE_IOC_DTL_STOP, NULL, "stop"))
-			goto out_deconfigure;
+			goto out_partial;
 		if (drain(&cp, &waitmask))
-			goto out_deconfigure;
+			goto out_partial;
 	}
 	/* Data may first fail to reach the disk at close (NFS, quotas). */
-	err = close(cp.out) ? errno : 0;
+	err = sync_close(cp.out);
 	cp.out = -1;
 	if (err) {
-		pr_errno(err, "close %s", outname);
-		goto out_deconfigure;
+		pr_errno(-err, "close %s", outname);
+		pr_err("%s may hold less than the %llu bytes written to it",
+		       outname, (unsigned long long)cp.bytes);
+		goto out_partial;
 	}
 	keep = 1;
 	ret = EXIT_OK;
 	if (fetch_stats(fd, dev, &stats, &nstats))
 		ret = EXIT_FAIL;
+	goto out_deconfigure;
+
+out_partial:
+	/* Nothing but the header is no capture: removed, as before. */
+	partial = cp.records > 1;
+	keep = partial;
 
 out_deconfigure:
 	if (dtl_ioctl(fd, dev, HTMTRACE_IOC_DTL_DECONFIGURE, NULL,
@@ -463,6 +491,13 @@ out_file:
 	if (!keep) {
 		unlink(outname);
 		pr_err("removed the partial %s", outname);
+	} else if (partial) {
+		pr_err("kept %llu bytes (%llu records: %llu entries, %llu lost) in %s: whole records, the capture cut short there",
+		       (unsigned long long)cp.bytes,
+		       (unsigned long long)cp.records,
+		       (unsigned long long)cp.entries,
+		       (unsigned long long)cp.lost, outname);
+		pr_err("the rest of the capture is lost: the dispatch trace log is a stream, read once");
 	} else {
 		if (cpus_arg)
 			printf("captured CPUs %s on %s, events %s\n", cpus_text,

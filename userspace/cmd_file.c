@@ -51,14 +51,21 @@ static void describe_slot(char *buf, size_t len, const unsigned char *rec,
 			 text);
 }
 
-static void print_verify(const char *file, const struct verify_result *res)
+static void print_verify(const char *file, const struct verify_result *res,
+			 __u64 buffer_size)
 {
 	struct htmtrace_target t;
 	char text[96];
 
 	printf("file:          %s\n", file);
 	printf("records:       %llu of %d bytes\n",
-	       (unsigned long long)res->nslots, HVSIM_RECORD_SIZE);
+	       (unsigned long long)res->nrecords, HVSIM_RECORD_SIZE);
+	if (buffer_size && res->tail)
+		printf("buffer:        %llu records; the file ends %zu bytes into the next\n",
+		       (unsigned long long)res->nslots, res->tail);
+	else if (buffer_size)
+		printf("buffer:        %llu records\n",
+		       (unsigned long long)res->nslots);
 	if (res->have_target && res->written) {
 		target_from_word(&t, res->target);
 		format_target(text, sizeof(text), &t);
@@ -76,6 +83,7 @@ static void print_verify(const char *file, const struct verify_result *res)
 static const struct option verify_options[] = {
 	TARGET_OPTIONS,
 	{ "min-records", required_argument, NULL, OPT_MIN_RECORDS },
+	{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 	HELP_OPTION,
 	OPTIONS_END,
 };
@@ -88,7 +96,7 @@ int cmd_verify(int argc, char **argv)
 	unsigned char *buf;
 	const char *file;
 	char found[160], want[160];
-	__u64 min_records = 0;
+	__u64 min_records = 0, buffer_size = 0;
 	size_t len;
 	int opt, err;
 
@@ -100,6 +108,12 @@ int cmd_verify(int argc, char **argv)
 				return usage_err("bad record count '%s'",
 						 optarg);
 			break;
+		case OPT_BUFFER_SIZE:
+			if (parse_size(optarg, &buffer_size) || !buffer_size ||
+			    buffer_size % HVSIM_RECORD_SIZE)
+				return usage_err("bad buffer size '%s': expected a multiple of %d bytes",
+						 optarg, HVSIM_RECORD_SIZE);
+			break;
 		}
 	}
 	if (opt)
@@ -108,11 +122,15 @@ int cmd_verify(int argc, char **argv)
 	if (err)
 		return err;
 	filter = co.ta.given ? &co.ta : NULL;
-	verify_dump(buf, len, filter, &res);
+	verify_dump(buf, len, filter, buffer_size, &res);
 
 	switch (res.status) {
 	case VERIFY_EMPTY:
 		pr_err("%s: empty dump", file);
+		break;
+	case VERIFY_TOO_BIG:
+		pr_err("%s: %zu bytes, more than the buffer of %llu",
+		       file, len, (unsigned long long)buffer_size);
 		break;
 	case VERIFY_PARTIAL:
 		pr_err("%s: size %zu is not a multiple of %d: partial record at offset %llu",
@@ -120,7 +138,7 @@ int cmd_verify(int argc, char **argv)
 		       (unsigned long long)res.bad_offset);
 		break;
 	case VERIFY_MISMATCH:
-		print_verify(file, &res);
+		print_verify(file, &res, buffer_size);
 		describe_slot(found, sizeof(found), buf + res.bad_offset,
 			      filter);
 		if (res.bad_expect_zero) {
@@ -140,7 +158,7 @@ int cmd_verify(int argc, char **argv)
 		       (unsigned long long)res.bad_byte, want, found);
 		break;
 	case VERIFY_OK:
-		print_verify(file, &res);
+		print_verify(file, &res, buffer_size);
 		if (res.valid < min_records) {
 			pr_err("%s: %llu valid records, fewer than %llu",
 			       file, (unsigned long long)res.valid,

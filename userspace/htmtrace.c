@@ -61,8 +61,14 @@ static const struct command commands[] = {
 	  "sleep SECS, or wait for Ctrl-C), stop, read the whole trace into\n"
 	  "DIR/htm.bin.nN.pP.cC.tT and the memory configuration into\n"
 	  "DIR/translation.nN.pP.cC.tT (the files perf writes for htmdecode),\n"
-	  "then deconfigure. On failure the channel is deconfigured and the\n"
-	  "partial output files are removed.\n"
+	  "then deconfigure. The trace may end before the buffer (a no-wrap\n"
+	  "trace stopped early): \"N bytes of a buffer of M\" says so.\n"
+	  "A failure before the trace is taken deconfigures and removes the\n"
+	  "files. After, nothing destroys the trace: if the copy fails (a full\n"
+	  "disk, a read error) or Ctrl-C stops it, the trace file keeps what was\n"
+	  "written, the channel stays configured and stopped, and the commands\n"
+	  "that finish the job are printed (dump --offset, sysmem,\n"
+	  "deconfigure); exit status 1. A second Ctrl-C ends the tool.\n"
 	  "\n"
 	  TARGET_HELP
 	  DEVICE_HELP
@@ -93,9 +99,12 @@ static const struct command commands[] = {
 	  "stop, copy the rest of the stream, print each CPU's counters (entries\n"
 	  "copied, overwritten by the hypervisor before they were read, dropped\n"
 	  "because the session's ring was full, timer wakeups) and deconfigure.\n"
-	  "On failure the device is deconfigured and the partial FILE removed.\n"
 	  "Ctrl-C ends the capture, also while COMMAND runs; COMMAND is then\n"
-	  "still waited for. Decode FILE with 'htmtrace dtl report'.\n"
+	  "still waited for; a second Ctrl-C stops the copy of the rest. A\n"
+	  "failure before anything was captured removes FILE; after, a failure\n"
+	  "(a full disk, a read error) or that second Ctrl-C keeps the whole\n"
+	  "records written (exit status 1). Decode FILE with 'htmtrace dtl\n"
+	  "report'.\n"
 	  "\n"
 	  "  -C, --cpus CPUS       CPUs to capture, e.g. 0-3,8 (default: every\n"
 	  "                        CPU; a CPU that is offline joins when it comes\n"
@@ -125,15 +134,21 @@ static const struct command commands[] = {
 	  "                        per record, no summary; json: one document\n"
 	  "                        with \"clock\", \"records\" and \"summary\"\n" },
 	{ "dump", cmd_dump, "read a stopped channel's trace",
-	  "Usage: htmtrace dump [-d DEV] [-o FILE] [--bs SIZE]\n"
+	  "Usage: htmtrace dump [-d DEV] [-o FILE] [--offset BYTES] [--bs SIZE]\n"
 	  "\n"
-	  "Read the trace of a configured channel from offset 0 until the end\n"
-	  "of the HTM buffer, into FILE or to standard output (not a terminal).\n"
-	  "A channel that is still tracing is stopped by the read, unless it\n"
-	  "was configured with --wait: then the read waits for the trace to stop.\n"
+	  "Read the trace of a configured channel from offset 0 (or BYTES) until\n"
+	  "the hypervisor says the data ends, into FILE or to standard output\n"
+	  "(not a terminal). A channel that is still tracing is stopped by the\n"
+	  "read, unless it was configured with --wait: then the read waits for\n"
+	  "the trace to stop. If the dump fails after writing (a full disk, a\n"
+	  "read error) or Ctrl-C stops it, FILE keeps what was written and the\n"
+	  "command that resumes it is printed; exit status 1.\n"
 	  "\n"
 	  DEVICE_HELP
 	  "  -o, --output FILE     output file (default: standard output)\n"
+	  "      --offset BYTES    resume: read from offset BYTES, and write\n"
+	  "                        after the first BYTES of FILE (which must\n"
+	  "                        hold them; what follows is replaced)\n"
 	  "      --bs SIZE         read() size (default 1M; K, M, G suffixes)\n"
 	  PROGRESS_HELP },
 	{ "sysmem", cmd_sysmem, "memory configuration blocks (translation data)",
@@ -213,12 +228,18 @@ static const struct command commands[] = {
 	{ "status", cmd_status, "show a channel's state",
 	  "Usage: htmtrace status [-d DEV] [--json]\n"
 	  "\n"
-	  "Show the channel's state, target, flags and HTM buffer size.\n"
+	  "Show the channel's state, target, flags and HTM buffer size (unknown\n"
+	  "when the hypervisor's STATUS failed or gives none), where the trace\n"
+	  "data ended if a read found its end (data size), and whether the\n"
+	  "hypervisor refused the last stop.\n"
 	  "\n"
 	  DEVICE_HELP
 	  "      --json            print one JSON object: device, state,\n"
 	  "                        state_code, target (null when idle), flags,\n"
-	  "                        flags_code, buffer_size (null when idle)\n" },
+	  "                        flags_code, buffer_size (null when idle or\n"
+	  "                        unknown), data_size (null unless known),\n"
+	  "                        status_error (errno, 0 if none), stop_refused,\n"
+	  "                        hv_flags_code\n" },
 	{ "caps", cmd_caps, "show the hypervisor's HTM capabilities",
 	  "Usage: htmtrace caps [-t TYPE -n NODE -p CHIP -c CORE] [-d DEV] [--json]\n"
 	  "\n"
@@ -265,17 +286,23 @@ static const struct command commands[] = {
 	  "      --sim             also unload htmtrace_hvsim.ko\n" },
 	{ "verify", cmd_verify, "check a dump of the simulator",
 	  "Usage: htmtrace verify [-t TYPE] [-n NODE] [-p CHIP] [-c CORE]\n"
-	  "                       [--min-records N] FILE\n"
+	  "                       [--min-records N] [--buffer-size SIZE] FILE\n"
 	  "\n"
 	  "Check a dump of the hypervisor simulator byte for byte. The size must\n"
 	  "be a multiple of 128 (one record); the target and the number of\n"
 	  "records written are inferred from the intact records, and every slot\n"
 	  "must hold exactly the record the simulator leaves there, or zeros if\n"
-	  "it was never written. Target options force those fields.\n"
+	  "it was never written. Target options force those fields. A trace\n"
+	  "that ended before its buffer filled gives a shorter dump: it is\n"
+	  "checked as it is; with --buffer-size, also one cut short (a kept\n"
+	  "partial dump), even within a record, or of a wrapped trace.\n"
 	  "Exit status 0 if the dump is good, 1 at the first wrong record.\n"
 	  "\n"
 	  TARGET_HELP
-	  "      --min-records N   fail unless at least N records are valid\n" },
+	  "      --min-records N   fail unless at least N records are valid\n"
+	  "      --buffer-size SIZE  the size of the buffer dumped (K, M, G\n"
+	  "                        suffixes): FILE may hold less, and every\n"
+	  "                        byte it holds must be right\n" },
 	{ "simgen", cmd_simgen, NULL,
 	  "Usage: htmtrace simgen -t TYPE -n NODE [-p CHIP] [-c CORE] --log2 L\n"
 	  "                       --written W -o FILE\n"

@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -96,11 +97,14 @@ enum verify_status {
 	VERIFY_EMPTY,		/* the dump has no bytes */
 	VERIFY_PARTIAL,		/* the size is not a multiple of a record */
 	VERIFY_MISMATCH,	/* a slot does not hold what it should */
+	VERIFY_TOO_BIG,		/* larger than the buffer, or a bad buffer size */
 };
 
 struct verify_result {
 	enum verify_status status;
-	__u64 nslots;		/* records the dump holds */
+	__u64 nslots;		/* slots of the buffer */
+	__u64 nrecords;		/* whole records the dump holds */
+	size_t tail;		/* bytes of a last record cut short */
 	__u64 written;		/* records written since START, inferred */
 	__u64 valid;		/* slots holding their record */
 	__u64 zero;		/* slots never written and zero */
@@ -118,7 +122,8 @@ struct verify_result {
 void sim_slot_fill(unsigned char *rec, __u64 target, __u64 slot,
 		   __u64 nslots, __u64 written);
 void verify_dump(const unsigned char *buf, size_t size,
-		 const struct target_arg *filter, struct verify_result *res);
+		 const struct target_arg *filter, __u64 buffer_size,
+		 struct verify_result *res);
 
 /* dtl.c: dispatch trace log streams and the dtl command line. */
 
@@ -190,6 +195,7 @@ struct workload {
 
 void capture_sigset(sigset_t *set, int chld);
 int catch_signals(int chld);
+void release_signals(void);
 int workload_duration(struct workload *wl, const char *arg);
 int workload_operands(struct workload *wl, int argc, char **argv);
 int workload_prepare(struct workload *wl);
@@ -209,6 +215,9 @@ __printf(1, 2) int usage_err(const char *fmt, ...);
 int write_all(int fd, const void *buf, size_t len);
 int read_file(const char *path, unsigned char **bufp, size_t *lenp);
 int create_file(const char *path);
+int shell_word(char *buf, size_t len, const char *s);
+int device_word(char *buf, size_t len, const char *dev);
+int sync_close(int fd);
 void hexdump(FILE *f, const unsigned char *buf, size_t len);
 void json_string(FILE *f, const char *s);
 void json_hex(FILE *f, const unsigned char *buf, size_t len);
@@ -241,10 +250,12 @@ enum {
 	OPT_FORMAT,
 	OPT_HEX,
 	OPT_JSON,
+	OPT_BUFFER_SIZE,
 	OPT_MIN_RECORDS,
 	OPT_MODE,
 	OPT_NOWRAP,
 	OPT_NO_PROGRESS,
+	OPT_OFFSET,
 	OPT_PROGRESS,
 	OPT_RING_KB,
 	OPT_ROOT,
@@ -312,10 +323,28 @@ int cmd_dtl_report(int argc, char **argv);
 
 /* cmd_dev.c: device helpers used by record. */
 int open_device(const char *path, int flags);
+void chan_ioctl_err(int err, const char *what, const char *dev);
 int chan_ioctl(int fd, const char *dev, unsigned long cmd, void *arg,
 	       const char *what);
+
+/* What copy_trace() did. */
+struct trace_copy {
+	__u64 start;	/* offset of the channel the copy began at (in) */
+	__u64 done;	/* bytes written to the output since, all of them */
+	int err;	/* -errno of the read() or write() that failed, or 0 */
+	int write_err;	/* it was the output's write() */
+	int stopped;	/* a signal stopped the copy */
+};
+
 int copy_trace(int fd, const char *dev, int out, const char *outname,
-	       size_t bs, struct progress *prog, __u64 *total);
+	       size_t bs, struct progress *prog, struct trace_copy *tc);
+void query_status(int fd, struct htmtrace_status *st);
+bool trace_remains(int err);
+bool out_of_room(int err);
+int format_of_buffer(char *buf, size_t len, __u64 bytes,
+		     const struct htmtrace_status *st);
+const char *ended_early(__u64 bytes, const struct htmtrace_status *st);
+void print_dump_command(const char *dev, const char *file, __u64 offset);
 int fetch_hvbuf(int fd, const char *dev, unsigned long cmd, const char *what,
 		const struct htmtrace_target *t, unsigned char **bufp,
 		size_t *lenp);

@@ -6,9 +6,17 @@
  * Order: open the channel and create the output files (so that a bad -o
  * fails before the hardware is touched), fork the workload held on a pipe,
  * configure, start, release the workload (or sleep, or wait for a signal),
- * stop, read the trace, fetch the memory configuration, deconfigure. Once
- * configured, every exit path deconfigures; until both files are complete,
- * every failure removes them.
+ * stop, read the trace, fetch the memory configuration, deconfigure.
+ *
+ * Until the trace is taken (stopped), every failure deconfigures and
+ * removes both files. Once it is taken, nothing destroys it: the HTM
+ * buffer lives in the hypervisor until DECONFIGURE, so the channel is
+ * deconfigured only once the whole trace is on disk (written, flushed and
+ * closed). If the copy fails (a full disk, a read error) or Ctrl-C stops
+ * it, the trace file keeps what was written, under its own name, the
+ * channel is left configured and stopped, and the commands that finish
+ * the job are printed: a dump resumed at the offset reached, the memory
+ * configuration, the deconfigure.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,18 +30,36 @@
 
 #include "htmtrace.h"
 
-/* Stop the channel if it is still tracing (no-wrap may have stopped it). */
+/*
+ * Stop the channel if it is still tracing (no-wrap may have stopped it).
+ * Returns 0, 1 if the hypervisor refused the stop (H_STATE: the target is
+ * in no state to stop, so it may have stopped by itself; the read then
+ * decides), or -1 (reported).
+ */
 static int stop_trace(int fd, const char *dev, struct htmtrace_status *st)
 {
+	struct htmtrace_status after;
+	int err;
+
 	memset(st, 0, sizeof(*st));
 	if (chan_ioctl(fd, dev, HTMTRACE_IOC_STATUS, st, "status"))
 		return -1;
 	if (st->state != HTMTRACE_STATE_TRACING)
 		return 0;
-	if (chan_ioctl(fd, dev, HTMTRACE_IOC_STOP, NULL, "stop"))
-		return -1;
-	st->state = HTMTRACE_STATE_STOPPED;
-	return 0;
+	if (!ioctl(fd, HTMTRACE_IOC_STOP)) {
+		st->state = HTMTRACE_STATE_STOPPED;
+		return 0;
+	}
+	err = errno;
+	query_status(fd, &after);
+	if (err == EIO && (after.hv_flags & HTMTRACE_STATUS_STOP_REFUSED)) {
+		pr_errno(err, "stop %s", dev);
+		pr_err("the hypervisor refused the stop: the trace may have stopped by itself; reading it, the hypervisor's answer decides");
+		*st = after;
+		return 1;
+	}
+	chan_ioctl_err(err, "stop", dev);
+	return -1;
 }
 
 /* Fetch the memory configuration and write it. Returns 0 or -1 (reported). */
@@ -65,6 +91,142 @@ static int save_sysmem(int fd, const char *dev, int out, const char *outname,
 	return 0;
 }
 
+/* Where record writes, for what follows the trace. */
+struct record_files {
+	const char *dev;
+	int fd;			/* the channel */
+	const char *trace_name, *xlate_name;
+	int trace_fd, xlate_fd;
+	size_t bs;
+	int mode;		/* of the progress line */
+};
+
+/*
+ * The copy did not finish: the trace file keeps what was written, the
+ * channel the whole trace. Say so, and print the commands that finish
+ * the job.
+ */
+static void print_kept(const struct record_files *rf,
+		       const struct trace_copy *tc,
+		       const struct htmtrace_status *st, __u64 kept)
+{
+	char text[160], d[PATH_MAX + 8], x[4 * PATH_MAX + 8];
+
+	format_of_buffer(text, sizeof(text), kept, st);
+	pr_err("kept %s in %s: the dump is incomplete", text,
+	       rf->trace_name);
+	pr_err("%s still holds the whole trace, left configured and stopped; to finish%s, then release the channel:",
+	       rf->dev, tc->write_err && out_of_room(tc->err) ?
+	       " once there is room" : "");
+	print_dump_command(rf->dev, rf->trace_name, kept);
+	if (device_word(d, sizeof(d), rf->dev))
+		snprintf(d, sizeof(d), "DEV");
+	if (shell_word(x, sizeof(x), rf->xlate_name))
+		snprintf(x, sizeof(x), "FILE");
+	fprintf(stderr, "  htmtrace sysmem -d %s -o %s\n", d, x);
+	fprintf(stderr, "  htmtrace deconfigure -d %s\n", d);
+}
+
+/* What take_trace() did. */
+enum taken {
+	TAKEN_NONE,		/* no trace to keep: clean up */
+	TAKEN_PART,		/* the trace file is incomplete: channel kept */
+	TAKEN_NO_XLATE,		/* the trace is whole, the translation missing */
+	TAKEN_NOT_RELEASED,	/* both files whole, the deconfigure failed */
+	TAKEN_ALL,		/* both files whole, deconfigured */
+};
+
+/*
+ * The trace is taken (stopped, or its stop refused with @refused): read it
+ * into the trace file, write the memory configuration, and deconfigure
+ * once the whole trace is on disk. On a failure, what can be redone is:
+ * the channel stays configured until the trace file is complete. Closes
+ * both files, except with TAKEN_NONE: there is no trace to keep, and the
+ * caller cleans up as before the trace. Returns what was done (reported).
+ */
+static enum taken take_trace(struct record_files *rf,
+			     struct htmtrace_status *st, int refused,
+			     __u64 *trace_len, size_t *xlate_len,
+			     __u64 *nr_blocks, __u64 *nr_entries)
+{
+	sig_atomic_t seen = interrupted;
+	struct htmtrace_status after;
+	struct trace_copy tc = { 0 };
+	struct progress prog;
+	char text[160], d[PATH_MAX + 8], x[4 * PATH_MAX + 8];
+	int copied, err, xlate_ok = 0, deconfigured;
+
+	progress_init(&prog, rf->mode);
+	prog.total = st->buffer_size;
+	copied = !copy_trace(rf->fd, rf->dev, rf->trace_fd, rf->trace_name,
+			     rf->bs, &prog, &tc);
+	*trace_len = tc.done;
+	if (!copied && !tc.done && !tc.write_err && !tc.stopped &&
+	    (refused || !trace_remains(tc.err))) {
+		if (refused)
+			pr_err("the hypervisor refused the stop and the read: no trace to keep");
+		return TAKEN_NONE;
+	}
+
+	/* Flushed, so that the deconfigure cannot lose what the disk lacks. */
+	err = sync_close(rf->trace_fd);
+	rf->trace_fd = -1;
+	if (err) {
+		pr_errno(-err, "close %s", rf->trace_name);
+		/* What reached the disk is not known: from the start. */
+		copied = 0;
+		tc.done = 0;
+		if (!tc.err) {
+			tc.err = err;
+			tc.write_err = 1;
+		}
+	}
+	/* The size and where the data ended, as the read found them. */
+	query_status(rf->fd, &after);
+	if (!after.buffer_size)
+		after.buffer_size = st->buffer_size;
+	*st = after;
+
+	if (!copied) {
+		close(rf->xlate_fd);
+		rf->xlate_fd = -1;
+		unlink(rf->xlate_name);
+		print_kept(rf, &tc, st, tc.done);
+		return TAKEN_PART;
+	}
+
+	/* The whole trace is on disk: the hypervisor's copy may go. */
+	if (interrupted != seen) {
+		pr_err("interrupted: the memory configuration was not fetched");
+	} else if (!save_sysmem(rf->fd, rf->dev, rf->xlate_fd,
+				rf->xlate_name, xlate_len, nr_blocks,
+				nr_entries)) {
+		err = sync_close(rf->xlate_fd);
+		rf->xlate_fd = -1;
+		if (err)
+			pr_errno(-err, "close %s", rf->xlate_name);
+		else
+			xlate_ok = 1;
+	}
+	if (rf->xlate_fd >= 0)
+		close(rf->xlate_fd);
+	rf->xlate_fd = -1;
+	deconfigured = !chan_ioctl(rf->fd, rf->dev, HTMTRACE_IOC_DECONFIGURE,
+				   NULL, "deconfigure");
+	if (xlate_ok)
+		return deconfigured ? TAKEN_ALL : TAKEN_NOT_RELEASED;
+	unlink(rf->xlate_name);
+	format_of_buffer(text, sizeof(text), tc.done, st);
+	pr_err("kept the whole trace in %s: %s", rf->trace_name, text);
+	if (device_word(d, sizeof(d), rf->dev))
+		snprintf(d, sizeof(d), "DEV");
+	if (shell_word(x, sizeof(x), rf->xlate_name))
+		snprintf(x, sizeof(x), "FILE");
+	pr_err("the memory configuration is missing; to fetch it:");
+	fprintf(stderr, "  htmtrace sysmem -d %s -o %s\n", d, x);
+	return TAKEN_NO_XLATE;
+}
+
 static const struct option record_options[] = {
 	TARGET_OPTIONS,
 	DEVICE_OPTION,
@@ -90,8 +252,9 @@ int cmd_record(int argc, char **argv)
 	struct workload wl = WORKLOAD_INIT;
 	struct cmd_opts co = { .operands = 1 };
 	const char *dev = co.dev;
-	int dry_run = 0, keep = 0, mode = PROGRESS_AUTO;
-	struct progress prog;
+	int dry_run = 0, mode = PROGRESS_AUTO, refused;
+	enum taken taken;
+	struct record_files rf;
 	size_t bs = DEFAULT_BS, xlate_len = 0;
 	__u64 trace_len = 0, nr_blocks = 0, nr_entries = 0;
 	/*
@@ -203,30 +366,38 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
-	if (stop_trace(fd, dev, &st))
+	refused = stop_trace(fd, dev, &st);
+	if (refused < 0)
 		goto out_deconfigure;
-	progress_init(&prog, mode);
-	prog.total = st.buffer_size;
-	if (copy_trace(fd, dev, trace_fd, trace_name, bs, &prog, &trace_len))
+	rf.dev = dev;
+	rf.fd = fd;
+	rf.trace_name = trace_name;
+	rf.xlate_name = xlate_name;
+	rf.trace_fd = trace_fd;
+	rf.xlate_fd = xlate_fd;
+	rf.bs = bs;
+	rf.mode = mode;
+	taken = take_trace(&rf, &st, refused, &trace_len, &xlate_len,
+			   &nr_blocks, &nr_entries);
+	trace_fd = rf.trace_fd;
+	xlate_fd = rf.xlate_fd;
+	if (taken == TAKEN_NONE)
 		goto out_deconfigure;
-	if (save_sysmem(fd, dev, xlate_fd, xlate_name, &xlate_len, &nr_blocks,
-			&nr_entries))
-		goto out_deconfigure;
-	/* Data may first fail to reach the disk at close (NFS, quotas). */
-	err = close(trace_fd) ? errno : 0;
-	trace_fd = -1;
-	if (err) {
-		pr_errno(err, "close %s", trace_name);
-		goto out_deconfigure;
-	}
-	err = close(xlate_fd) ? errno : 0;
-	xlate_fd = -1;
-	if (err) {
-		pr_errno(err, "close %s", xlate_name);
-		goto out_deconfigure;
-	}
-	keep = 1;
-	ret = EXIT_OK;
+	format_target(text, sizeof(text), &co.ta.t);
+	printf("traced %s on %s\n", text, dev);
+	print_workload(&wl);
+	if (taken == TAKEN_PART)
+		goto out_dev;
+	format_of_buffer(text, sizeof(text), trace_len, &st);
+	printf("wrote %s to %s%s\n", text, trace_name,
+	       ended_early(trace_len, &st));
+	if (taken != TAKEN_NO_XLATE)
+		printf("wrote %zu bytes of memory configuration (%llu blocks, %llu entries) to %s\n",
+		       xlate_len, (unsigned long long)nr_blocks,
+		       (unsigned long long)nr_entries, xlate_name);
+	if (taken == TAKEN_ALL)
+		ret = EXIT_OK;
+	goto out_dev;
 
 out_deconfigure:
 	if (chan_ioctl(fd, dev, HTMTRACE_IOC_DECONFIGURE, NULL, "deconfigure"))
@@ -239,21 +410,9 @@ out_files:
 		close(trace_fd);
 	if (xlate_fd >= 0)
 		close(xlate_fd);
-	if (!keep) {
-		unlink(trace_name);
-		unlink(xlate_name);
-		pr_err("removed the partial %s and %s", trace_name,
-		       xlate_name);
-	} else {
-		format_target(text, sizeof(text), &co.ta.t);
-		printf("traced %s on %s\n", text, dev);
-		print_workload(&wl);
-		printf("wrote %llu bytes of trace to %s\n",
-		       (unsigned long long)trace_len, trace_name);
-		printf("wrote %zu bytes of memory configuration (%llu blocks, %llu entries) to %s\n",
-		       xlate_len, (unsigned long long)nr_blocks,
-		       (unsigned long long)nr_entries, xlate_name);
-	}
+	unlink(trace_name);
+	unlink(xlate_name);
+	pr_err("removed the partial %s and %s", trace_name, xlate_name);
 out_dev:
 	close(fd);
 	return ret;

@@ -241,3 +241,75 @@ void json_target(FILE *f, const struct htmtrace_target *t)
 	fprintf(f, ", \"type_code\": %u, \"node\": %u, \"chip\": %u, \"core\": %u}",
 		t->type, t->node, t->chip, t->core);
 }
+
+/*
+ * @s as one shell word, for a command the user is told to run: as it is if
+ * it holds only characters no shell treats specially, else in single
+ * quotes (a quote inside as '\''). Returns 0, or -ENAMETOOLONG.
+ */
+int shell_word(char *buf, size_t len, const char *s)
+{
+	static const char safe[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,/:@%";
+	size_t i = 0;
+
+	if (*s && strspn(s, safe) == strlen(s)) {
+		if ((size_t)snprintf(buf, len, "%s", s) >= len)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	if (len < 3)
+		return -ENAMETOOLONG;
+	buf[i++] = '\'';
+	for (; *s; s++) {
+		if (*s == '\'') {
+			if (i + 4 >= len)
+				return -ENAMETOOLONG;
+			memcpy(buf + i, "'\\''", 4);
+			i += 4;
+			continue;
+		}
+		if (i + 1 >= len)
+			return -ENAMETOOLONG;
+		buf[i++] = *s;
+	}
+	if (i + 2 > len)
+		return -ENAMETOOLONG;
+	buf[i++] = '\'';
+	buf[i] = '\0';
+	return 0;
+}
+
+/*
+ * The -d argument that names channel @dev in a command the user is told to
+ * run: N for /dev/htmN, else the path as a shell word.
+ */
+int device_word(char *buf, size_t len, const char *dev)
+{
+	const char *n = dev + strlen(DEVICE_PREFIX);
+
+	if (!strncmp(dev, DEVICE_PREFIX, strlen(DEVICE_PREFIX)) && *n &&
+	    strspn(n, "0123456789") == strlen(n) && (n[0] != '0' || !n[1])) {
+		if ((size_t)snprintf(buf, len, "%s", n) >= len)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	return shell_word(buf, len, dev);
+}
+
+/*
+ * Flush a finished output file to its disk (a regular file only: the copy
+ * the hypervisor holds may be released once this succeeds), then close it.
+ * Returns 0 or -errno; the fd is closed either way.
+ */
+int sync_close(int fd)
+{
+	struct stat st;
+	int err = 0;
+
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}

@@ -67,16 +67,38 @@ static int set_handlers(int chld)
 	return 0;
 }
 
-/* The signal handlers of a capture. Returns 0 or -1 after a message. */
+/*
+ * The signal handlers of a capture or a dump. Returns 0 or -1 after a
+ * message. A file size limit (RLIMIT_FSIZE) then makes write() fail with
+ * EFBIG, a write error like a full disk, instead of killing the tool with
+ * SIGXFSZ before it can say what it kept.
+ */
 int catch_signals(int chld)
 {
 	int err = set_handlers(chld);
 
+	if (!err && signal(SIGXFSZ, SIG_IGN) == SIG_ERR)
+		err = -errno;
 	if (err) {
 		pr_errno(-err, "signal handlers");
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The first SIGINT, SIGTERM or SIGHUP of a dump stopped it: the next one
+ * ends the tool at once, as if no handler was there, whatever the cleanup
+ * is waiting for. What is left to do is only saying what was kept, and
+ * that is printed before anything that may wait.
+ */
+void release_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		signal(sigs[i], SIG_DFL);
 }
 
 /* --duration SECONDS. Returns 0, or EXIT_USAGE after a message. */

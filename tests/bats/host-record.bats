@@ -47,6 +47,19 @@ channel() {
 	echo "$*" >"$FAKE_HTM_STATE"
 }
 
+# Run the commands the last `run --separate-stderr` printed to finish a
+# job (the indented "  htmtrace ..." lines of its standard error), against
+# the fake; each must succeed.
+resume() {
+	local cmd
+	grep '^  htmtrace ' <<<"$stderr" >resume.sh
+	[ -s resume.sh ]
+	while IFS= read -r cmd; do
+		eval "LD_PRELOAD=\$FAKEHTM \"\$HTMTRACE\" ${cmd#  htmtrace }" >&2 ||
+			{ echo "failed: $cmd" >&2; return 1; }
+	done <resume.sh
+}
+
 # What the fake's trace holds after its default 40 records in 32 slots.
 expected_trace() {
 	htm simgen -t "$1" -n "$2" -p "$3" -c "$4" --log2 12 --written 40 -o "$5"
@@ -61,9 +74,9 @@ XLATE=translation.n0.p2.c5.t2
 	[ "${#lines[@]}" -eq 4 ]
 	[ "${lines[0]}" = "traced core node 0 chip 2 core 5 on $DEV" ]
 	[ "${lines[1]}" = "traced for 0 s" ]
-	[ "${lines[2]}" = "wrote 4096 bytes of trace to $TRACE" ]
+	[ "${lines[2]}" = "wrote 4096 bytes of a buffer of 4096 to $TRACE" ]
 	[ "${lines[3]}" = "wrote 128 bytes of memory configuration (1 blocks, 3 entries) to $XLATE" ]
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP READ EOF at 4096 STATUS state=3 SYSMEM size=65536 length=128 DECONFIGURE" ]
 	# The channel is idle again.
 	[ "$(cat "$FAKE_HTM_STATE")" = "0 0 0 0 0 0" ]
 	# The trace is the fake's buffer, byte for byte.
@@ -80,7 +93,7 @@ XLATE=translation.n0.p2.c5.t2
 @test "record: -o puts both files in a directory" {
 	mkdir out
 	run -0 fhtm record -d "$DEV" -t nest -n 1 -p 0 -c 0 -o out --duration 0
-	[ "${lines[2]}" = "wrote 4096 bytes of trace to out/htm.bin.n1.p0.c0.t1" ]
+	[ "${lines[2]}" = "wrote 4096 bytes of a buffer of 4096 to out/htm.bin.n1.p0.c0.t1" ]
 	[ -f out/htm.bin.n1.p0.c0.t1 ]
 	[ -f out/translation.n1.p0.c0.t1 ]
 	[ "$(ls out | wc -l)" -eq 2 ]
@@ -107,19 +120,19 @@ XLATE=translation.n0.p2.c5.t2
 
 @test "record is no-wrap by default; --wrap asks for a wrapping trace" {
 	run -0 fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --wrap --duration 0
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STATUS state=2 STOP READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x0 START STATUS state=2 STOP READ EOF at 4096 STATUS state=3 SYSMEM size=65536 length=128 DECONFIGURE" ]
 }
 
 @test "record --nowrap: the flag is passed; a trace that stopped itself is not stopped again" {
 	export FAKE_HTM_SELFSTOP=1
 	run -0 fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --nowrap --duration 0
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=3 READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=3 READ EOF at 4096 STATUS state=3 SYSMEM size=65536 length=128 DECONFIGURE" ]
 }
 
 @test "record -- COMMAND: the workload runs between start and stop" {
 	run -0 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- \
 		sh -c 'echo WORKLOAD >>"$FAKE_HTM_LOG"; exit 3'
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START WORKLOAD STATUS state=2 STOP READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START WORKLOAD STATUS state=2 STOP READ EOF at 4096 STATUS state=3 SYSMEM size=65536 length=128 DECONFIGURE" ]
 	[ "${lines[1]}" = "workload exited with status 3" ]
 	[ -f "$TRACE" ]
 }
@@ -177,20 +190,36 @@ XLATE=translation.n0.p2.c5.t2
 	[ "${stderr_lines[1]}" = "htmtrace record: this needs CAP_PERFMON or CAP_SYS_ADMIN" ]
 }
 
-@test "record: a failed stop: exit 1, deconfigured, no files" {
+@test "record: a failed stop (not refused by the hypervisor): exit 1, deconfigured, no files" {
 	export FAKE_HTM_FAIL=stop:5
 	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
 	[ "${stderr_lines[0]}" = "htmtrace record: stop $DEV: Input/output error" ]
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP FAIL 5 DECONFIGURE" ]
-	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP FAIL 5 STATUS state=2 DECONFIGURE" ]
+	[ ! -e "$TRACE" ]
+	[ ! -e "$XLATE" ]
 }
 
-@test "record: a read error mid-dump: exit 1 at its offset, deconfigured, no files" {
+@test "record: a read error mid-dump: exit 1 at its offset, what was read kept, the channel kept, the resume resumes" {
 	export FAKE_HTM_FAIL=read:5:2048
 	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
 	[ "${stderr_lines[0]}" = "htmtrace record: read $DEV at offset 3000: Input/output error" ]
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP READ FAIL 5 DECONFIGURE" ]
-	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
+	[ "${stderr_lines[1]}" = "htmtrace record: kept 3000 bytes of a buffer of 4096 in $TRACE: the dump is incomplete" ]
+	[ "${stderr_lines[2]}" = "htmtrace record: $DEV still holds the whole trace, left configured and stopped; to finish, then release the channel:" ]
+	[ "${stderr_lines[3]}" = "  htmtrace dump -d $DEV --offset 3000 -o $TRACE" ]
+	[ "${stderr_lines[4]}" = "  htmtrace sysmem -d $DEV -o $XLATE" ]
+	[ "${stderr_lines[5]}" = "  htmtrace deconfigure -d $DEV" ]
+	[ "${#stderr_lines[@]}" -eq 6 ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP READ FAIL 5 STATUS state=3" ]
+	[ "$(cat "$FAKE_HTM_STATE")" = "3 1 2 0 2 5" ]
+	[ "$(stat -c %s "$TRACE")" -eq 3000 ]
+	[ ! -e "$XLATE" ]
+	# The hypervisor recovers: the three commands, as printed, finish.
+	unset FAKE_HTM_FAIL
+	resume
+	expected_trace core 0 2 5 want.bin
+	cmp want.bin "$TRACE"
+	[ "$(stat -c %s "$XLATE")" -eq 128 ]
+	[ "$(cat "$FAKE_HTM_STATE")" = "0 0 0 0 0 0" ]
 }
 
 @test "record: memory configuration larger than the first buffer is fetched whole" {
@@ -206,19 +235,29 @@ XLATE=translation.n0.p2.c5.t2
 	[ "${lines[3]}" = "block 2: offset 130816, 2043 entries, next 0x0000000000000000" ]
 }
 
-@test "record: a failed memory configuration: exit 1, deconfigured, no files" {
+@test "record: a failed memory configuration: exit 1, the whole trace kept, deconfigured, the command that fetches it" {
 	export FAKE_HTM_FAIL=sysmem:5
 	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
 	[ "${stderr_lines[0]}" = "htmtrace record: memory configuration $DEV: Input/output error" ]
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP READ EOF at 4096 SYSMEM FAIL 5 DECONFIGURE" ]
-	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
+	[ "${stderr_lines[1]}" = "htmtrace record: kept the whole trace in $TRACE: 4096 bytes of a buffer of 4096" ]
+	[ "${stderr_lines[2]}" = "htmtrace record: the memory configuration is missing; to fetch it:" ]
+	[ "${stderr_lines[3]}" = "  htmtrace sysmem -d $DEV -o $XLATE" ]
+	[ "${lines[2]}" = "wrote 4096 bytes of a buffer of 4096 to $TRACE" ]
+	[ "${#lines[@]}" -eq 3 ]
+	# The trace was whole on disk: the channel was released.
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP READ EOF at 4096 STATUS state=3 SYSMEM FAIL 5 DECONFIGURE" ]
+	run -0 htm verify -t core -n 0 -p 2 -c 5 "$TRACE"
+	[ ! -e "$XLATE" ]
+	unset FAKE_HTM_FAIL
+	resume
+	[ "$(stat -c %s "$XLATE")" -eq 128 ]
 }
 
 @test "record: a failed deconfigure is an error, but the complete files stay" {
 	export FAKE_HTM_FAIL=deconfigure:5
 	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
 	[ "${stderr_lines[0]}" = "htmtrace record: deconfigure $DEV: Input/output error" ]
-	[ "${lines[2]}" = "wrote 4096 bytes of trace to $TRACE" ]
+	[ "${lines[2]}" = "wrote 4096 bytes of a buffer of 4096 to $TRACE" ]
 	run -0 htm verify "$TRACE"
 	[ "$(stat -c %s "$XLATE")" -eq 128 ]
 }
@@ -240,8 +279,8 @@ XLATE=translation.n0.p2.c5.t2
 	[ "$rc" -eq 0 ]
 	[ "$(cat err.txt)" = "htmtrace record: tracing; press Ctrl-C to stop" ]
 	[ "$(sed -n 2p out.txt)" = "traced until a signal" ]
-	[ "$(sed -n 3p out.txt)" = "wrote 4096 bytes of trace to $TRACE" ]
-	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP READ EOF at 4096 SYSMEM size=65536 length=128 DECONFIGURE" ]
+	[ "$(sed -n 3p out.txt)" = "wrote 4096 bytes of a buffer of 4096 to $TRACE" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP READ EOF at 4096 STATUS state=3 SYSMEM size=65536 length=128 DECONFIGURE" ]
 }
 
 @test "record --duration traces at least that long" {
@@ -270,13 +309,13 @@ XLATE=translation.n0.p2.c5.t2
 	run -0 fhtm status -d "$DEV"
 	[ "${lines[1]}" = "state:       stopped" ]
 	run -0 --separate-stderr fhtm dump -d "$DEV" -o t.bin
-	[ "$output" = "wrote 4096 bytes from $DEV to t.bin" ]
+	[ "$output" = "wrote 4096 bytes of a buffer of 4096 from $DEV to t.bin" ]
 	run -0 htm verify -t nest -n 1 -p 2 -c 3 t.bin
 	run -0 fhtm deconfigure -d "$DEV"
 	run -0 fhtm status -d "$DEV"
 	[ "${#lines[@]}" -eq 2 ]
 	[ "${lines[1]}" = "state:       idle" ]
-	[ "$(ops)" = "CONFIGURE type=1 node=1 chip=2 core=3 flags=0x3 STATUS state=1 START STATUS state=2 STOP STATUS state=3 READ EOF at 4096 DECONFIGURE STATUS state=0" ]
+	[ "$(ops)" = "CONFIGURE type=1 node=1 chip=2 core=3 flags=0x3 STATUS state=1 START STATUS state=2 STOP STATUS state=3 READ EOF at 4096 STATUS state=3 DECONFIGURE STATUS state=0" ]
 }
 
 @test "dump: to standard output, with any read size" {
@@ -293,7 +332,8 @@ XLATE=translation.n0.p2.c5.t2
 @test "dump of an idle channel: exit 1 with ENODATA, no output file" {
 	run -1 --separate-stderr fhtm dump -d "$DEV" -o x.bin
 	[ "${stderr_lines[0]}" = "htmtrace dump: read $DEV at offset 0: No data available" ]
-	[ "${stderr_lines[1]}" = "htmtrace dump: removed the partial x.bin" ]
+	[ "${stderr_lines[1]}" = "htmtrace dump: removed the empty x.bin" ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
 	[ ! -e x.bin ]
 }
 
@@ -396,9 +436,9 @@ PROGRESS_END_RE='^1\.0 MiB of 1\.0 MiB \(100%\), [0-9.]+ MB/s, done in 0:0[0-9]$
 	[ "$n" -le $((ELAPSED * 4 / 1000 + 1)) ]
 	[ "$(grep -cvE "$PROGRESS_RE" lines.txt)" -eq 2 ]
 	grep -qE "$PROGRESS_END_RE" <<<"$(tail -n 2 lines.txt | head -n 1)"
-	[ "$(tail -n 1 lines.txt)" = "wrote 1048576 bytes from $DEV to t.bin" ]
+	[ "$(tail -n 1 lines.txt)" = "wrote 1048576 bytes of a buffer of 1048576 from $DEV to t.bin" ]
 	# The size came from STATUS; the trace is whole.
-	[ "$(ops)" = "STATUS state=3 READ EOF at 1048576" ]
+	[ "$(ops)" = "STATUS state=3 READ EOF at 1048576 STATUS state=3" ]
 	htm simgen -t core -n 0 -p 2 -c 5 --log2 20 --written 40 -o want.bin
 	cmp want.bin t.bin
 }
@@ -409,17 +449,21 @@ PROGRESS_END_RE='^1\.0 MiB of 1\.0 MiB \(100%\), [0-9.]+ MB/s, done in 0:0[0-9]$
 	cat lines.txt
 	[ "$(grep -cE "$PROGRESS_RE" lines.txt)" -ge 2 ]
 	grep -qE "$PROGRESS_END_RE" lines.txt
-	grep -qx "wrote 1048576 bytes of trace to $TRACE" lines.txt
+	grep -qx "wrote 1048576 bytes of a buffer of 1048576 to $TRACE" lines.txt
 }
 
 @test "dump on a terminal: an unknown size gives bytes and MB/s only" {
 	channel 3 0 2 0 2 5
-	FAKE_HTM_FAIL=status:5 on_tty dump -d "$DEV" -o t.bin
-	tty_lines >lines.txt
-	cat lines.txt
-	grep -qE '^[0-9.]+ KiB, [0-9.]+ MB/s$' lines.txt
-	grep -qE '^1\.0 MiB, [0-9.]+ MB/s, done in 0:0[0-9]$' lines.txt
-	! grep -q ' of ' lines.txt
+	# STATUS fails, or the hypervisor gives no size (buffer_size 0).
+	for fail in FAKE_HTM_FAIL=status:5 FAKE_HTM_STATUS_ERR=5; do
+		(export "${fail?}"; on_tty dump -d "$DEV" -o t.bin)
+		tty_lines >lines.txt
+		cat lines.txt
+		grep -qE '^[0-9.]+ KiB, [0-9.]+ MB/s$' lines.txt
+		grep -qE '^1\.0 MiB, [0-9.]+ MB/s, done in 0:0[0-9]$' lines.txt
+		[ "$(tail -n 1 lines.txt)" = "wrote 1048576 bytes of a buffer of unknown size from $DEV to t.bin" ]
+		run -1 grep -E ' of [0-9.]+ (KiB|MiB)' lines.txt
+	done
 }
 
 @test "no progress when standard error is not a terminal, nor with --no-progress" {
@@ -427,11 +471,12 @@ PROGRESS_END_RE='^1\.0 MiB of 1\.0 MiB \(100%\), [0-9.]+ MB/s, done in 0:0[0-9]$
 	export FAKE_HTM_LOG2=20 FAKE_HTM_CHUNK=65536 FAKE_HTM_READ_US=50000
 	run -0 --separate-stderr fhtm dump -d "$DEV" -o t.bin
 	[ "$stderr" = "" ]
-	[ "$output" = "wrote 1048576 bytes from $DEV to t.bin" ]
-	# Nor a STATUS to learn the size.
-	[ "$(ops)" = "READ EOF at 1048576" ]
+	[ "$output" = "wrote 1048576 bytes of a buffer of 1048576 from $DEV to t.bin" ]
+	# No STATUS for the progress line: one after the read, for the size
+	# and where the data ended.
+	[ "$(ops)" = "READ EOF at 1048576 STATUS state=3" ]
 	on_tty dump -d "$DEV" -o t.bin --no-progress
-	[ "$(tty_lines)" = "wrote 1048576 bytes from $DEV to t.bin" ]
+	[ "$(tty_lines)" = "wrote 1048576 bytes of a buffer of 1048576 from $DEV to t.bin" ]
 	# --progress forces it.
 	run -0 --separate-stderr fhtm dump -d "$DEV" -o t.bin --progress
 	grep -qE "$PROGRESS_END_RE" <<<"$(tr '\r' '\n' <<<"$stderr" | sed 's/ *$//')"
@@ -442,7 +487,7 @@ PROGRESS_END_RE='^1\.0 MiB of 1\.0 MiB \(100%\), [0-9.]+ MB/s, done in 0:0[0-9]$
 	command -v script >/dev/null || skip "no script(1) (util-linux)"
 	script -qec "$(printf '%q ' env LD_PRELOAD="$FAKEHTM" "$HTMTRACE" dump -d "$DEV" -o t.bin)" \
 		/dev/null >tty.out </dev/null
-	[ "$(tty_lines)" = "wrote 4096 bytes from $DEV to t.bin" ]
+	[ "$(tty_lines)" = "wrote 4096 bytes of a buffer of 4096 from $DEV to t.bin" ]
 }
 
 @test "a read error under the progress line: the message starts a line of its own" {
@@ -454,7 +499,8 @@ PROGRESS_END_RE='^1\.0 MiB of 1\.0 MiB \(100%\), [0-9.]+ MB/s, done in 0:0[0-9]$
 	cat lines.txt
 	grep -qE "$PROGRESS_RE" lines.txt
 	grep -qx "htmtrace dump: read $DEV at offset 524288: Input/output error" lines.txt
-	grep -qx "htmtrace dump: removed the partial t.bin" lines.txt
+	grep -qx "htmtrace dump: kept 524288 bytes of a buffer of 1048576 in t.bin: the dump is incomplete" lines.txt
+	grep -qx "  htmtrace dump -d $DEV --offset 524288 -o t.bin" lines.txt
 }
 
 # --- --json: status, caps, sysmem, sysproc ----------------------------------
@@ -475,14 +521,24 @@ if not eval("(" + sys.argv[1] + ")"):
 	[ "$stderr" = "" ]
 	json_check 'd == {"device": "'"$DEV"'", "state": "configured", "state_code": 1,
 		"target": {"type": "core", "type_code": 2, "node": 0, "chip": 2, "core": 5},
-		"flags": ["nowrap", "wait"], "flags_code": 3, "buffer_size": 4096}' <<<"$output"
+		"flags": ["nowrap", "wait"], "flags_code": 3, "buffer_size": 4096,
+		"data_size": None, "status_error": 0, "stop_refused": False,
+		"hv_flags_code": 0}' <<<"$output"
 	channel 2 0 7 1 0 0
 	run -0 fhtm status -d "$DEV" --json
 	json_check 'd["state"] == "tracing" and d["flags"] == [] and d["target"]["type"] is None and d["target"]["type_code"] == 7' <<<"$output"
 	channel 0 0 0 0 0 0
 	run -0 fhtm status -d "$DEV" --json
 	json_check 'd == {"device": "'"$DEV"'", "state": "idle", "state_code": 0, "target": None,
-		"flags": [], "flags_code": 0, "buffer_size": None}' <<<"$output"
+		"flags": [], "flags_code": 0, "buffer_size": None, "data_size": None,
+		"status_error": 0, "stop_refused": False, "hv_flags_code": 0}' <<<"$output"
+	# What the driver knows when the hypervisor's STATUS failed, where the
+	# data ended, and a refused stop.
+	channel 3 1 2 0 2 5 refused 1
+	FAKE_HTM_STATUS_ERR=5 FAKE_HTM_DATA_END=1280 run -0 fhtm status -d "$DEV" --json
+	json_check 'd["buffer_size"] is None and d["data_size"] == 1280 and
+		d["status_error"] == 5 and d["stop_refused"] is True and
+		d["hv_flags_code"] == 3' <<<"$output"
 }
 
 @test "status --json: a device name with quotes, backslashes and a tab stays valid JSON" {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fakecommon.c: what fakehtm.so and fakedtl.so share (fakecommon.h): the
- * open(), close(), ioctl() and read() they interpose, which hand the fake
- * fd to the fake's own fake_ioctl() and fake_read(). Test fixture only,
- * linked into each fake.
+ * open(), close(), ioctl(), read() and lseek() they interpose, which hand
+ * the fake fd to the fake's own fake_ioctl(), fake_read() and fake_lseek().
+ * Test fixture only, linked into each fake.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -140,4 +140,20 @@ ssize_t read(int fd, void *buf, size_t count)
 	if (fd < 0 || fd != fake_fd)
 		return real_read(fd, buf, count);
 	return fake_read(buf, count);
+}
+
+off_t lseek(int fd, off_t off, int whence)
+{
+	static off_t (*real_lseek)(int, off_t, int);
+
+	if (!real_lseek)
+		real_lseek = dlsym(RTLD_NEXT, "lseek");
+	if (fd < 0 || fd != fake_fd)
+		return real_lseek(fd, off, whence);
+	return fake_lseek(off, whence);
+}
+
+off_t lseek64(int fd, off_t off, int whence)
+{
+	return lseek(fd, off, whence);
 }

@@ -19,14 +19,15 @@
  * Each fake defines these: the names of its environment variables (the
  * device whose open() gives the fake fd, the log, the failure to inject),
  * what it does once the fake fd is opened (@flags of the open()) and
- * closed, and its ioctl() and read() of the fake fd (the others go to the
- * real ones).
+ * closed, and its ioctl(), read() and lseek() of the fake fd (the others
+ * go to the real ones).
  */
 extern const char fake_dev_var[], fake_log_var[], fake_fail_var[];
 void fake_opened(int flags);
 void fake_closed(void);
 int fake_ioctl(unsigned long req, void *arg);
 ssize_t fake_read(void *buf, size_t count);
+off_t fake_lseek(off_t off, int whence);
 
 /* The fd of the fake device, or -1. */
 extern int fake_fd;

@@ -14,6 +14,7 @@
  *                    all); the rest comes after STOP, then EOF
  *   FAKE_DTL_CHUNK   largest read() answer in bytes, at least one record
  *                    (default: as much as the buffer holds)
+ *   FAKE_DTL_READ_US microseconds each read() of records takes (default 0)
  *   FAKE_DTL_NCPUS   CPUs of a session of every CPU (default 4)
  *   FAKE_DTL_FAIL    op:errno: fail op (configure, start, stop,
  *                    deconfigure, stats, read) with errno
@@ -111,6 +112,15 @@ void fake_opened(int flags)
 void fake_closed(void)
 {
 	log_op("CLOSE");
+}
+
+/* A stream: no position to seek to. */
+off_t fake_lseek(off_t off, int whence)
+{
+	(void)off;
+	(void)whence;
+	errno = ESPIPE;
+	return -1;
 }
 
 static int configure(struct htmtrace_dtl_config *cfg)
@@ -298,6 +308,8 @@ ssize_t fake_read(void *buf, size_t count)
 	memcpy(buf, stream + pos, n);
 	pos += n;
 	log_op("READ %zu", n);
+	if (env_num("FAKE_DTL_READ_US", 0))
+		usleep(env_num("FAKE_DTL_READ_US", 0));
 	return n;
 }
 

@@ -22,6 +22,18 @@
  *   FAKE_HTM_FAIL      op:errno[:offset]: fail op (configure, start, stop,
  *                      deconfigure, status, sysmem, sysproc, caps, setup,
  *                      read at or past offset) with errno
+ *   FAKE_HTM_DATA_END  the hypervisor says the data ends at this offset,
+ *                      before the buffer size: read() returns 0 there, and
+ *                      STATUS says so (HTMTRACE_STATUS_DATA_END, data_size)
+ *   FAKE_HTM_STATUS_ERR  the hypervisor's STATUS fails with this errno: the
+ *                      ioctl answers buffer_size 0 (unknown), status_error
+ *   FAKE_HTM_STOP_REFUSED  STOP fails with EIO, the state stays tracing with
+ *                      HTMTRACE_STATUS_STOP_REFUSED; then read() decides:
+ *                      "stopped" (the default) reads the trace, which had
+ *                      stopped itself, "dead" fails with EIO
+ *
+ * lseek() sets the position (SEEK_SET, SEEK_CUR; SEEK_END is the buffer
+ * size) and is logged as SEEK.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +51,7 @@
 struct chan {
 	unsigned int state, flags;
 	struct htmtrace_target t;
+	unsigned int refused;	/* the last STOP was refused */
 };
 
 static off_t fake_pos;
@@ -60,6 +73,8 @@ static void load(struct chan *c)
 	if (fscanf(f, "%u %u %u %u %u %u", &c->state, &c->flags, &c->t.type,
 		   &c->t.node, &c->t.chip, &c->t.core) != 6)
 		memset(c, 0, sizeof(*c));
+	else if (fscanf(f, " refused %u", &c->refused) != 1)
+		c->refused = 0;
 	fclose(f);
 }
 
@@ -70,8 +85,11 @@ static void save(const struct chan *c)
 
 	if (!f)
 		return;
-	fprintf(f, "%u %u %u %u %u %u\n", c->state, c->flags, c->t.type,
+	fprintf(f, "%u %u %u %u %u %u", c->state, c->flags, c->t.type,
 		c->t.node, c->t.chip, c->t.core);
+	if (c->refused)
+		fprintf(f, " refused %u", c->refused);
+	fputc('\n', f);
 	fclose(f);
 }
 
@@ -186,6 +204,11 @@ int fake_ioctl(unsigned long req, void *arg)
 			return fail("STOP", err);
 		if (c.state != HTMTRACE_STATE_TRACING)
 			return fail("STOP", EBADFD);
+		if (getenv("FAKE_HTM_STOP_REFUSED")) {
+			c.refused = 1;
+			save(&c);
+			return fail("STOP refused", EIO);
+		}
 		c.state = HTMTRACE_STATE_STOPPED;
 		log_op("STOP");
 		break;
@@ -212,6 +235,17 @@ int fake_ioctl(unsigned long req, void *arg)
 			st->flags = c.flags;
 			st->target = c.t;
 			st->buffer_size = 1ULL << env_num("FAKE_HTM_LOG2", 12);
+			if (env_num("FAKE_HTM_STATUS_ERR", 0)) {
+				st->buffer_size = 0;
+				st->status_error = -(int)env_num("FAKE_HTM_STATUS_ERR", 0);
+			}
+			if (getenv("FAKE_HTM_DATA_END") &&
+			    c.state == HTMTRACE_STATE_STOPPED) {
+				st->hv_flags |= HTMTRACE_STATUS_DATA_END;
+				st->data_size = env_num("FAKE_HTM_DATA_END", 0);
+			}
+			if (c.refused)
+				st->hv_flags |= HTMTRACE_STATUS_STOP_REFUSED;
 		}
 		log_op("STATUS state=%u", c.state);
 		break;
@@ -261,6 +295,7 @@ ssize_t fake_read(void *buf, size_t count)
 	size_t chunk = env_num("FAKE_HTM_CHUNK", 1000), n, i;
 	unsigned char rec[HVSIM_RECORD_SIZE];
 	uint64_t word, slot = UINT64_MAX;
+	const char *v;
 	__u64 seq;
 	struct chan c;
 	int err;
@@ -275,7 +310,15 @@ ssize_t fake_read(void *buf, size_t count)
 	if (c.state == HTMTRACE_STATE_IDLE ||
 	    c.state == HTMTRACE_STATE_CONFIGURED)
 		return fail("READ", ENODATA);
-	if (c.state == HTMTRACE_STATE_TRACING) {
+	if (c.state == HTMTRACE_STATE_TRACING && c.refused) {
+		v = getenv("FAKE_HTM_STOP_REFUSED");
+		if (v && !strcmp(v, "dead"))
+			return fail("READ", EIO);
+		c.state = HTMTRACE_STATE_STOPPED;
+		c.refused = 0;
+		save(&c);
+		log_op("READ found it stopped");
+	} else if (c.state == HTMTRACE_STATE_TRACING) {
 		c.state = HTMTRACE_STATE_STOPPED;
 		save(&c);
 		log_op("STOP by read");
@@ -283,6 +326,9 @@ ssize_t fake_read(void *buf, size_t count)
 	err = injected("read", fake_pos);
 	if (err)
 		return fail("READ", err);
+	if (getenv("FAKE_HTM_DATA_END") &&
+	    env_num("FAKE_HTM_DATA_END", 0) < size)
+		size = env_num("FAKE_HTM_DATA_END", 0);
 	if ((uint64_t)fake_pos >= size) {
 		log_op("READ EOF at %llu", (unsigned long long)fake_pos);
 		return 0;
@@ -307,4 +353,23 @@ ssize_t fake_read(void *buf, size_t count)
 	if (env_num("FAKE_HTM_READ_US", 0))
 		usleep(env_num("FAKE_HTM_READ_US", 0));
 	return n;
+}
+
+off_t fake_lseek(off_t off, int whence)
+{
+	off_t base = whence == SEEK_CUR ? fake_pos : 0;
+
+	if (whence == SEEK_END) {
+		base = 1LL << env_num("FAKE_HTM_LOG2", 12);
+	} else if (whence != SEEK_SET && whence != SEEK_CUR) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (base + off < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	fake_pos = base + off;
+	log_op("SEEK %lld", (long long)fake_pos);
+	return fake_pos;
 }
