@@ -718,7 +718,7 @@ int cmd_dump(int argc, char **argv)
 	struct htmtrace_status st;
 	struct trace_copy tc = { 0 };
 	char text[160];
-	int mode = PROGRESS_AUTO, have_offset = 0, resumable;
+	int mode = PROGRESS_AUTO, have_offset = 0, resumable, st_known = 1;
 	__u64 offset = 0, kept;
 	int fd, out, opt, ret, err;
 
@@ -790,8 +790,14 @@ int cmd_dump(int argc, char **argv)
 	err = copy_trace(fd, dev, out, output ? output : "standard output",
 			 bs, &prog, &tc);
 	kept = offset + tc.done;
-	/* After the read: the size and where the data ended, if known. */
-	query_status(fd, &st);
+	/*
+	 * After the read: the size and where the data ended, if known; not
+	 * after Ctrl-C, which asks for no more hypervisor calls.
+	 */
+	if (!tc.stopped)
+		query_status(fd, &st);
+	else if (!prog.on)
+		st_known = 0;
 	close(fd);
 	if (output && close(out) && !err) {
 		err = -1;
@@ -824,7 +830,11 @@ int cmd_dump(int argc, char **argv)
 		unlink(output);
 		pr_err("removed the empty %s", output);
 	} else if (output) {
-		format_of_buffer(text, sizeof(text), kept, &st);
+		if (st_known)
+			format_of_buffer(text, sizeof(text), kept, &st);
+		else
+			snprintf(text, sizeof(text), "%llu bytes",
+				 (unsigned long long)kept);
 		pr_err("kept %s in %s: the dump is incomplete", text, output);
 	} else if (tc.done) {
 		pr_err("wrote %llu bytes to standard output: the dump is incomplete",

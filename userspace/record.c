@@ -181,11 +181,16 @@ static enum taken take_trace(struct record_files *rf,
 			tc.write_err = 1;
 		}
 	}
-	/* The size and where the data ended, as the read found them. */
-	query_status(rf->fd, &after);
-	if (!after.buffer_size)
-		after.buffer_size = st->buffer_size;
-	*st = after;
+	/*
+	 * The size and where the data ended, as the read found them; not
+	 * after Ctrl-C, which asks for no more hypervisor calls.
+	 */
+	if (!tc.stopped) {
+		query_status(rf->fd, &after);
+		if (!after.buffer_size)
+			after.buffer_size = st->buffer_size;
+		*st = after;
+	}
 
 	if (!copied) {
 		close(rf->xlate_fd);

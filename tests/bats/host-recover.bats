@@ -109,6 +109,34 @@ interrupt_bg() {
 	MS=$((($(date +%s%N) - t0) / 1000000))
 }
 
+# Run bash script $2 in a mount namespace of its own, in a tmpfs of $1
+# mounted on small/, where it starts; a function "grow" there gives the
+# tmpfs room (1 MiB) and "finish" runs the commands err.txt printed to
+# finish the job. Not root: in a user namespace of its own, where it may
+# mount (unshare -r). Skips where neither can be had.
+in_small_tmpfs() {
+	local ns=(-m)
+	[ "$(id -u)" -eq 0 ] || ns=(-r -m)
+	unshare "${ns[@]}" mount -t tmpfs tmpfs /mnt 2>/dev/null ||
+		skip "cannot mount a tmpfs here (unshare ${ns[*]})"
+	mkdir -p small
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	unshare "${ns[@]}" bash -c '
+		set -u
+		mount -t tmpfs -o size="$1" tmpfs small || exit 99
+		cd small || exit 99
+		grow() { mount -o remount,size=1m tmpfs . || echo "remount failed"; }
+		finish() {
+			local cmd
+			grep "^  htmtrace " ../err.txt | sed "s/^  htmtrace //" >../finish.sh
+			while IFS= read -r cmd; do
+				eval "LD_PRELOAD=\$FAKEHTM \"\$HTMTRACE\" $cmd" >&2 ||
+					echo "failed: $cmd"
+			done <../finish.sh
+		}
+		eval "$2"' bash "$1" "$2"
+}
+
 # --- a full disk ----------------------------------------------------------------
 
 @test "record: a full disk mid-dump: exit 1, what was written kept, the channel configured and stopped, the printed commands finish it byte for byte" {
@@ -155,25 +183,15 @@ interrupt_bg() {
 }
 
 @test "record: a full tmpfs (ENOSPC): the same, resumed once the file system has room" {
-	[ "$(id -u)" -eq 0 ] || skip "mounting a tmpfs needs root"
-	unshare -m true 2>/dev/null || skip "no mount namespace (unshare -m)"
 	export FAKE_HTM_LOG2=16 FAKE_HTM_WRITTEN=300
-	mkdir small
-	# One private mount namespace: a 16 KiB tmpfs that fills up, then
-	# grows, for the printed commands; the files are copied out.
-	run -0 --separate-stderr unshare -m bash -c '
-		set -u
-		mount -t tmpfs -o size=16k tmpfs small || exit 99
-		cd small
+	run -0 --separate-stderr in_small_tmpfs 16k '
 		LD_PRELOAD=$FAKEHTM "$HTMTRACE" record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0 >../out.txt 2>../err.txt
 		echo "rc=$?"
 		cat "$FAKE_HTM_STATE"
 		stat -c %s '"$TRACE"'
 		cp '"$TRACE"' ../kept.bin
-		mount -o remount,size=1m tmpfs . || exit 98
-		grep "^  htmtrace " ../err.txt | sed "s/^  htmtrace //" | while IFS= read -r cmd; do
-			eval "LD_PRELOAD=\$FAKEHTM \"\$HTMTRACE\" $cmd" >&2 || echo "failed: $cmd"
-		done
+		grow
+		finish
 		cp '"$TRACE $XLATE"' ..'
 	cat err.txt
 	[ "${lines[0]}" = "rc=1" ]
@@ -190,6 +208,28 @@ interrupt_bg() {
 	cmp want.bin "$TRACE"
 	[ "$(stat -c %s "$XLATE")" -eq 128 ]
 	[ "$(cat "$FAKE_HTM_STATE")" = "$IDLE" ]
+}
+
+@test "dump: a full tmpfs (ENOSPC): kept; the printed command resumes it byte for byte" {
+	export FAKE_HTM_LOG2=16 FAKE_HTM_WRITTEN=300
+	echo "$CONFIGURED_STOPPED" >"$FAKE_HTM_STATE"
+	run -0 --separate-stderr in_small_tmpfs 16k '
+		LD_PRELOAD=$FAKEHTM "$HTMTRACE" dump -d "$DEV" -o t.bin 2>../err.txt
+		echo "rc=$?"
+		stat -c %s t.bin
+		grow
+		finish
+		cp t.bin ..'
+	cat err.txt
+	[ "${lines[0]}" = "rc=1" ]
+	kept=${lines[1]}
+	[ "${#lines[@]}" -eq 2 ]
+	grep -qx "htmtrace dump: write t.bin: No space left on device" err.txt
+	grep -qx "htmtrace dump: kept $kept bytes of a buffer of 65536 in t.bin: the dump is incomplete" err.txt
+	grep -qx "  htmtrace dump -d $DEV --offset $kept -o t.bin" err.txt
+	expected_trace 16 300
+	cmp want.bin t.bin
+	[ "$(cat "$FAKE_HTM_STATE")" = "$CONFIGURED_STOPPED" ]
 }
 
 @test "record: a trace that is whole but whose memory configuration hits the full disk: deconfigured, the trace kept" {
@@ -323,7 +363,9 @@ slow_trace() {
 	[ "$MS" -lt 1000 ]
 	kept=$(stat -c %s t.bin)
 	[ "$(sed -n 1p err.txt)" = "htmtrace dump: interrupted: the dump stopped at offset $kept" ]
-	[ "$(sed -n 2p err.txt)" = "htmtrace dump: kept $kept bytes of a buffer of 1048576 in t.bin: the dump is incomplete" ]
+	# No STATUS after Ctrl-C (no progress line asked for one before).
+	[ "$(sed -n 2p err.txt)" = "htmtrace dump: kept $kept bytes in t.bin: the dump is incomplete" ]
+	run -1 grep -q STATUS "$FAKE_HTM_LOG"
 	[ "$(sed -n 4p err.txt)" = "  htmtrace dump -d $DEV --offset $kept -o t.bin" ]
 	# Twice in a row: the tool ends at once, by the first or the second.
 	start_bg dump -d "$DEV" -o u.bin
@@ -498,6 +540,25 @@ open(sys.argv[1], "wb").write(out)
 	[ "$kept" -lt 28056 ]
 	[ "$(sed -n 1p err.txt)" = "htmtrace dtl record: interrupted while copying the rest of the stream: stopped after $kept bytes" ]
 	[ "$(sed -n 2p err.txt)" = "htmtrace dtl record: kept $kept bytes ($((kept / 56)) records: $((kept / 56 - 1)) entries, 0 lost) in dtl.bin: whole records, the capture cut short there" ]
+	grep -qx DECONFIGURE "$FAKE_DTL_LOG"
+	cmp dtl.bin <(head -c "$kept" "$FAKE_DTL_STREAM")
+	run -0 htm dtl report dtl.bin
+}
+
+@test "dtl record: a full tmpfs (ENOSPC): whole records kept, the report reads them" {
+	dtl_stream 2000
+	export FAKE_DTL_CHUNK=560
+	run -0 --separate-stderr in_small_tmpfs 16k '
+		LD_PRELOAD=$FAKEDTL "$HTMTRACE" dtl record -d "$DTLDEV" -o dtl.bin --duration 0 2>../err.txt
+		echo "rc=$?"
+		cp dtl.bin ..'
+	cat err.txt
+	[ "${lines[0]}" = "rc=1" ]
+	kept=$(stat -c %s dtl.bin)
+	[ "$kept" -gt 0 ]
+	[ "$((kept % 560))" -eq 0 ]
+	grep -qx "htmtrace dtl record: write dtl.bin: No space left on device" err.txt
+	grep -qx "htmtrace dtl record: kept $kept bytes ($((kept / 56)) records: $((kept / 56 - 1)) entries, 0 lost) in dtl.bin: whole records, the capture cut short there" err.txt
 	grep -qx DECONFIGURE "$FAKE_DTL_LOG"
 	cmp dtl.bin <(head -c "$kept" "$FAKE_DTL_STREAM")
 	run -0 htm dtl report dtl.bin
