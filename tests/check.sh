@@ -31,8 +31,9 @@
 # release kernel is otherwise not built here (make demo and make bench use
 # it): the stock kernels are the guests without a kernel-owned log.
 #
-# What could not run (a build or boot failure) is counted: the summary then
-# reads "N passed, N failed, N not run". Ctrl-C, SIGTERM or SIGHUP end the run
+# What could not run (a failed install, build or boot) is counted: the
+# summary then reads "N passed, N failed, N not run" (KUnit by its cases).
+# A skip is a failure unless tests/skips.allow expects it on that kernel. Ctrl-C, SIGTERM or SIGHUP end the run
 # at once: the running step and the guest are stopped, and nothing is left
 # behind (the guest's keeper also ends QEMU if this script is SIGKILLed).
 set -uo pipefail
@@ -120,9 +121,25 @@ not_run() {
 	notrun=$((notrun + $2))
 }
 
+# skip_allowed VARIANT TEST: tests/skips.allow expects TEST to skip on
+# VARIANT ("host" for the host suites).
+skip_allowed() {
+	local line pat
+	while IFS= read -r line; do
+		case $line in '' | '#'*) continue ;; esac
+		pat=${line%%: *}
+		# shellcheck disable=SC2053 # the variant is a pattern on purpose
+		if [[ $1 == $pat ]] && [ "${line#*: }" = "$2" ]; then
+			return 0
+		fi
+	done < "$top/tests/skips.allow"
+	return 1
+}
+
 # Run bats files, TAP to the terminal and to logs/check-NAME.tap, and count.
+# A skip tests/skips.allow does not expect for the variant counts as failed.
 run_bats() {
-	local name=$1 tap=$logs/check-$1.tap rc plan seen ok notok skip
+	local name=$1 tap=$logs/check-$1.tap rc plan seen ok notok skip test kv
 	shift
 	say "bats: $*"
 	rm -f "$tap.rc"
@@ -143,6 +160,13 @@ run_bats() {
 		echo "check: $name: bats failed (status $rc)"
 		notok=1
 	fi
+	kv=${HTMTRACE_VARIANT:-$variant}
+	[ "$name" != host ] || kv=host
+	while IFS= read -r test; do
+		skip_allowed "$kv" "$test" && continue
+		echo "check: $name: an unexpected skip on $kv (not in tests/skips.allow): $test"
+		skip=$((skip - 1)) notok=$((notok + 1))
+	done < <(sed -n 's/^ok [0-9]* \(.*\) # skip\( .*\)\{0,1\}$/\1/Ip' "$tap")
 	passed=$((passed + ok)) failed=$((failed + notok)) skipped=$((skipped + skip))
 }
 
@@ -161,9 +185,15 @@ run_tap() {
 	[ "$notok" -eq 0 ]
 }
 
-# The KUnit suites htmtrace_kunit.ko must report (tests/kunit.sh checks).
-kunit_suites() {
-	"$top/tests/kunit.sh" --list
+# The KUnit cases htmtrace_kunit.ko must report (a parameterised case
+# counts once here: its parameters are known only when it runs).
+kunit_cases() {
+	"$top/tests/kunit.sh" --cases | awk '{ n += $2 } END { print n + 0 }'
+}
+
+# count_tests FILE...: their @test lines (no bats needed)
+count_tests() {
+	cat "$@" | grep -c '^@test ' || true
 }
 
 # stock_guest SPEC [dkms]: build against Debian's SPEC kernel and boot it;
@@ -228,11 +258,39 @@ stock_guest() {
 	fi
 }
 
+host_suites=() guest_suites=()
+for f in "$top"/tests/bats/*.bats; do
+	[ -e "$f" ] || continue
+	case ${f##*/} in
+	host-*) host_suites+=("$f") ;;
+	*) [[ $debug_skip == *" ${f##*/} "* ]] || guest_suites+=("$f") ;;
+	esac
+done
+
 say "dependencies"
-# Debian's perf, for perf.bats, is shared with the debug guest.
-if ! perf_root=$(step "$top/tests/deps.sh" --perf); then
-	fail "tests/deps.sh --perf"
+if ! step "$top/tests/deps.sh"; then
+	fail "tests/deps.sh: nothing can be built or run"
+	n=$(($(count_tests "${host_suites[@]}" "${guest_suites[@]}") + $(kunit_cases) + 1))
+	for spec in "${stock_boot[@]}"; do
+		for f in ${stock_suites[$spec]}; do
+			n=$((n + $(count_tests "$top/tests/bats/$f")))
+		done
+		n=$((n + 1))
+	done
+	not_run "every suite, KUnit, the post-mortems, the dkms run, lint and the uapi check (and what tests/stock.sh checks)" \
+		$((n + 7 + 4 + 1))
 	summary
+fi
+# Debian's perf, for perf.bats, is shared with the debug guest: without it,
+# perf.bats alone does not run.
+if ! perf_root=$(step "$top/tests/deps.sh" --perf); then
+	fail "tests/deps.sh --perf (Debian's perf, for perf.bats)"
+	perf_root=
+	for i in "${!guest_suites[@]}"; do
+		[ "${guest_suites[$i]##*/}" != perf.bats ] || unset "guest_suites[$i]"
+	done
+	guest_suites=("${guest_suites[@]}")
+	not_run "perf.bats: no Debian perf" "$(count_tests "$top/tests/bats/perf.bats")"
 fi
 
 mkdir -p "$logs"
@@ -293,21 +351,13 @@ stock_wait() {
 	fi
 }
 
-host_suites=() guest_suites=()
-for f in "$top"/tests/bats/*.bats; do
-	[ -e "$f" ] || continue
-	case ${f##*/} in
-	host-*) host_suites+=("$f") ;;
-	*) [[ $debug_skip == *" ${f##*/} "* ]] || guest_suites+=("$f") ;;
-	esac
-done
 guest=("$py" "$top/tests/guest.py")
 if [ "$built" -eq 1 ]; then
 	# One guest serves every guest suite and KUnit: a boot and a kmemleak
 	# scan are the slow parts on the debug kernel under TCG. It boots while
 	# the host suites run.
 	say "boot the $variant guest (in the background)"
-	"${guest[@]}" start -V "$variant" -n check --owner $$ --share "$perf_root" &
+	"${guest[@]}" start -V "$variant" -n check --owner $$ ${perf_root:+--share "$perf_root"} &
 	boot=$!
 fi
 [ ${#host_suites[@]} -eq 0 ] || run_bats host "${host_suites[@]}"
@@ -340,14 +390,15 @@ if [ "$built" -eq 1 ]; then
 	else
 		fail "the $variant guest did not boot (see $logs/check.console.log)"
 		not_run "guest bats suites" "$(bats --count "${guest_suites[@]}")"
-		not_run "KUnit suites" "$(kunit_suites | wc -l)"
+		not_run "KUnit cases" "$(kunit_cases)"
+		not_run "guest post-mortem" 1
 	fi
 	unset HTMTRACE_GUEST
 else
 	echo "check: the build failed"
 	not_run "guest bats suites" "$(bats --count "${guest_suites[@]}")"
-	not_run "KUnit suites" "$(kunit_suites | wc -l)"
-	not_run "post-mortem and lint" 4
+	not_run "KUnit cases" "$(kunit_cases)"
+	not_run "post-mortem and lint" 5
 fi
 
 stock_wait

@@ -5,6 +5,9 @@
 #
 #   tests/kunit.sh release|debug
 #   tests/kunit.sh --list          the suites htmtrace_kunit.ko must report
+#   tests/kunit.sh --cases         "SUITE CASES" for each: its KUNIT_CASE
+#                                  entries (a parameterised case counts once,
+#                                  though a run counts each parameter)
 #
 # Boots a guest, loads htmtrace.ko then htmtrace_kunit.ko (whose init runs the
 # suites), reads each suite's KTAP from /sys/kernel/debug/kunit/<suite>/results
@@ -12,8 +15,8 @@
 # it, and writes build/<variant>/logs/kunit.{ktap,json,counts}. kunit.counts is
 # one line "passed N failed N skipped N notrun N" for tests/check.sh; a failed
 # or crashed case, a broken run, or a splat/leak in the guest post-mortem
-# counts as failed; every suite of kunit/*.c that did not report counts as
-# not run (and fails the run). Exit status 0 only if nothing failed.
+# counts as failed; the cases of every suite of kunit/*.c that did not report
+# count as not run (and fail the run). Exit status 0 only if nothing failed.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,8 +27,23 @@ expected_suites() {
 	     s && match($0, /\.name = "[^"]+"/) { print substr($0, RSTART + 9, RLENGTH - 10); s = 0 }' \
 		"$top"/kunit/*.c
 }
+# "SUITE CASES": the entries of the kunit_case array each suite names.
+suite_cases() {
+	awk '/^static struct kunit_case [a-z0-9_]+\[\] = \{/ {
+		arr = $4; sub(/\[\]$/, "", arr); next }
+	     arr && /KUNIT_CASE/ { n[arr]++ }
+	     arr && /^\};/ { arr = "" }
+	     /struct kunit_suite [a-z0-9_]+ = \{/ { s = 1; name = ""; cases = ""; next }
+	     s && match($0, /\.name = "[^"]+"/) { name = substr($0, RSTART + 9, RLENGTH - 10) }
+	     s && match($0, /\.test_cases = [a-z0-9_]+/) { cases = substr($0, RSTART + 14, RLENGTH - 14) }
+	     s && /^\};/ { print name, n[cases] + 0; s = 0 }' "$top"/kunit/*.c
+}
 if [ "${1:-}" = --list ]; then
 	expected_suites
+	exit 0
+fi
+if [ "${1:-}" = --cases ]; then
+	suite_cases
 	exit 0
 fi
 
@@ -108,11 +126,11 @@ read -r passed failed skipped < <("$py" - "$json" <<-'EOF'
 	EOF
 )
 [ $((passed + failed + skipped)) -gt 0 ] || fail "no test case ran"
-for s in $(expected_suites); do
+while read -r s cases; do
 	if ! grep -qE "^(not )?ok [0-9]+ $s( |\$)" "$ktap"; then
-		echo "kunit: suite $s did not report" >&2
-		notrun=$((notrun + 1))
+		echo "kunit: suite $s did not report: its $cases case(s) did not run" >&2
+		notrun=$((notrun + cases))
 	fi
-done
-echo "kunit: $passed passed, $((failed + broken)) failed, $skipped skipped, $notrun suite(s) not run" >&2
+done < <(suite_cases)
+echo "kunit: $passed passed, $((failed + broken)) failed, $skipped skipped, $notrun case(s) not run" >&2
 [ $((failed + broken + notrun)) -eq 0 ]

@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Kernel style gates on our kernel sources, as TAP:
+# Style gates, as TAP:
 #   checkpatch.pl --strict, and W=1 builds with sparse (C=2) that must print
 #   no warning: the test build (HTMTRACE_TEST=y: simulator, KUnit) and the
-#   production build, which must not export a way to replace the hypervisor.
+#   production build, which must not export a way to replace the hypervisor;
+#   and tests/lint-bats.py on the bats suites: no assertion bats swallows
+#   (a mid-test && list, a guest command piped, a -ne 0 status check).
 #
 #   tests/lint.sh [release|debug]
 set -uo pipefail
@@ -19,7 +21,7 @@ cd "$top"
 files=$(ls module/*.c module/*.h module/hvsim/*.c module/hvsim/*.h kunit/*.c \
 	uapi/linux/htmtrace.h 2>/dev/null)
 
-echo "1..3"
+echo "1..4"
 status=0
 
 # shellcheck disable=SC2086
@@ -66,5 +68,15 @@ elif [ "$(ls "$out"/prod/*.ko | xargs -n1 basename)" != htmtrace.ko ] ||
 	status=1
 else
 	echo "ok 3 production build: W=1 and sparse clean, no backend hook"
+fi
+
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+if "$py" tests/lint-bats.py > "$out/lint-bats.log" 2>&1; then
+	echo "ok 4 bats suites: no assertion bats swallows (tests/lint-bats.py)"
+else
+	echo "not ok 4 bats suites: no assertion bats swallows (tests/lint-bats.py)"
+	sed 's/^/# /' "$out/lint-bats.log"
+	status=1
 fi
 exit $status

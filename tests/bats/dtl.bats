@@ -72,7 +72,8 @@ written() {
 	guest "echo '0 70' > $HVSIM/dtl_burst"
 	guest htmtest dtl-stop $DEV
 	local n0=$(($(written 0) - w0)) n1=$(($(written 1) - w1))
-	[ "$n0" -gt 0 ] && [ "$n1" -gt 0 ]
+	[ "$n0" -gt 0 ]
+	[ "$n1" -gt 0 ]
 	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $mask"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -198,9 +199,11 @@ written() {
 }
 
 @test "a registration the hypervisor refuses: the CPU says so in the stream" {
-	if guest "grep -q '^cpu 0 log kernel' $HVSIM/dtl_cpus"; then
+	run -0 guest "sed -n 's/^cpu 0 log \([a-z]*\) .*/\1/p' $HVSIM/dtl_cpus"
+	if [ "$output" = kernel ]; then
 		skip "the kernel owns the log: nothing is registered"
 	fi
+	[ "$output" = none ]
 	guest "echo -16 > $HVSIM/dtl_register_rc"
 	guest "htmtest dtl-configure $DEV 0 7 && htmtest dtl-start $DEV && htmtest dtl-stop $DEV"
 	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin 7"
@@ -324,13 +327,20 @@ steal_check() {
 	local want=${output% *} got=${output#* }
 	[ "$want" -ge 5 ]
 	# one USER_HZ tick either way for the rounding of small figures
-	[ $((got * 100 + 100)) -ge $((want * 60)) ] &&
-		[ $((got * 100 - 100)) -le $((want * 110)) ]
+	[ $((got * 100 + 100)) -ge $((want * 60)) ]
+	[ $((got * 100 - 100)) -le $((want * 110)) ]
 }
 
 @test "the kernel's stolen time still counts the entries, while htmtrace captures and after" {
-	guest "grep -q '^cpu 0 kernel_log yes' $DTLFS" ||
+	# Whether the kernel owns a log is the simulator's word (it sees the
+	# kernel's paca->dispatch_log), not the driver's: the driver's
+	# detection is under test, so it must agree, never decide the skip.
+	run -0 guest "sed -n 's/^cpu 0 log \([a-z]*\) .*/\1/p' $HVSIM/dtl_cpus"
+	if [ "$output" != kernel ]; then
+		[ "$output" = none ]
 		skip "the kernel owns no log: it counts no stolen time from it"
+	fi
+	guest "grep -q '^cpu 0 kernel_log yes' $DTLFS"
 	guest "echo 10000 > $HVSIM/dtl_rate && htmtest dtl-configure $DEV 0 7 0 && htmtest dtl-start $DEV"
 	steal_check 2
 	guest "htmtest dtl-stop $DEV && htmtest dtl-deconfigure $DEV"

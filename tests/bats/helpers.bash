@@ -76,13 +76,17 @@ setup_file() {
 }
 
 htm_teardown_file() {
+	local log rc=0
 	if [ -n "${HTMTRACE_GUEST:-}" ]; then
-		# One round trip: unload, then this file's kernel log for the check.
-		guest "$HTM_UNLOAD_ALL || { echo 'teardown: could not unload our modules' >&2; exit 1; }
+		# One round trip: unload, then this file's kernel log for the
+		# check. A failed unload (or a guest that no longer answers) fails
+		# the file: leftover modules would fail a later suite instead.
+		log=$(guest "$HTM_UNLOAD_ALL || { echo 'teardown: could not unload our modules' >&2; exit 1; }
 			dmesg | awk 'index(\$0, \"htmtrace-test: file $HTM_FILE\") { n = NR }
-			{ line[NR] = \$0 } END { for (i = n; i <= NR; i++) print line[i] }'" |
-			"$HTM_PYTHON" "$HTM_TOP/tests/guest.py" check -
-		return
+			{ line[NR] = \$0 } END { for (i = n; i <= NR; i++) print line[i] }'") || rc=$?
+		[ "$rc" -eq 0 ] || echo "teardown: the guest's unload and kernel log failed (status $rc)" >&2
+		"$HTM_PYTHON" "$HTM_TOP/tests/guest.py" check - <<<"$log" || rc=1
+		return $rc
 	fi
 	guest_shutdown
 }
@@ -114,8 +118,16 @@ guest_dmesg() {
 		{ line[NR] = \$0 } END { for (i = n + 1; i <= NR; i++) print line[i] }'"
 }
 
+# The log is taken first, its status checked (a wedged or vanished guest
+# gives no log, and an empty log has no splat), then checked.
 assert_no_splat() {
-	guest_dmesg | "$HTM_PYTHON" "$HTM_TOP/tests/guest.py" check -
+	local log rc=0
+	log=$(guest_dmesg) || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "assert_no_splat: the guest's kernel log did not come (status $rc)" >&2
+		return 1
+	fi
+	"$HTM_PYTHON" "$HTM_TOP/tests/guest.py" check - <<<"$log"
 }
 
 guest_load() {

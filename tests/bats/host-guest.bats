@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2154 # $stderr, $stderr_lines: set by bats' run --separate-stderr
 # The guest runner's process hygiene (tests/guest.py), without booting a
 # guest: the keeper that QEMU runs under ends it when its owner goes, and
 # `kill` signals nothing but a keeper it recorded. A stand-in command plays
@@ -279,4 +280,32 @@ chan_stop() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "@@HTMG-ACK @@HTMG-OUT @@HTMG-ERR @@HTMG-END @@HTMG-DUP" ]
 	[ "$(cat count)" = ran ]
+}
+
+# --- the guest helpers (tests/bats/helpers.bash) when the guest does not
+# answer: guest.py then gives status 125 and no output, and an empty kernel
+# log has no splat, so a helper that pipes the guest's answer on would pass.
+
+# helper_run FUNCTION: FUNCTION of helpers.bash, for a guest that is not
+# running (as after a crash), in a shell of its own
+helper_run() {
+	HTM_HELPER=$1 bash -c '
+		bats_require_minimum_version() { :; }
+		BATS_TEST_FILENAME=$0/helpers-bats.bats
+		source "$0/helpers.bash"
+		HTM_GUEST=nowhere-$$ "$HTM_HELPER"' "$BATS_TEST_DIRNAME"
+}
+
+@test "helpers: assert_no_splat fails when the guest's kernel log does not come" {
+	run helper_run assert_no_splat
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "assert_no_splat: the guest's kernel log did not come (status 125)" ]
+}
+
+@test "helpers: htm_teardown_file fails when the guest's unload does not answer" {
+	HTMTRACE_GUEST=nowhere run helper_run htm_teardown_file
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ $output == *"teardown: the guest's unload and kernel log failed (status 125)"* ]]
 }

@@ -153,7 +153,8 @@ XLATE=translation.n0.p2.c5.t2
 	[ "${stderr_lines[0]}" = "htmtrace record: run 'no-such-command-htm': No such file or directory" ]
 	[ "${stderr_lines[1]}" = "htmtrace record: removed the partial $TRACE and $XLATE" ]
 	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STOP DECONFIGURE" ]
-	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
+	[ ! -e "$TRACE" ]
+	[ ! -e "$XLATE" ]
 }
 
 @test "record: a failed start: deconfigured, never stopped, no files" {
@@ -162,7 +163,8 @@ XLATE=translation.n0.p2.c5.t2
 	[ "${stderr_lines[0]}" = "htmtrace record: start $DEV: Input/output error" ]
 	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START FAIL 5 DECONFIGURE" ]
 	[ ! -e ran ]
-	[ ! -e "$TRACE" ] && [ ! -e "$XLATE" ]
+	[ ! -e "$TRACE" ]
+	[ ! -e "$XLATE" ]
 }
 
 @test "record: a busy target: exit 1 with a hint, nothing to deconfigure" {
@@ -294,7 +296,8 @@ XLATE=translation.n0.p2.c5.t2
 
 @test "configure, start, status, stop, dump, deconfigure as separate commands" {
 	run -0 --separate-stderr fhtm configure -d "$DEV" -t nest -n 1 -p 2 -c 3 --nowrap --wait
-	[ "$output" = "" ] && [ "$stderr" = "" ]
+	[ "$output" = "" ]
+	[ "$stderr" = "" ]
 	run -0 fhtm status -d "$DEV"
 	[ "${#lines[@]}" -eq 5 ]
 	[ "${lines[0]}" = "device:      $DEV" ]

@@ -73,9 +73,12 @@ perf_attr() {
 	grep -q "sys_perf_event_open failed, error -95" <<<"$output"
 }
 
-# ops: the simulator's hcall counts by op that are not zero, on one line
+# ops: the simulator's hcall counts by op that are not zero, on one line;
+# fails if the guest does (`run -0 ops`: an empty answer is no proof)
 ops() {
-	guest "sed -n 's/^\([a-z_]*\) \([1-9][0-9]*\)$/\1=\2/p' $HVSIM/op_calls" | tr '\n' ' '
+	local out
+	out=$(guest "sed -n 's/^\([a-z_]*\) \([1-9][0-9]*\)$/\1=\2/p' $HVSIM/op_calls") || return
+	echo "${out//$'\n'/ }"
 }
 
 @test "perf record: an htm event configured, traced and given back by perf; inherit refused with EINVAL" {
@@ -85,9 +88,10 @@ ops() {
 	run guest "$PERF record -c 1 -C 0 -o /tmp/record.data \
 		-e htm/htm_core,coreindexonchip=1/ -- true 2>&1"
 	echo "$output"
-	[ "$status" -ne 0 ]
+	[ "$status" -eq 255 ]
 	grep -q "sys_perf_event_open() syscall returned with 22 (Invalid argument)" <<<"$output"
-	[ "$(ops)" = "" ]
+	run -0 ops
+	[ "$output" = "" ]
 
 	run -0 guest "$PERF record -i -c 1 -C 0 -o /tmp/record.data \
 		-e htm/htm_core,coreindexonchip=1/ -- sleep 0.2 2>&1"
@@ -95,7 +99,8 @@ ops() {
 	grep -q "perf record: Captured and wrote" <<<"$output"
 	# configured at open, traced while enabled, deconfigured at close; no
 	# AUX area was mapped, so nothing was dumped
-	[ "$(ops)" = "status=1 configure=1 start=1 stop=1 deconfigure=1 " ]
+	run -0 ops
+	[ "$output" = "status=1 configure=1 start=1 stop=1 deconfigure=1" ]
 	run -0 guest "cat $HVSIM/targets; echo end"
 	[ "$output" = end ]
 	run -0 guest "htmtest configure /dev/htm0 2 0 0 1"
@@ -103,11 +108,32 @@ ops() {
 }
 
 @test "perf record: a vpa_dtl event takes CPU 1's log and gives it back" {
+	local before w
+	before=$(guest "awk '\$2 == 1 { print \$NF }' $HVSIM/dtl_cpus")
+	# the workload waits (bounded) until CPU 1 logs every event (dtl_all:
+	# the event's capture has begun) and says what mask it saw
+	w=$(cat <<-'EOF'
+	for i in $(seq 100); do
+		m=$(awk '$2 == 1 { print $NF }' /sys/kernel/debug/htmtrace_hvsim/dtl_cpus)
+		if [ $((m & 7)) -eq 7 ]; then break; fi
+		sleep 0.05
+	done
+	echo "$m" > /tmp/mask
+	EOF
+	)
+	guest "cat > /tmp/w.sh <<'EOF'
+$w
+EOF"
 	run -0 guest "$PERF record -i -c 1 -C 1 -o /tmp/record.data \
-		-e vpa_dtl/dtl_all/ -- sleep 0.2 2>&1"
+		-e vpa_dtl/dtl_all/ -- sh /tmp/w.sh 2>&1"
 	echo "$output"
 	grep -q "perf record: Captured and wrote" <<<"$output"
-	# the log has one owner: free again for /dev/vpa_dtl
+	run -0 guest cat /tmp/mask
+	[ $((output & 7)) -eq 7 ]
+	# the mask given back, and the log has one owner: free again for
+	# /dev/vpa_dtl
+	run -0 guest "awk '\$2 == 1 { print \$NF }' $HVSIM/dtl_cpus"
+	[ "$output" = "$before" ]
 	run -0 guest "htmtest dtl-configure /dev/vpa_dtl all 7"
 	[ "$output" = ok ]
 	assert_no_splat

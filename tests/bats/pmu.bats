@@ -114,7 +114,8 @@ events/dtl_fault event=0x4
 events/dtl_preempt event=0x2" ]
 	# each has a dynamic type of its own, beyond the kernel's fixed ones
 	run guest "cat $DEVS/htm/type $DEVS/vpa_dtl/type"
-	[ "${lines[0]}" -ge 6 ] && [ "${lines[1]}" -ge 6 ]
+	[ "${lines[0]}" -ge 6 ]
+	[ "${lines[1]}" -ge 6 ]
 	[ "${lines[0]}" != "${lines[1]}" ]
 }
 
@@ -146,8 +147,9 @@ ok" ]
 	[ "$status" -eq 0 ]
 	verify_full /tmp/a.bin
 	guest "rmmod htmtrace_hvsim && rmmod htmtrace"
-	run guest "ls $DEVS"
-	[[ $output != *htm* ]] && [[ $output != *vpa_dtl* ]]
+	run -0 guest "ls $DEVS"
+	[[ $output != *htm* ]]
+	[[ $output != *vpa_dtl* ]]
 	assert_no_splat
 }
 
@@ -253,7 +255,8 @@ ok" ]
 			   htmperf open vpa_dtl 7 --drop-caps;
 			   htmperf open software 0 --drop-caps"
 		echo "paranoid $p: $output"
-		[ "${lines[0]}" = EACCES ] && [ "${lines[1]}" = EACCES ]
+		[ "${lines[0]}" = EACCES ]
+		[ "${lines[1]}" = EACCES ]
 		[ "${lines[2]}" = "$([ $p = -1 ] && echo ok || echo EACCES)" ]
 	done
 	guest "echo 2 > /proc/sys/kernel/perf_event_paranoid"
@@ -306,15 +309,16 @@ ok" ]
 	for ev in "htm $CORE1" "vpa_dtl 7"; do
 		hold $ev
 		run guest rmmod htmtrace_hvsim
-		[ "$status" -ne 0 ]
+		[ "$status" -eq 1 ]
 		run guest rmmod htmtrace
-		[ "$status" -ne 0 ]
+		[ "$status" -eq 1 ]
 		guest "[ -d $DEVS/htm ] && [ -d $DEVS/vpa_dtl ]"
 		guest "kill \$(pidof htmperf) && while pidof htmperf; do sleep 0.05; done"
 	done
 	guest "rmmod htmtrace_hvsim && rmmod htmtrace"
-	run guest "ls $DEVS"
-	[[ $output != *htm* ]] && [[ $output != *vpa_dtl* ]]
+	run -0 guest "ls $DEVS"
+	[[ $output != *htm* ]]
+	[[ $output != *vpa_dtl* ]]
 	assert_no_splat
 }
 
@@ -335,7 +339,8 @@ ok" ]
 	echo "$output"
 	[ "$status" -eq 0 ]
 	local n0=$(($(written 0) - w0)) n1=$(($(written 1) - w1))
-	[ "$n0" -eq 80 ] && [ "$n1" -eq 40 ]
+	[ "$n0" -eq 80 ]
+	[ "$n1" -eq 40 ]
 	[[ ${lines[0]} == "cpu=0 aux_bytes=$((72 + 56 * n0)) entries=$n0 final=$n0 "*" truncated=0 partial=0 lost=0" ]]
 	[[ ${lines[1]} == "cpu=1 aux_bytes=$((72 + 56 * n1)) entries=$n1 final=$n1 "*" truncated=0 partial=0 lost=0" ]]
 	for c in 0 1; do
@@ -406,12 +411,14 @@ ok" ]
 	[ "$n" -eq 1600 ]
 	read -r e o d < <(sed -n 's/^cpu 0 entries \([0-9]*\) overwritten \([0-9]*\) dropped \([0-9]*\) .*/\1 \2 \3/p' <<<"$output")
 	echo "entries $e overwritten $o dropped $d of $n"
-	[ "$e" -gt 0 ] && [ "$d" -gt 0 ]
+	[ "$e" -gt 0 ]
+	[ "$d" -gt 0 ]
 	[ $((e + o + d)) -eq "$n" ]
 	# the AUX area was full: what is in it is the count, and the polls that
 	# found no room said so (PARTIAL: TRUNCATED would disable the event)
 	local sum=${lines[0]}
-	[ "$(field entries "$sum")" -eq "$e" ] && [ "$(field final "$sum")" -eq "$e" ]
+	[ "$(field entries "$sum")" -eq "$e" ]
+	[ "$(field final "$sum")" -eq "$e" ]
 	[ "$(field partial "$sum")" -gt 0 ]
 	[ "$(field truncated "$sum")" -eq 0 ]
 	[ "$(field aux_bytes "$sum")" -le 65536 ]
@@ -422,6 +429,7 @@ ok" ]
 @test "htm dump faults: H_HARDWARE mid-dump ends the drain with 0, named in the kernel log" {
 	fast
 	guest "htmperf htm $CORE1 -a 1024 -o /tmp/ref.bin > /dev/null"
+	verify_full /tmp/ref.bin
 	# the second DUMP_DATA (op 9) fails, and every one after it
 	guest "echo -1 > $HVSIM/fail_rc && echo 1 > $HVSIM/fail_after &&
 	       echo 0 > $HVSIM/fail_count && echo 9 > $HVSIM/fail_op"
@@ -431,7 +439,8 @@ ok" ]
 	[ "${lines[-2]}" = "read $(field reads "${lines[-1]}") count 0 aux 0" ]
 	local got
 	got=$(field aux_bytes "${lines[-1]}")
-	[ "$got" -gt 0 ] && [ "$got" -lt $SIZE ]
+	[ "$got" -gt 0 ]
+	[ "$got" -lt $SIZE ]
 	# what came is the start of the trace, nothing else
 	run guest "cmp /tmp/f.bin /tmp/ref.bin"
 	[[ $output == *"EOF on /tmp/f.bin"* ]]
@@ -447,6 +456,7 @@ ok" ]
 @test "htm dump faults: H_BUSY every 3rd call and H_LONG_BUSY leave the data exact" {
 	fast
 	guest "htmperf htm $CORE1 -a 1024 -o /tmp/ref.bin > /dev/null"
+	verify_full /tmp/ref.bin
 	guest "echo 3 > $HVSIM/busy_every"
 	run guest "htmperf htm $CORE1 -a 64 -o /tmp/b.bin && cat $HVSIM/injected"
 	echo "$output"
@@ -481,7 +491,8 @@ ok" ]
 	[ "$(field aux_bytes "${lines[0]}")" -eq 0 ]
 	# the count says 1 for 10 s, then 0 (the close then waits out its own
 	# bounds in process context)
-	[ "${lines[1]}" -ge 10 ] && [ "${lines[1]}" -lt 90 ]
+	[ "${lines[1]}" -ge 10 ]
+	[ "${lines[1]}" -lt 90 ]
 	run guest_dmesg
 	[[ $output == *"htm pmu: type 2 node 0 chip 0 core 1: STOP failed (-16)"* ]]
 }
