@@ -465,11 +465,14 @@ ok" ]
 	guest cmp /tmp/ref.bin /tmp/b.bin
 	# H_LONG_BUSY for 5 calls from the first read on: the PMU cannot sleep
 	# in its callbacks, so each of those reads counts 1 (read again) with
-	# nothing in AUX; then the dump goes on, exact
+	# nothing in AUX; then the dump goes on, exact. The fault is set once
+	# the event is enabled and before its first read (htmperf -s waits).
 	guest "echo 1 > $HVSIM/reset"
-	run guest "htmperf htm $CORE1 -a 64 -v -w 1500 -o /tmp/l.bin &
-		sleep 0.5; echo 9901 > $HVSIM/long_busy; echo 5 > $HVSIM/long_busy_count
-		wait; cat $HVSIM/injected"
+	run guest "rm -f /tmp/go /tmp/go.ready
+		htmperf htm $CORE1 -a 64 -v -s /tmp/go -o /tmp/l.bin & p=\$!
+		for i in \$(seq 600); do [ -e /tmp/go.ready ] && break; sleep 0.05; done
+		echo 9901 > $HVSIM/long_busy; echo 5 > $HVSIM/long_busy_count; touch /tmp/go
+		wait \$p && cat $HVSIM/injected"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[-1]}" -eq 5 ]
@@ -480,10 +483,12 @@ ok" ]
 
 @test "htm dump faults: a hypervisor busy past 10 s ends the drain with 0" {
 	fast
-	run guest "(sleep 0.5; echo 9901 > $HVSIM/long_busy;
-		    echo 1000000000 > $HVSIM/long_busy_count) &
+	run guest "rm -f /tmp/go /tmp/go.ready
+		(for i in \$(seq 600); do [ -e /tmp/go.ready ] && break; sleep 0.05; done
+		 echo 9901 > $HVSIM/long_busy; echo 1000000000 > $HVSIM/long_busy_count
+		 touch /tmp/go) &
 		read -r t0 _ < /proc/uptime
-		htmperf htm $CORE1 -a 64 -w 1000 -o /tmp/l.bin
+		htmperf htm $CORE1 -a 64 -s /tmp/go -o /tmp/l.bin
 		read -r t1 _ < /proc/uptime
 		echo \$((\${t1%.*} - \${t0%.*}))"
 	echo "$output"

@@ -5,10 +5,12 @@
  * the ring buffer and the AUX area mapped by hand.
  *
  *   htmperf htm CONFIG [-C CPU] [-a AUX_KB] [-r] [-o FILE] [-m MEMFILE]
- *		[-w MS] [-p DATA_PAGES] [-v]
+ *		[-w MS | -s FILE] [-p DATA_PAGES] [-v]
  *	One htm event on CPU (0) with config CONFIG, an AUX area of AUX_KB
  *	(64; rounded up to a power-of-two number of pages), RAW samples
- *	if -r. ENABLE (the trace starts), sleep MS (100), then drain: read()
+ *	if -r. ENABLE (the trace starts), sleep MS (100) or, with -s, create
+ *	FILE.ready and wait until FILE exists (60 s at most: a test sets a
+ *	fault between the two, before the first read), then drain: read()
  *	the count, copy what came into AUX to FILE and the RAW payloads of
  *	the samples (each cut to the length its header gives) to MEMFILE,
  *	until the count is 0. Prints
@@ -340,13 +342,13 @@ static void close_out(FILE *f)
 static int cmd_htm(int argc, char **argv)
 {
 	unsigned long long aux_kb = 64, wait = 100, data_pages = 8, stuck = 0;
-	const char *out = NULL, *mem = NULL;
+	const char *out = NULL, *mem = NULL, *sync = NULL;
 	struct perf_event_attr attr;
 	struct ev e = { .cpu = 0 };
 	int opt, raw = 0, verbose = 0;
 	__u64 count, before, start;
 
-	while ((opt = getopt(argc, argv, "C:a:ro:m:w:p:v")) != -1) {
+	while ((opt = getopt(argc, argv, "C:a:ro:m:w:s:p:v")) != -1) {
 		switch (opt) {
 		case 'C':
 			e.cpu = num(optarg);
@@ -365,6 +367,9 @@ static int cmd_htm(int argc, char **argv)
 			break;
 		case 'w':
 			wait = num(optarg);
+			break;
+		case 's':
+			sync = optarg;
 			break;
 		case 'p':
 			data_pages = num(optarg);
@@ -392,7 +397,25 @@ static int cmd_htm(int argc, char **argv)
 
 	if (ioctl(e.fd, PERF_EVENT_IOC_ENABLE, 0))
 		die("ENABLE");
-	sleep_ms(wait);
+	if (sync) {
+		char ready[4096];
+		int fd, i;
+
+		snprintf(ready, sizeof(ready), "%s.ready", sync);
+		fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0)
+			die(ready);
+		close(fd);
+		for (i = 0; access(sync, F_OK); i++) {
+			if (i == 6000) {
+				fprintf(stderr, "htmperf: no %s after 60 s\n", sync);
+				return 1;
+			}
+			sleep_ms(10);
+		}
+	} else {
+		sleep_ms(wait);
+	}
 	start = now_us();
 	for (;;) {
 		if (read(e.fd, &count, sizeof(count)) != sizeof(count))
