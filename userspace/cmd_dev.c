@@ -385,7 +385,26 @@ int cmd_start(int argc, char **argv)
 
 int cmd_stop(int argc, char **argv)
 {
-	return simple_ioctl(argc, argv, HTMTRACE_IOC_STOP, "stop");
+	struct htmtrace_status st;
+	struct cmd_opts co = { 0 };
+	int fd, err;
+
+	if (next_option(argc, argv, ":d:h", device_options, &co))
+		return co.status;
+	fd = open_device(co.dev, O_RDWR);
+	if (fd < 0)
+		return EXIT_FAIL;
+	if (!ioctl(fd, HTMTRACE_IOC_STOP)) {
+		close(fd);
+		return EXIT_OK;
+	}
+	err = errno;
+	query_status(fd, &st);
+	close(fd);
+	chan_ioctl_err(err, "stop", co.dev);
+	if (st.hv_flags & HTMTRACE_STATUS_STOP_REFUSED)
+		pr_err("the hypervisor refused the stop: the trace may have stopped by itself; 'htmtrace dump' asks for the data, and the hypervisor's answer decides");
+	return EXIT_FAIL;
 }
 
 int cmd_deconfigure(int argc, char **argv)
@@ -719,6 +738,7 @@ int cmd_dump(int argc, char **argv)
 	struct trace_copy tc = { 0 };
 	char text[160];
 	int mode = PROGRESS_AUTO, have_offset = 0, resumable, st_known = 1;
+	int close_failed = 0;
 	__u64 offset = 0, kept;
 	int fd, out, opt, ret, err;
 
@@ -804,8 +824,11 @@ int cmd_dump(int argc, char **argv)
 		tc.err = -errno;
 		tc.write_err = 1;
 		pr_errno(-tc.err, "close %s", output);
+		pr_err("%s may hold less than the %llu bytes written to it: the dump is redone from the start",
+		       output, (unsigned long long)kept);
 		/* What reached the disk is not known: from the start. */
 		kept = 0;
+		close_failed = 1;
 	}
 	if (!err) {
 		if (!output)
@@ -826,10 +849,11 @@ int cmd_dump(int argc, char **argv)
 
 	ret = EXIT_FAIL;
 	resumable = tc.write_err || tc.stopped || trace_remains(tc.err);
-	if (output && !kept && !have_offset) {
+	/* A failed close said above what FILE may hold. */
+	if (output && !kept && !have_offset && !close_failed) {
 		unlink(output);
 		pr_err("removed the empty %s", output);
-	} else if (output) {
+	} else if (output && !close_failed) {
 		if (st_known)
 			format_of_buffer(text, sizeof(text), kept, &st);
 		else

@@ -108,13 +108,18 @@ struct record_files {
  */
 static void print_kept(const struct record_files *rf,
 		       const struct trace_copy *tc,
-		       const struct htmtrace_status *st, __u64 kept)
+		       const struct htmtrace_status *st, __u64 kept,
+		       int close_failed)
 {
 	char text[160], d[PATH_MAX + 8], x[4 * PATH_MAX + 8];
 
-	format_of_buffer(text, sizeof(text), kept, st);
-	pr_err("kept %s in %s: the dump is incomplete", text,
-	       rf->trace_name);
+	format_of_buffer(text, sizeof(text), tc->done, st);
+	if (close_failed)
+		pr_err("%s may hold less than the %s written to it: the dump is redone from the start",
+		       rf->trace_name, text);
+	else
+		pr_err("kept %s in %s: the dump is incomplete", text,
+		       rf->trace_name);
 	pr_err("%s still holds the whole trace, left configured and stopped; to finish%s, then release the channel:",
 	       rf->dev, tc->write_err && out_of_room(tc->err) ?
 	       " once there is room" : "");
@@ -154,7 +159,7 @@ static enum taken take_trace(struct record_files *rf,
 	struct trace_copy tc = { 0 };
 	struct progress prog;
 	char text[160], d[PATH_MAX + 8], x[4 * PATH_MAX + 8];
-	int copied, err, xlate_ok = 0, deconfigured;
+	int copied, err, xlate_ok = 0, deconfigured, close_failed = 0;
 
 	progress_init(&prog, rf->mode);
 	prog.total = st->buffer_size;
@@ -175,7 +180,7 @@ static enum taken take_trace(struct record_files *rf,
 		pr_errno(-err, "close %s", rf->trace_name);
 		/* What reached the disk is not known: from the start. */
 		copied = 0;
-		tc.done = 0;
+		close_failed = 1;
 		if (!tc.err) {
 			tc.err = err;
 			tc.write_err = 1;
@@ -196,7 +201,8 @@ static enum taken take_trace(struct record_files *rf,
 		close(rf->xlate_fd);
 		rf->xlate_fd = -1;
 		unlink(rf->xlate_name);
-		print_kept(rf, &tc, st, tc.done);
+		print_kept(rf, &tc, st, close_failed ? 0 : tc.done,
+			   close_failed);
 		return TAKEN_PART;
 	}
 

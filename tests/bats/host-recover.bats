@@ -442,6 +442,12 @@ slow_trace() {
 	[ "${stderr_lines[4]}" = "htmtrace record: removed the partial $TRACE and $XLATE" ]
 	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP refused FAIL 5 STATUS state=2 READ FAIL 5 DECONFIGURE" ]
 	[ ! -e "$TRACE" ]
+	# htmtrace stop says it too.
+	echo "2 1 2 0 2 5" >"$FAKE_HTM_STATE"
+	run -1 --separate-stderr fhtm stop -d "$DEV"
+	[ "${stderr_lines[0]}" = "htmtrace stop: stop $DEV: Input/output error" ]
+	[ "${stderr_lines[1]}" = "htmtrace stop: the hypervisor refused the stop: the trace may have stopped by itself; 'htmtrace dump' asks for the data, and the hypervisor's answer decides" ]
+	[ "$(cat "$FAKE_HTM_STATE")" = "2 1 2 0 2 5 refused 1" ]
 }
 
 @test "status: an unknown size, where the data ended, a refused stop" {
