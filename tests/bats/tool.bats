@@ -4,6 +4,9 @@
 # htmtrace.ko and the simulated H_HTM: load and unload with libkmod, record
 # the files perf writes for htmdecode, caps and status, and what the user sees
 # when the target is held elsewhere or the hypervisor fails mid-dump.
+# A failure after the trace was taken (a full tmpfs, a hypervisor error,
+# Ctrl-C) keeps what was written and the channel, and the commands the
+# tool prints finish the job byte for byte.
 # Small traces, for the KASAN kernel under TCG: 256 KiB trace buffers
 # (hvsim log2_size=18) read in 64 KiB dump chunks (bounce_kb=64), records
 # written only when the workload asks for them (rate=0, then "advance").
@@ -20,6 +23,8 @@ TRACE=htm.bin.n0.p1.c2.t2
 XLATE=translation.n0.p1.c2.t2
 # A workload that makes every tracing target write $RECORDS records.
 WORKLOAD="sh -c 'echo $RECORDS > $HVSIM/advance'"
+# The same, then each hypervisor call takes 0.2 s.
+SLOW_WORKLOAD="sh -c 'echo $RECORDS > $HVSIM/advance; echo 200000 > $HVSIM/latency_us'"
 IDLE='state 0 flags 0 size 0'
 
 setup() {
@@ -29,7 +34,7 @@ setup() {
 }
 
 teardown() {
-	guest "rm -rf /tmp/r /tmp/b /tmp/f /tmp/sysmem.bin
+	guest "umount /tmp/full 2>/dev/null; rm -rf /tmp/r /tmp/b /tmp/f /tmp/i /tmp/full /tmp/sysmem.bin
 		$HTM_UNLOAD_ALL"
 }
 
@@ -42,6 +47,25 @@ load_sim() {
 # status of /dev/htm0, and the simulator's targets that are not idle.
 leftovers() {
 	guest "echo \$(ls -A $1); htmtest status /dev/htm0; echo \$(cat $HVSIM/targets)"
+}
+
+# The commands the last run printed to finish a job (the lines of $stderr
+# that start with "  htmtrace "), joined by && for one guest command.
+finish_cmds() {
+	grep '^  htmtrace ' <<<"$stderr" | sed 's/^  //' | paste -s -d '\n' |
+		sed ':a;N;$!ba;s/\n/ \&\& /g'
+}
+
+# A guest script: run COMMAND... in the background (stdout to out, stderr
+# to err), send it SIGINT once FILE holds BYTES, and print "rc=" its exit
+# status and "ms=" how long it took to end after the signal (10 ms steps).
+ctrl_c_after() {
+	local bytes=$1 file=$2
+	shift 2
+	echo "$* >out 2>err & pid=\$!
+		while [ \$(stat -c %s $file 2>/dev/null || echo 0) -lt $bytes ]; do sleep 0.05; done
+		read t0 x </proc/uptime; kill -INT \$pid; wait \$pid; rc=\$?; read t1 x </proc/uptime
+		echo rc=\$rc; echo ms=\$(( (\${t1%.*}\${t1#*.} - \${t0%.*}\${t0#*.}) * 10 ))"
 }
 
 @test "htmtrace load --sim loads both modules with libkmod; /dev/htm0 appears" {
@@ -110,7 +134,7 @@ $len" ]
 	# 2 nodes x 2 chips: 4 entries, 3 per call (the simulator's defaults)
 	[ "$record" = "traced core node 0 chip 1 core 2 on /dev/htm0
 workload exited with status 0
-wrote $SIZE bytes of trace to /tmp/r/$TRACE
+wrote $SIZE bytes of a buffer of $SIZE to /tmp/r/$TRACE
 wrote $len bytes of memory configuration (2 blocks, 4 entries) to /tmp/r/$XLATE" ]
 
 	# exactly the two files; the channel and the simulated target are
@@ -148,32 +172,229 @@ mismatched:    0" ]
 	[ "$stderr" = "htmtrace record: configure /dev/htm0: Device or resource busy
 htmtrace record: the target is held by another channel or perf event, or the hypervisor stayed busy
 htmtrace record: removed the partial /tmp/b/$TRACE and /tmp/b/$XLATE" ]
-	# no files, /dev/htm0 idle, the holder keeps its target
-	[ "$(leftovers /tmp/b)" = "
+	# no files, /dev/htm0 idle, the holder keeps its target (configured
+	# without no-wrap: the simulator shows the mode CONFIGURE passed)
+	left=$(leftovers /tmp/b)
+	echo "$left"
+	[[ "$left" == "
 $IDLE
-core 0 1 2 state=configured log2_size=18 nowrap=0 full=0 records=0" ]
+core 0 1 2 state=configured log2_size=18 nowrap=0 full=0 records=0"* ]]
 	run guest htmtrace status -d 1
 	[ "${lines[1]}" = "state:       configured" ]
 	[ "${lines[2]}" = "target:      core node 0 chip 1 core 2" ]
 }
 
-@test "H_HARDWARE during the dump: record exits 1 with EIO, deconfigures, leaves no files" {
+@test "H_HARDWARE during the dump: record exits 1 with EIO, keeps what it read and the channel; the printed commands finish it" {
 	load_sim
 	# the second DUMP_DATA (offset 64 KiB) and every later one fail
 	guest "mkdir -p /tmp/f && cd $HVSIM && echo 0 > fail_count &&
 		echo 1 > fail_after && echo -1 > fail_rc && echo 9 > fail_op"
-	# --wrap: a no-wrap channel probes DUMP_DATA while it traces, which
-	# would take the first of the injected failures
-	run --separate-stderr guest "htmtrace record $TARGET --wrap -o /tmp/f $WORKLOAD"
+	run --separate-stderr guest "cd /tmp/f && htmtrace record $TARGET --wrap $WORKLOAD"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[ "$output" = "traced core node 0 chip 1 core 2 on /dev/htm0
+workload exited with status 0" ]
+	[ "$stderr" = "htmtrace record: read /dev/htm0 at offset 65536: Input/output error
+htmtrace record: kept 65536 bytes of a buffer of $SIZE in $TRACE: the dump is incomplete
+htmtrace record: /dev/htm0 still holds the whole trace, left configured and stopped; to finish, then release the channel:
+  htmtrace dump -d 0 --offset 65536 -o $TRACE
+  htmtrace sysmem -d 0 -o $XLATE
+  htmtrace deconfigure -d 0" ]
+	[ "$(guest cat $HVSIM/injected)" -eq 1 ]
+	# the trace file holds what was read; the channel and the simulated
+	# target are stopped, not deconfigured
+	left=$(leftovers /tmp/f)
+	echo "$left"
+	[[ "$left" == "$TRACE
+state 3 flags 0 size $SIZE
+core 0 1 2 state=stopped log2_size=18 nowrap=0 full=0 records=$RECORDS"* ]]
+	# the hypervisor recovers: the printed commands, as printed
+	run --separate-stderr guest "echo 1 > $HVSIM/reset && cd /tmp/f && $(finish_cmds)"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	run guest "htmtrace verify $TARGET /tmp/f/$TRACE | grep -e valid -e mismatched &&
+		htmtrace sysmem -o /tmp/sysmem.bin >/dev/null && cmp /tmp/sysmem.bin /tmp/f/$XLATE"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "records valid: $RECORDS
+mismatched:    0" ]
+	[ "$(leftovers /tmp/f)" = "$TRACE $XLATE
+$IDLE" ]
+	assert_no_splat
+}
+
+@test "a tmpfs that fills up during record: the bytes written kept, the channel stopped, the printed commands finish it byte for byte" {
+	load_sim
+	run --separate-stderr guest "mkdir -p /tmp/full && mount -t tmpfs -o size=128k tmpfs /tmp/full &&
+		cd /tmp/full && htmtrace record $TARGET $WORKLOAD"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	kept=$(sed -n 's/^htmtrace record: kept \([0-9]*\) bytes of a buffer of .*/\1/p' <<<"$stderr")
+	[ "$kept" -gt 0 ]
+	[ "$kept" -lt "$SIZE" ]
+	[ "$stderr" = "htmtrace record: write $TRACE: No space left on device
+htmtrace record: kept $kept bytes of a buffer of $SIZE in $TRACE: the dump is incomplete
+htmtrace record: /dev/htm0 still holds the whole trace, left configured and stopped; to finish once there is room, then release the channel:
+  htmtrace dump -d 0 --offset $kept -o $TRACE
+  htmtrace sysmem -d 0 -o $XLATE
+  htmtrace deconfigure -d 0" ]
+	left=$(leftovers /tmp/full)
+	echo "$left"
+	[[ "$left" == "$TRACE
+state 3 flags 1 size $SIZE
+core 0 1 2 state=stopped log2_size=18 nowrap=1 full=0 records=$RECORDS"* ]]
+	[ "$(guest stat -c %s /tmp/full/$TRACE)" -eq "$kept" ]
+	# what was kept is right as far as it goes
+	guest htmtrace verify --buffer-size $SIZE /tmp/full/$TRACE >/dev/null
+
+	# room again: the printed commands give the files a record without
+	# failure writes
+	run --separate-stderr guest "mount -o remount,size=1m /tmp/full && cd /tmp/full && $(finish_cmds)"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "wrote $((SIZE - kept)) bytes from offset $kept of /dev/htm0 to $TRACE, which holds $SIZE bytes of a buffer of $SIZE" ]
+	run guest "htmtrace verify $TARGET /tmp/full/$TRACE | grep -e valid -e zero -e mismatched &&
+		htmtrace sysmem -o /tmp/sysmem.bin >/dev/null && cmp /tmp/sysmem.bin /tmp/full/$XLATE"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "records valid: $RECORDS
+zero-filled:   $((SIZE / 128 - RECORDS))
+mismatched:    0" ]
+	[ "$(leftovers /tmp/full)" = "$TRACE $XLATE
+$IDLE" ]
+	assert_no_splat
+}
+
+@test "a tmpfs that fills up during dump: kept; the printed --offset command resumes it byte for byte" {
+	load_sim
+	guest "htmtrace configure $TARGET --nowrap && htmtrace start && echo $RECORDS > $HVSIM/advance &&
+		htmtrace stop && mkdir -p /tmp/b && htmtrace dump -o /tmp/b/all.bin >/dev/null"
+	run --separate-stderr guest "mkdir -p /tmp/full && mount -t tmpfs -o size=64k tmpfs /tmp/full &&
+		htmtrace dump -o /tmp/full/t.bin"
 	echo "$output"
 	echo "$stderr"
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	[ "$stderr" = "htmtrace record: read /dev/htm0 at offset 65536: Input/output error
-htmtrace record: removed the partial /tmp/f/$TRACE and /tmp/f/$XLATE" ]
-	[ "$(guest cat $HVSIM/injected)" -eq 1 ]
-	[ "$(leftovers /tmp/f)" = "
-$IDLE" ]
+	kept=$(guest stat -c %s /tmp/full/t.bin)
+	[ "$kept" -gt 0 ]
+	[ "$stderr" = "htmtrace dump: write /tmp/full/t.bin: No space left on device
+htmtrace dump: kept $kept bytes of a buffer of $SIZE in /tmp/full/t.bin: the dump is incomplete
+htmtrace dump: /dev/htm0 still holds the trace; to resume the dump once there is room:
+  htmtrace dump -d 0 --offset $kept -o /tmp/full/t.bin" ]
+	run --separate-stderr guest "mount -o remount,size=1m /tmp/full && $(finish_cmds) &&
+		cmp /tmp/b/all.bin /tmp/full/t.bin && htmtest status /dev/htm0"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "state 3 flags 1 size $SIZE" ]
+	assert_no_splat
+}
+
+@test "a tmpfs that fills up during dtl record: the whole records written kept, decoded by dtl report; the device released" {
+	load_sim
+	guest "mkdir -p /tmp/full && mount -t tmpfs -o size=64k tmpfs /tmp/full &&
+		echo 10000 > $HVSIM/dtl_rate"
+	run --separate-stderr guest "htmtrace dtl record -C 0 -o /tmp/full/dtl.bin --duration 3"
+	echo "$output"
+	echo "$stderr"
+	guest "echo 0 > $HVSIM/dtl_rate"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	kept=$(guest stat -c %s /tmp/full/dtl.bin)
+	[ "$kept" -gt 0 ]
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: write /tmp/full/dtl.bin: No space left on device" ]
+	[[ "${stderr_lines[1]}" == "htmtrace dtl record: kept $kept bytes ("*" records: "*" entries, "*" lost) in /tmp/full/dtl.bin: whole records, the capture cut short there" ]]
+	[ "${stderr_lines[2]}" = "htmtrace dtl record: the rest of the capture is lost: the dispatch trace log is a stream, read once" ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	entries=${stderr_lines[1]#*records: }
+	entries=${entries%% entries*}
+	[ "$entries" -gt 0 ]
+	# the file is whole records: dtl report decodes every entry
+	run guest "htmtrace dtl report /tmp/full/dtl.bin --format csv | grep -c '^entry,'"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" -eq "$entries" ]
+	# and the device is free again
+	run guest htmtest dtl-stats /dev/vpa_dtl
+	[ "$output" = ENODATA ]
+	assert_no_splat
+}
+
+@test "Ctrl-C during a slow dump stops record and dump within a second; the channel stays stopped; the printed commands finish both" {
+	# a 2 MiB trace, 64 KiB a DUMP_DATA (a page of the test kernels is
+	# 64 KiB, the least a DUMP_DATA asks for), 0.2 s each: 6.4 s
+	local size=2097152
+	guest htmtrace load --sim bounce_kb=64 hvsim.log2_size=21 hvsim.rate=0 >/dev/null
+	guest "mkdir -p /tmp/i"
+	# the workload writes the records and slows the hypervisor down
+	run guest "cd /tmp/i || exit 99; $(ctrl_c_after 131072 $TRACE "htmtrace record $TARGET $SLOW_WORKLOAD")"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "rc=1" ]
+	ms=${lines[1]#ms=}
+	[ "$ms" -lt 1000 ]
+	kept=$(guest stat -c %s /tmp/i/$TRACE)
+	[ "$kept" -ge 131072 ]
+	[ "$kept" -lt "$size" ]
+	run --separate-stderr guest cat /tmp/i/err
+	[ "$output" = "htmtrace record: interrupted: the dump stopped at offset $kept
+htmtrace record: kept $kept bytes of a buffer of $size in $TRACE: the dump is incomplete
+htmtrace record: /dev/htm0 still holds the whole trace, left configured and stopped; to finish, then release the channel:
+  htmtrace dump -d 0 --offset $kept -o $TRACE
+  htmtrace sysmem -d 0 -o $XLATE
+  htmtrace deconfigure -d 0" ]
+	finish_record=$(stderr=$output finish_cmds)
+	run guest htmtest status /dev/htm0
+	[ "$output" = "state 3 flags 1 size $size" ]
+
+	# the same for a dump of the stopped channel
+	run guest "cd /tmp/i || exit 99; $(ctrl_c_after 131072 d.bin htmtrace dump -o d.bin)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "rc=1" ]
+	ms=${lines[1]#ms=}
+	[ "$ms" -lt 1000 ]
+	dkept=$(guest stat -c %s /tmp/i/d.bin)
+	run --separate-stderr guest cat /tmp/i/err
+	[ "$output" = "htmtrace dump: interrupted: the dump stopped at offset $dkept
+htmtrace dump: kept $dkept bytes in d.bin: the dump is incomplete
+htmtrace dump: /dev/htm0 still holds the trace; to resume the dump:
+  htmtrace dump -d 0 --offset $dkept -o d.bin" ]
+	finish_dump=$(stderr=$output finish_cmds)
+
+	# both finish, at full speed, and agree with each other
+	run --separate-stderr guest "echo 0 > $HVSIM/latency_us && cd /tmp/i && $finish_dump && $finish_record &&
+		cmp d.bin $TRACE && htmtrace verify $TARGET $TRACE | grep -e valid -e mismatched"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "${lines[-2]}" = "records valid: $RECORDS" ]
+	[ "${lines[-1]}" = "mismatched:    0" ]
+	run guest htmtest status /dev/htm0
+	[ "$output" = "$IDLE" ]
+	assert_no_splat
+}
+
+@test "a trace that ends before its buffer (dump_end=written): record says so and exits 0; verify accepts the file" {
+	guest htmtrace load --sim bounce_kb=64 hvsim.log2_size=18 hvsim.rate=0 hvsim.dump_end=written >/dev/null
+	run --separate-stderr guest "mkdir -p /tmp/r && htmtrace record $TARGET -o /tmp/r $WORKLOAD"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	len=$(guest stat -c %s /tmp/r/$TRACE)
+	[ "$len" -ge $((RECORDS * 128)) ]
+	[ "$len" -lt "$SIZE" ]
+	[ "${lines[2]}" = "wrote $len bytes of a buffer of $SIZE to /tmp/r/$TRACE: the trace ended before the buffer filled" ]
+	run guest "htmtrace verify $TARGET /tmp/r/$TRACE | grep -e valid -e mismatched"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "records valid: $RECORDS
+mismatched:    0" ]
 	assert_no_splat
 }
 
