@@ -84,7 +84,7 @@ trace() {
 # (stop_full=state); a read then gets the trace all the same.
 stop_ok() {
 	local out
-	out=$(guest htmtest stop "$1")
+	out=$(guest htmtest stop "$1") || true
 	[ "$out" = ok ] || { [ "$out" = EIO ] && [ "$(alt stop_full)" = state ]; }
 }
 
@@ -106,7 +106,7 @@ counter() {
 	# the end: the size STATUS gave (no hcall), or the hypervisor's
 	# H_NOT_AVAILABLE where the data ended first
 	run guest "grep 'errors H_NOT_AVAILABLE:' /sys/kernel/debug/htmtrace/htm0/counters"
-	[ "$output" = "errors H_NOT_AVAILABLE: $([ "$size" -eq $SIZE ] && echo 0 || echo 1)" ]
+	[ "$output" = "$([ "$size" -eq $SIZE ] || echo "errors H_NOT_AVAILABLE: 1")" ]
 	run guest htmtest hvstatus /dev/htm0
 	[ "$output" = "state 3 size $SIZE data_end $size status_error 0" ]
 	assert_no_splat
@@ -577,7 +577,8 @@ ok" ]
 	guest htmtest configure /dev/htm1 2 0 0 1 4 0 0 0 0x00ff00ff00ff00ff 0x1234
 	guest htmtest configure /dev/htm2 2 0 0 2 1
 	run guest "cat $HVSIM/targets"
-	[ "$output" = "core 0 0 0 state=configured log2_size=18 nowrap=0 full=0 records=0 mode=0:0
+	echo "$output"
+	[ "$output" = "core 0 0 0 state=configured log2_size=18 nowrap=0 full=0 records=0 mode=0x0:0x0
 core 0 0 1 state=configured log2_size=18 nowrap=0 full=0 records=0 mode=0xff00ff00ff00ff:0x1234
 core 0 0 2 state=configured log2_size=18 nowrap=1 full=0 records=0" ]
 	run guest "grep mode: /sys/kernel/debug/htmtrace/htm1/config"
@@ -592,10 +593,12 @@ core 0 0 2 state=configured log2_size=18 nowrap=1 full=0 records=0" ]
 	echo "$output"
 	# the second read would have spliced two traces; the seek rebinds,
 	# and that read stops the new trace
+	# (a trace just started has no record: where the data ends at the
+	# records, dump_end=written, that read finds its end)
 	[ "$output" = "read 128
 read ESTALE
 poll stale
-read 128" ]
+read $([ "$(alt dump_end)" = written ] && echo 0 || echo 128)" ]
 	g2=$(guest htmtest generation /dev/htm0)
 	[ "$g2" -gt "$g1" ]
 	run guest htmtest status /dev/htm0
@@ -746,10 +749,15 @@ ESTALE" ]
 	[ "${lines[1]}" = ENOSPC ]
 	run guest htmtest info /dev/htm0 sysproc 65536
 	[ "${lines[1]}" = ok ]
-	# the same bytes through debugfs
-	run guest "htmtest info-file /dev/htm0 sysmem /tmp/ioc.bin &&
-		cmp /tmp/ioc.bin /sys/kernel/debug/htmtrace/htm0/sysmem && echo same"
-	[ "$output" = same ]
+	# the same bytes through debugfs (strict mode draws the headers' other
+	# bytes anew for each request: then the same length)
+	if [ -z "${HTMTRACE_HVSIM_STRICT:-}" ]; then
+		run guest "htmtest info-file /dev/htm0 sysmem /tmp/ioc.bin &&
+			cmp /tmp/ioc.bin /sys/kernel/debug/htmtrace/htm0/sysmem && echo same"
+		[ "$output" = same ]
+	else
+		[ "$(guest "wc -c < /sys/kernel/debug/htmtrace/htm0/sysmem")" -eq "$len" ]
+	fi
 }
 
 # sysmem_calls: the DUMP_SYSMEM_CONF calls one HTMTRACE_IOC_SYSMEM makes
