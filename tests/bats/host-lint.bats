@@ -138,3 +138,47 @@ lint_sample() {
 @test "lint: lint.sh runs it (make check and make lint)" {
 	grep -q 'lint-bats.py' "$BATS_TEST_DIRNAME/../lint.sh"
 }
+
+# check_counts VARIANT: run_bats of tests/check.sh on sample.bats as the
+# suites of VARIANT ("host" for the host suites): its messages, then
+# "passed N failed N skipped N"
+check_counts() {
+	bash -c '
+		top=$1 logs=$2 variant=debug passed=0 failed=0 skipped=0
+		say() { :; }
+		eval "$(sed -n "/^skip_allowed() {/,/^}/p; /^run_bats() {/,/^}/p" "$top/tests/check.sh")"
+		if [ "$3" = host ]; then
+			run_bats host "$2/sample.bats" > /dev/null
+		else
+			HTMTRACE_VARIANT=$3 run_bats guest-sample "$2/sample.bats" > out.txt
+			grep "^check:" out.txt
+		fi
+		echo "passed $passed failed $failed skipped $skipped"' \
+		_ "$BATS_TEST_DIRNAME/../.." "$BATS_TEST_TMPDIR" "$1"
+}
+
+@test "check.sh: a skip tests/skips.allow expects counts as skipped, any other as failed" {
+	sed 's/^@TEST /@test /' > sample.bats <<-'EOF'
+	@TEST "a registration the hypervisor refuses: the CPU says so in the stream" { skip "expected on debug"; }
+	@TEST "a test that stopped running" { skip "a regression"; }
+	@TEST "a test that runs" { true; }
+	EOF
+	run -0 check_counts debug
+	echo "$output"
+	[ "${lines[0]}" = "check: guest-sample: an unexpected skip on debug (not in tests/skips.allow): a test that stopped running" ]
+	[ "${lines[1]}" = "passed 1 failed 1 skipped 1" ]
+	# the same expected skip on another kernel is a failure too
+	run -0 check_counts stock-6.12
+	echo "$output"
+	[ "${lines[-1]}" = "passed 1 failed 2 skipped 0" ]
+}
+
+@test "skips.allow: every test it names exists" {
+	local line name
+	while IFS= read -r line; do
+		case $line in '' | '#'*) continue ;; esac
+		name=${line#*: }
+		grep -qF "@test \"$name\" {" "$BATS_TEST_DIRNAME"/*.bats ||
+			{ echo "no such test: $name"; return 1; }
+	done < "$BATS_TEST_DIRNAME/../skips.allow"
+}
