@@ -153,6 +153,19 @@ HTM_UNLOAD_ALL='f=/sys/kernel/debug/htmtrace_hvsim/reset; [ ! -e $f ] || echo 1 
 		if [ -d /sys/module/$m ]; then rmmod $m || exit 1; fi
 	done'
 
+# hv_protocol_unload: unload our modules, and fail if, while the simulator
+# was loaded, a DUMP_DATA went to a running trace or asked for other than
+# whole pages at a page-aligned address (its counters since load; what no
+# public caller of H_HTM does).
+hv_protocol_unload() {
+	local misuse
+	misuse=$(guest "d=/sys/kernel/debug/htmtrace_hvsim
+		[ ! -e \$d/dump_tracing ] || cat \$d/dump_tracing \$d/dump_unaligned")
+	guest_unload_all
+	[ -z "$misuse" ] || [ "$misuse" = "0
+0" ] || { echo "DUMP_DATA while tracing, unaligned: $misuse" >&2; return 1; }
+}
+
 guest_unload_all() {
 	guest "$HTM_UNLOAD_ALL"
 }

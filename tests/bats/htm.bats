@@ -61,11 +61,7 @@ setup() {
 # running trace, and every DUMP_DATA asked for whole pages at a page-aligned
 # address (the simulator counts both since load).
 teardown() {
-	local misuse
-	misuse=$(guest "cat $HVSIM/dump_tracing $HVSIM/dump_unaligned 2>/dev/null")
-	guest_unload_all
-	[ -z "$misuse" ] || [ "$misuse" = "0
-0" ] || { echo "DUMP_DATA while tracing, unaligned: $misuse" >&2; return 1; }
+	hv_protocol_unload
 }
 
 sim() {

@@ -22,8 +22,10 @@ setup() {
 	       insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18"
 }
 
+# No DUMP_DATA of a running trace, every one of whole pages at a
+# page-aligned address (a bounce page where the AUX room is not).
 teardown() {
-	guest_unload_all
+	hv_protocol_unload
 }
 
 # The trace an htm event dumps: the simulator writes 10^6 records a second,
