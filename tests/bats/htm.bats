@@ -193,18 +193,24 @@ be64() {
 	[ "$output" = $size ]
 	# word 2 of a record is its sequence number: slot = seq in a full trace
 	for off in $((g4 - 128)) $g4 $((g4 + 128)) $((size - 128)); do
-		run guest "dd if=/dev/htm0 bs=128 skip=$((off / 128)) count=1 2>/dev/null |
+		run guest "set -o pipefail
+			dd if=/dev/htm0 bs=128 skip=$((off / 128)) count=1 2>/dev/null |
 			od -An -tx1 -j16 -N8"
+		[ "$status" -eq 0 ]
 		echo "offset $off: $output"
 		[ "$output" = "$(be64 $((off / 128)))" ]
 	done
 	# a read across the 4 GiB line: the tail of one record, then the
 	# magic and target words of record 2^25
-	run guest "dd if=/dev/htm0 bs=1 skip=$((g4 - 8)) count=24 2>/dev/null |
+	run guest "set -o pipefail
+		dd if=/dev/htm0 bs=1 skip=$((g4 - 8)) count=24 2>/dev/null |
 		od -An -tx1 -j8 -N16 | tr -d '\n'"
+	[ "$status" -eq 0 ]
 	[ "$output" = "$(be64 0x48544d53494d3031)$(be64 2)" ]
-	# past the end: nothing
-	run guest "dd if=/dev/htm0 bs=128 skip=$recs count=1 2>/dev/null | wc -c"
+	# past the end: a read that succeeds with nothing (an error would fail dd)
+	run guest "dd if=/dev/htm0 of=/tmp/end.bin bs=128 skip=$recs count=1 2>/dev/null &&
+		stat -c %s /tmp/end.bin"
+	[ "$status" -eq 0 ]
 	[ "$output" = 0 ]
 }
 
