@@ -47,6 +47,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/preempt.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
@@ -304,7 +305,7 @@ static u64 htm_pmu_dump(struct perf_event *event, struct htm_pmu_event *ev)
 	struct perf_output_handle handle;
 	u64 left, page;
 	struct htm_aux *aux;
-	size_t off, len = 0;
+	size_t off, room, len = 0;
 	int ret;
 
 	left = ev->hw_size ? ev->hw_size - ev->pos : U64_MAX;
@@ -314,15 +315,23 @@ static u64 htm_pmu_dump(struct perf_event *event, struct htm_pmu_event *ev)
 	}
 	aux = perf_aux_output_begin(&handle, event);
 	if (!aux) {
-		/* No AUX area mapped: nowhere to dump to. */
-		htm_pmu_failed(ev, "dump (no AUX area)", -ENOSPC);
+		/*
+		 * No AUX area (not mapped yet, or unmapped): nothing is lost,
+		 * the dump goes on from here once one is mapped.
+		 */
 		return 0;
 	}
 	off = handle.head & (aux->size - 1);
+	/*
+	 * Leave the area never full: perf_aux_output_begin() on a full area
+	 * disables the event, and a reader that released an odd number of
+	 * bytes could find no room for a record again. One byte is kept.
+	 */
+	room = handle.size ? handle.size - 1 : 0;
 
 	if (IS_ALIGNED(ev->pos, PAGE_SIZE))
-		len = htm_aux_plan(aux->phys, aux->nr_pages, off, handle.size,
-				   left, ev->max_xfer);
+		len = htm_aux_plan(aux->phys, aux->nr_pages, off, room, left,
+				   ev->max_xfer);
 	if (len) {
 		ret = htm_pmu_fetch(ev, aux->virt[off >> PAGE_SHIFT] +
 				    (off & ~PAGE_MASK), &len, ev->pos);
@@ -340,7 +349,7 @@ static u64 htm_pmu_dump(struct perf_event *event, struct htm_pmu_event *ev)
 			ev->page_pos = page;
 		}
 		len = min_t(u64, page + len - ev->pos,
-			    round_down(handle.size, HTM_RECORD_SIZE));
+			    round_down(room, HTM_RECORD_SIZE));
 		if (!len) {
 			perf_aux_output_end(&handle, 0);
 			return 1;
@@ -379,7 +388,7 @@ static const struct htmtrace_hv_ops *htm_pmu_hv;
 				 PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_RAW)
 
 /**
- * htm_pmu_attr_check() - the attribute checks both PMUs' events pass
+ * htm_pmu_attr_check() - the attribute checks a vpa_dtl event passes
  * @event: the event being opened
  *
  * Return: 0; -EACCES without CAP_PERFMON (or CAP_SYS_ADMIN), whatever
@@ -404,6 +413,47 @@ int htm_pmu_attr_check(struct perf_event *event)
 		return -EINVAL;
 	return 0;
 }
+
+/* Sample fields the HTM PMU proposal refuses (htm-perf.c htm_event_init()). */
+#define HTM_PMU_SAMPLE_REFUSED	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER | \
+				 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR | \
+				 PERF_SAMPLE_AUX)
+
+/**
+ * htm_pmu_event_check() - what an htm event's attributes must be
+ * @event: the event being opened
+ *
+ * The refusals of the HTM PMU proposal (htm-perf.c htm_event_init()), with
+ * its errnos: -EOPNOTSUPP for inherit, a counting event, a branch stack and
+ * the sample fields of HTM_PMU_SAMPLE_REFUSED; -EACCES without CAP_PERFMON
+ * (or CAP_SYS_ADMIN); -EINVAL for frequency mode. And what a module must
+ * add: -EINVAL for config1 or config2 (no term uses them), a per-task
+ * event, an exclude bit (checked before the hypervisor is asked: the perf
+ * core checks them after event_init), and an event that is a group's
+ * member or has siblings (a sibling's PERF_SAMPLE_READ would read it, and
+ * so dump, from any context).
+ *
+ * Return: 0 or the errno.
+ */
+int htm_pmu_event_check(struct perf_event *event)
+{
+	struct perf_event_attr *attr = &event->attr;
+
+	if (attr->inherit)
+		return -EOPNOTSUPP;
+	if (!perfmon_capable())
+		return -EACCES;
+	if (!is_sampling_event(event) || has_branch_stack(event) ||
+	    attr->sample_type & HTM_PMU_SAMPLE_REFUSED)
+		return -EOPNOTSUPP;
+	if (attr->freq || attr->config1 || attr->config2)
+		return -EINVAL;
+	if (event->cpu < 0 || event->attach_state & PERF_ATTACH_TASK ||
+	    event_has_any_exclude_flag(event) || event->group_leader != event)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_pmu_event_check);
 
 static void htm_pmu_free(struct htm_pmu_event *ev)
 {
@@ -442,7 +492,7 @@ static int htm_pmu_event_init(struct perf_event *event)
 
 	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
-	ret = htm_pmu_attr_check(event);
+	ret = htm_pmu_event_check(event);
 	if (ret)
 		return ret;
 	ret = htm_pmu_config_decode(event->attr.config, &t);
@@ -544,7 +594,9 @@ static void htm_pmu_del(struct perf_event *event, int flags)
 /*
  * start and stop only gate the output: the trace runs from add to del (or
  * the first read). A stop and start around throttling or an AUX change
- * must not restart the trace and lose it.
+ * (the perf core stops an event while it attaches or unmaps its buffers,
+ * and may not start it again) must neither restart the trace nor keep the
+ * dump from going on: read() does not look at them.
  */
 static void htm_pmu_start(struct perf_event *event, int flags)
 {
@@ -554,20 +606,26 @@ static void htm_pmu_start(struct perf_event *event, int flags)
 static void htm_pmu_stop(struct perf_event *event, int flags)
 {
 	event->hw.state |= PERF_HES_STOPPED;
+	/* The count is read()'s answer, up to date whenever it is set. */
+	if (flags & PERF_EF_UPDATE)
+		event->hw.state |= PERF_HES_UPTODATE;
 }
 
-/* What the reader's read() returns: see the top of this file. */
+/*
+ * What the reader's read() returns: see the top of this file. The perf
+ * core also calls pmu::read where no dump may run: from an NMI, and for a
+ * sibling's PERF_SAMPLE_READ (an htm event may not join a group, but others
+ * may join it). There the count stays as it was, and neither the
+ * hypervisor nor the AUX area is touched.
+ */
 static void htm_pmu_read(struct perf_event *event)
 {
 	struct htm_pmu_event *ev = event->pmu_private;
 	u64 count = 0;
 	int ret;
 
-	if (event->hw.state & PERF_HES_STOPPED) {
-		/* Output is held back for now: read again later. */
-		local64_set(&event->count, ev->phase != HTM_PMU_DONE);
+	if (in_nmi() || event->nr_siblings)
 		return;
-	}
 	if (ev->tracing && !ev->stop_refused) {
 		ret = htm_pmu_stop_trace(ev, &htm_hv_atomic_policy);
 		if (htm_pmu_busy(ev, ret)) {
@@ -618,14 +676,16 @@ static void htm_pmu_free_aux(void *data)
 	kfree(aux);
 }
 
-/* sysfs: the format the HTM perf series uses, so its perf works unchanged */
+/* sysfs: the HTM PMU proposal's format and events, for its perf unchanged */
 
+PMU_FORMAT_ATTR(event, "config:0-27");
 PMU_FORMAT_ATTR(htm_type, "config:0-3");
 PMU_FORMAT_ATTR(nodeindex, "config:4-11");
 PMU_FORMAT_ATTR(nodalchipindex, "config:12-19");
 PMU_FORMAT_ATTR(coreindexonchip, "config:20-27");
 
 static struct attribute *htm_pmu_format_attrs[] = {
+	&format_attr_event.attr,
 	&format_attr_htm_type.attr,
 	&format_attr_nodeindex.attr,
 	&format_attr_nodalchipindex.attr,
@@ -638,9 +698,10 @@ static const struct attribute_group htm_pmu_format_group = {
 	.attrs = htm_pmu_format_attrs,
 };
 
-PMU_EVENT_ATTR_STRING(htm_nest, htm_pmu_nest, "htm_type=1");
-PMU_EVENT_ATTR_STRING(htm_core, htm_pmu_core, "htm_type=2");
-PMU_EVENT_ATTR_STRING(htm_llat, htm_pmu_llat, "htm_type=3");
+/* As the proposal's GENERIC_EVENT_ATTR() shows them. */
+PMU_EVENT_ATTR_STRING(htm_nest, htm_pmu_nest, "event=0x01");
+PMU_EVENT_ATTR_STRING(htm_core, htm_pmu_core, "event=0x02");
+PMU_EVENT_ATTR_STRING(htm_llat, htm_pmu_llat, "event=0x03");
 
 static struct attribute *htm_pmu_event_attrs[] = {
 	&htm_pmu_nest.attr.attr,
@@ -669,7 +730,9 @@ static const struct pmu htm_pmu_template = {
 	.module = THIS_MODULE,
 	.task_ctx_nr = perf_invalid_context,
 	.attr_groups = htm_pmu_attr_groups,
-	.capabilities = PERF_PMU_CAP_NO_EXCLUDE | HTM_PMU_CAP_AUX_PREFER_LARGE,
+	/* as the proposal: one event per CPU, AUX in large contiguous runs */
+	.capabilities = PERF_PMU_CAP_NO_EXCLUDE | PERF_PMU_CAP_EXCLUSIVE |
+			PERF_PMU_CAP_AUX_NO_SG | HTM_PMU_CAP_AUX_PREFER_LARGE,
 	.event_init = htm_pmu_event_init,
 	.add = htm_pmu_add,
 	.del = htm_pmu_del,

@@ -296,6 +296,7 @@ __poll_t htm_chan_poll_mask(struct htm_reader *rd);
 /* htm_pmu.c: the htm perf PMU */
 struct perf_event;
 int htm_pmu_attr_check(struct perf_event *event);
+int htm_pmu_event_check(struct perf_event *event);
 int htm_pmu_config_decode(u64 config, struct htm_target *t);
 size_t htm_aux_plan(const phys_addr_t *phys, unsigned int nr_pages,
 		    size_t off, size_t room, u64 left, size_t max_xfer);
@@ -380,6 +381,8 @@ struct htm_dtl_sink {
  *	the last one still waited for room in @events: this capture's
  *	JOINED, @relost and @reended are due after it; under the ring lock
  * @relost: as @lost, for the capture begun again
+ * @prev_pending: at the last START, records of a capture before it still
+ *	waited for room: they go out before that START's clock record
  * @reended: 0, or the HTMTRACE_DTL_CPU_* event that ended the capture
  *	begun again (a later one folds into it: see htm_dtl_cpu_begin())
  * @error: the errno a HTMTRACE_DTL_CPU_FAILED record carries
@@ -414,6 +417,7 @@ struct htm_dtl_cpu {
 	unsigned long events;
 	bool rejoined;
 	u64 relost[2];
+	bool prev_pending;
 	u8 reended;
 	s32 error;
 	u64 logged;
@@ -435,9 +439,15 @@ enum {
 
 /**
  * struct htm_dtl - the one dispatch trace log session
- * @lock: serialises configuration, start, stop and CPU hotplug; taken
- *	inside cpus_read_lock(), and by the hotplug callbacks
- * @read_lock: one reader at a time; taken before @lock
+ * @lock: guards @state and every transition of it: configure, start,
+ *	stop, the end (deconfigure, the owner's close), CPU hotplug, the
+ *	vpa_dtl PMU taking and giving back the log. Each checks the state
+ *	under it and publishes the new one with smp_store_release() (lockless
+ *	readers use smp_load_acquire()). Lock order, outermost first:
+ *	@read_lock, cpus_read_lock(), @lock, @ring_lock; the hotplug
+ *	callbacks take @lock inside the hotplug lock
+ * @read_lock: one reader at a time; the end of the session takes it, so
+ *	that nothing it frees is in use by a reader
  * @ring_lock: guards @ring's head, @clock_pending and the CPUs' @lost,
  *	pending records and sinks; taken in the capture timers (interrupt
  *	context) and, for the vpa_dtl PMU, in pmu::add and pmu::del under the
@@ -450,6 +460,7 @@ enum {
  * @clock_pending: a clock record is due before the next entry
  * @hp_state: the CPU hotplug state of the callbacks
  * @pmu_users: perf events holding the session (state HTM_DTL_PMU)
+ * @owner: the file whose close ends the session, NULL if none
  * @wait: woken when records arrive or the state changes
  */
 struct htm_dtl {
@@ -464,6 +475,7 @@ struct htm_dtl {
 	bool clock_pending;
 	int hp_state;
 	unsigned int pmu_users;
+	const void *owner;
 	wait_queue_head_t wait;
 };
 
@@ -478,10 +490,12 @@ void htm_dtl_clock_rec(struct htmtrace_dtl_clock *rec, u64 tb, u64 mono,
 int htm_dtl_init(struct htm_dtl *dtl);
 void htm_dtl_exit(struct htm_dtl *dtl);
 int htm_dtl_configure(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv,
-		      const struct cpumask *cpus, u8 mask, u32 ring_size);
+		      const struct cpumask *cpus, u8 mask, u32 ring_size,
+		      const void *owner);
 int htm_dtl_start(struct htm_dtl *dtl);
 int htm_dtl_stop(struct htm_dtl *dtl);
-int htm_dtl_deconfigure(struct htm_dtl *dtl);
+int htm_dtl_end(struct htm_dtl *dtl, const void *owner);
+int htm_dtl_flush_now(struct htm_dtl *dtl);
 ssize_t htm_dtl_read(struct htm_dtl *dtl, char __user *ubuf, size_t count,
 		     bool nonblock);
 __poll_t htm_dtl_poll_mask(struct htm_dtl *dtl);

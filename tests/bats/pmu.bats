@@ -100,13 +100,15 @@ capturing() {
 @test "the htm and vpa_dtl PMUs: format and events as specified" {
 	run guest "cd $DEVS/htm && for f in format/* events/*; do echo \$f \$(cat \$f); done"
 	echo "$output"
+	# the HTM PMU proposal's terms and events (htm-perf.c), exactly
 	[ "$output" = "format/coreindexonchip config:20-27
+format/event config:0-27
 format/htm_type config:0-3
 format/nodalchipindex config:12-19
 format/nodeindex config:4-11
-events/htm_core htm_type=2
-events/htm_llat htm_type=3
-events/htm_nest htm_type=1" ]
+events/htm_core event=0x02
+events/htm_llat event=0x03
+events/htm_nest event=0x01" ]
 	run guest "cd $DEVS/vpa_dtl && for f in format/* events/*; do echo \$f \$(cat \$f); done"
 	echo "$output"
 	[ "$output" = "format/event config:0-7
@@ -187,6 +189,53 @@ ok" ]
 	assert_no_splat
 }
 
+@test "htm: an event opened enabled and mapped afterwards, or remapped mid-dump, dumps on; an odd-releasing reader gets every byte" {
+	fast
+	# the perf core stops the event around each AUX change and may not
+	# start it again: the dump goes on from where it was, all the same
+	for args in "-E" "-R 2" "-E -R 3"; do
+		run guest "htmperf htm $CORE1 -a 64 $args -o /tmp/e.bin"
+		echo "$args: $output"
+		[ "$status" -eq 0 ]
+		[ "$(field aux_bytes "$output")" -eq $SIZE ]
+		verify_full /tmp/e.bin
+	done
+	# drained only on count 1, an odd number of bytes handed back each
+	# time: the area is never left without room, so the dump never ends
+	# early (it did with count 0, "no AUX area")
+	run guest "htmperf htm $CORE1 -a 64 -O -o /tmp/o.bin"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(field aux_bytes "$output")" -eq $SIZE ]
+	verify_full /tmp/o.bin
+	assert_no_splat
+}
+
+@test "htm: one event per CPU (PERF_PMU_CAP_EXCLUSIVE), several targets at once on several CPUs" {
+	fast
+	# a second htm event on CPU 0, of another target: EBUSY from the core
+	hold htm $CORE1
+	run guest htmperf open htm 0x200002
+	[ "$output" = EBUSY ]
+	# on CPU 1 it is fine
+	run guest htmperf open htm 0x200002 -C 1
+	[ "$output" = ok ]
+	guest_unload_all
+	guest "insmod $HTM_MODDIR/htmtrace.ko && insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=1000000 log2_size=18"
+	# the perf command of htmtrace(4): -C 0,1 and one target each, as the
+	# seed series' perf maps each AUX buffer to its target by the CPU
+	run guest "htmperf htm $CORE1 -C 0 -o /tmp/c0.bin > /tmp/c0.out & p0=\$!
+		htmperf htm 0x200002 -C 1 -o /tmp/c1.bin > /tmp/c1.out & p1=\$!
+		wait \$p0 && wait \$p1 && cat /tmp/c0.out /tmp/c1.out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	verify_full /tmp/c0.bin
+	run guest "htmtrace verify -t core -n 0 -p 0 -c 2 /tmp/c1.bin"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx "records valid: $RECORDS" <<<"$output"
+}
+
 @test "htm with PERF_SAMPLE_RAW: accepted, the trace exact, no RAW sample (the configuration is htmtrace sysmem's)" {
 	fast
 	run guest "htmperf htm $CORE1 -r -a 1024 -o /tmp/raw.bin -m /tmp/mem.bin"
@@ -212,28 +261,44 @@ ok" ]
 }
 
 @test "event_init: every errno of the ABI, for both PMUs" {
-	local args want
-	while read -r want args; do
+	local args htm dtl
+	# htm: the HTM PMU proposal's refusals and errnos (htm-perf.c
+	# htm_event_init()), and what a module adds: config1/config2, groups
+	while read -r htm dtl args; do
 		run guest htmperf open htm $CORE1 $args
-		echo "htm $args: $output (want $want)"
-		[ "$output" = "$want" ]
+		echo "htm $args: $output (want $htm)"
+		[ "$output" = "$htm" ]
 		run guest htmperf open vpa_dtl 7 $args
-		echo "vpa_dtl $args: $output (want $want)"
-		[ "$output" = "$want" ]
+		echo "vpa_dtl $args: $output (want $dtl)"
+		[ "$output" = "$dtl" ]
 	done <<-EOF
-		ok
-		EOPNOTSUPP --counting
-		EINVAL --task
-		EINVAL --inherit
-		EINVAL --freq
-		EINVAL --exclude-user
-		EINVAL --exclude-kernel
-		EINVAL --exclude-hv
-		EOPNOTSUPP --callchain
-		EOPNOTSUPP --branch
-		ENOENT --type-off 1000
-		EACCES --drop-caps
+		ok ok
+		EOPNOTSUPP EOPNOTSUPP --counting
+		EINVAL EINVAL --task
+		EOPNOTSUPP EINVAL --inherit
+		EINVAL EINVAL --freq
+		EINVAL EINVAL --exclude-user
+		EINVAL EINVAL --exclude-kernel
+		EINVAL EINVAL --exclude-hv
+		EOPNOTSUPP EOPNOTSUPP --callchain
+		EOPNOTSUPP EOPNOTSUPP --branch
+		EOPNOTSUPP EOPNOTSUPP --sample 0x1000
+		EOPNOTSUPP EOPNOTSUPP --sample 0x2000
+		EOPNOTSUPP EOPNOTSUPP --sample 0x40000
+		ENOENT ENOENT --type-off 1000
+		EACCES EACCES --drop-caps
 	EOF
+	# htm: the other sample fields are accepted (PERF_SAMPLE_WEIGHT, DATA_SRC,
+	# READ); config1 and config2 name nothing; an htm event is no group's
+	# member (a sibling's PERF_SAMPLE_READ would read it from any context)
+	for args in "ok --sample 0x4000" "ok --sample 0x8000" "ok --sample 0x10" \
+		    "EINVAL --config1 1" "EINVAL --config2 1" \
+		    "EINVAL --group-of software:0"; do
+		set -- $args
+		run guest htmperf open htm $CORE1 "${@:2}"
+		echo "htm ${*:2}: $output (want $1)"
+		[ "$output" = "$1" ]
+	done
 	# config: htm_type 1..3 and nothing above bit 27; node 1 chip 1 core 3
 	# is a target, core 49 is not (the hypervisor's H_P2 at CONFIGURE)
 	for args in "htm 0x0 EINVAL" "htm 0x4 EINVAL" "htm 0xf EINVAL" \

@@ -5,7 +5,7 @@
  * the ring buffer and the AUX area mapped by hand.
  *
  *   htmperf htm CONFIG [-C CPU] [-a AUX_KB] [-r] [-o FILE] [-m MEMFILE]
- *		[-w MS | -s FILE] [-p DATA_PAGES] [-v]
+ *		[-w MS | -s FILE] [-p DATA_PAGES] [-v] [-E] [-R N] [-O]
  *	One htm event on CPU (0) with config CONFIG, an AUX area of AUX_KB
  *	(64; rounded up to a power-of-two number of pages), RAW samples
  *	if -r. ENABLE (the trace starts), sleep MS (100) or, with -s, create
@@ -18,7 +18,10 @@
  *	 aux_records=A truncated=T partial=P lost=L drain_us=D" (D: from the
  *	first read to the last, copies to the files included); with -v,
  *	before it, "read N count C aux A" for each read (A: AUX bytes it
- *	brought).
+ *	brought). -E opens the event enabled, before anything is mapped;
+ *	-R N unmaps the AUX area after the Nth read and maps it again; -O
+ *	drains the AUX area only when the count is 1 (and at the end), and
+ *	then hands back an odd number of bytes (all but one when even).
  *   htmperf dtl CONFIG -C CPUS [-a AUX_KB] -o PREFIX [-d MS] [-p DATA_PAGES]
  *		[-n] [-r FILE]
  *	One vpa_dtl event per CPU of CPUS (a list like 0,1), event mask
@@ -31,9 +34,14 @@
  *	enabled (and SIGTERM handled).
  *   htmperf open PMU CONFIG [-C CPU] [--counting] [--task] [--inherit]
  *	[--freq] [--exclude-user] [--exclude-kernel] [--exclude-hv]
- *	[--type-off N] [--callchain] [--branch] [--drop-caps] [--hold SECS]
+ *	[--type-off N] [--callchain] [--branch] [--sample BITS]
+ *	[--config1 V] [--config2 V] [--group-of PMU:CONFIG] [--drop-caps]
+ *	[--hold SECS]
  *	perf_event_open of the valid attribute above with these changes:
- *	prints "ok" or the errno's name, exits 0 or 1. --drop-caps clears
+ *	prints "ok" or the errno's name, exits 0 or 1. --sample ORs BITS into
+ *	sample_type (with register 0 for REGS_USER, REGS_INTR); --group-of opens a leader of PMU (its valid attribute,
+ *	CONFIG) on the same CPU first and the event in its group (an error
+ *	opening the leader is "leader ERRNO"). --drop-caps clears
  *	CAP_PERFMON and CAP_SYS_ADMIN from the effective set first; --hold
  *	keeps the event open SECS seconds (or until killed) after "ok".
  *
@@ -186,10 +194,13 @@ static void put(FILE *f, const void *buf, size_t len, const char *what)
  * then hand them back: the head is read before the data (acquire), the
  * tail stored after it (release), as the perf ABI asks.
  */
-static void drain_aux(struct ev *e)
+static void drain_aux_odd(struct ev *e, int odd)
 {
 	__u64 head = __atomic_load_n(&e->pg->aux_head, __ATOMIC_ACQUIRE);
 	__u64 tail = e->pg->aux_tail;
+
+	if (odd && head > tail && !((head - tail) & 1))
+		head--;
 
 	while (tail < head) {
 		size_t off = tail & (e->aux_size - 1);
@@ -202,6 +213,11 @@ static void drain_aux(struct ev *e)
 		e->aux_bytes += n;
 	}
 	__atomic_store_n(&e->pg->aux_tail, tail, __ATOMIC_RELEASE);
+}
+
+static void drain_aux(struct ev *e)
+{
+	drain_aux_odd(e, 0);
 }
 
 static __u64 be64(const unsigned char *p)
@@ -342,14 +358,24 @@ static void close_out(FILE *f)
 static int cmd_htm(int argc, char **argv)
 {
 	unsigned long long aux_kb = 64, wait = 100, data_pages = 8, stuck = 0;
+	unsigned long long remap = 0;
 	const char *out = NULL, *mem = NULL, *sync = NULL;
 	struct perf_event_attr attr;
 	struct ev e = { .cpu = 0 };
-	int opt, raw = 0, verbose = 0;
+	int opt, raw = 0, verbose = 0, enabled = 0, odd = 0;
 	__u64 count, before, start;
 
-	while ((opt = getopt(argc, argv, "C:a:ro:m:w:s:p:v")) != -1) {
+	while ((opt = getopt(argc, argv, "C:a:ro:m:w:s:p:vER:O")) != -1) {
 		switch (opt) {
+		case 'E':
+			enabled = 1;
+			break;
+		case 'R':
+			remap = num(optarg);
+			break;
+		case 'O':
+			odd = 1;
+			break;
 		case 'C':
 			e.cpu = num(optarg);
 			break;
@@ -388,6 +414,7 @@ static int cmd_htm(int argc, char **argv)
 	base_attr(&attr, pmu_type("htm"), num(argv[optind]));
 	if (raw)
 		attr.sample_type = PERF_SAMPLE_RAW;
+	attr.disabled = !enabled;
 	e.fd = perf_open(&attr, -1, e.cpu);
 	if (e.fd < 0)
 		die("perf_event_open");
@@ -395,7 +422,7 @@ static int cmd_htm(int argc, char **argv)
 	e.out = open_out(out);
 	e.mem = open_out(mem);
 
-	if (ioctl(e.fd, PERF_EVENT_IOC_ENABLE, 0))
+	if (!enabled && ioctl(e.fd, PERF_EVENT_IOC_ENABLE, 0))
 		die("ENABLE");
 	if (sync) {
 		char ready[4096];
@@ -423,8 +450,19 @@ static int cmd_htm(int argc, char **argv)
 		e.reads++;
 		e.counts += count;
 		before = e.aux_bytes;
-		drain_aux(&e);
+		if (!odd || count <= 1)
+			drain_aux_odd(&e, odd && count == 1);
 		drain_ring(&e);
+		if (remap && e.reads == remap) {
+			/* away and back mid-dump: the perf core stops the event */
+			drain_aux(&e);
+			if (munmap(e.aux, e.aux_size))
+				die("munmap of the AUX area");
+			e.aux = mmap(NULL, e.aux_size, PROT_READ | PROT_WRITE,
+				     MAP_SHARED, e.fd, e.pg->aux_offset);
+			if (e.aux == MAP_FAILED)
+				die("mmap of the AUX area again");
+		}
 		if (verbose)
 			printf("read %llu count %llu aux %llu\n", e.reads,
 			       (unsigned long long)count, e.aux_bytes - before);
@@ -615,9 +653,11 @@ static void drop_caps(void)
 static int cmd_open(int argc, char **argv)
 {
 	struct perf_event_attr attr;
+	struct perf_event_attr lattr;
+	const char *leader = NULL;
 	long hold = -1;
 	pid_t pid = -1;
-	int cpu = 0, i, fd, type_off = 0;
+	int cpu = 0, i, fd, lfd = -1, type_off = 0;
 
 	if (argc < 3)
 		bad_usage();
@@ -650,6 +690,19 @@ static int cmd_open(int argc, char **argv)
 			attr.sample_type |= PERF_SAMPLE_BRANCH_STACK;
 			attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY |
 						  PERF_SAMPLE_BRANCH_KERNEL;
+		} else if (!strcmp(a, "--sample") && i + 1 < argc) {
+			attr.sample_type |= num(argv[++i]);
+			/* the core wants registers named for these */
+			if (attr.sample_type & PERF_SAMPLE_REGS_USER)
+				attr.sample_regs_user = 1;
+			if (attr.sample_type & PERF_SAMPLE_REGS_INTR)
+				attr.sample_regs_intr = 1;
+		} else if (!strcmp(a, "--config1") && i + 1 < argc) {
+			attr.config1 = num(argv[++i]);
+		} else if (!strcmp(a, "--config2") && i + 1 < argc) {
+			attr.config2 = num(argv[++i]);
+		} else if (!strcmp(a, "--group-of") && i + 1 < argc) {
+			leader = argv[++i];
 		} else if (!strcmp(a, "--drop-caps")) {
 			drop_caps();
 		} else if (!strcmp(a, "--hold") && i + 1 < argc) {
@@ -659,7 +712,24 @@ static int cmd_open(int argc, char **argv)
 		}
 	}
 	attr.type = pmu_type(argv[1]) + type_off;
-	fd = perf_open(&attr, pid, cpu);
+	if (leader) {
+		char pmu[64];
+		const char *colon = strchr(leader, ':');
+
+		if (!colon || colon - leader >= (long)sizeof(pmu))
+			bad_usage();
+		memcpy(pmu, leader, colon - leader);
+		pmu[colon - leader] = 0;
+		base_attr(&lattr, pmu_type(pmu), num(colon + 1));
+		lfd = perf_open(&lattr, pid, cpu);
+		if (lfd < 0) {
+			printf("leader %s\n", strerrorname_np(errno));
+			return 1;
+		}
+	}
+	fd = leader ? (int)syscall(__NR_perf_event_open, &attr, pid, cpu, lfd,
+				   PERF_FLAG_FD_CLOEXEC) :
+		      perf_open(&attr, pid, cpu);
 	if (fd < 0) {
 		printf("%s\n", strerrorname_np(errno));
 		return 1;
@@ -669,6 +739,8 @@ static int cmd_open(int argc, char **argv)
 	if (hold >= 0)
 		sleep(hold);
 	close(fd);
+	if (lfd >= 0)
+		close(lfd);
 	return 0;
 }
 
