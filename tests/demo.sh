@@ -47,14 +47,14 @@ demo_steps() {
 	echo "--- the main job: record one core's trace, the files perf would write"
 	step "mkdir -p /tmp/rec && htmtrace record $target -o /tmp/rec --duration 1"
 	step 'ls -l /tmp/rec'
-	step 'htmtrace verify /tmp/rec/htm.bin.*'
+	step 'htmcheck verify /tmp/rec/htm.bin.*   # the test helper that knows the simulator'
 
 	echo
 	echo "--- the same by hand: configure, start, stop, then a plain cat"
 	step "htmtrace configure $target -d /dev/htm0"
 	step 'htmtrace start -d /dev/htm0 && sleep 1 && htmtrace stop -d /dev/htm0'
 	step 'cat /dev/htm0 > /tmp/htm.bin; ls -l /tmp/htm.bin'
-	step 'htmtrace verify /tmp/htm.bin'
+	step 'htmcheck verify /tmp/htm.bin'
 	step 'htmtrace deconfigure -d /dev/htm0'
 
 	echo

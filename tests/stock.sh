@@ -198,10 +198,13 @@ helpers() {
 			-o "$g/guest-bin/$(basename "$c" .c)" "$c" >>"$out/tool.log" 2>&1 || return 1
 	done
 }
-if make -s -j"$(nproc)" -C "$top/userspace" O="$g" CC=${cross}gcc \
+# htmcheck: the test helper that checks the simulator's records
+# (tests/htmcheck.c), built on the tool's objects.
+if make -s -j"$(nproc)" -C "$top/userspace" O="$g" CC=${cross}gcc WERROR=1 \
 	PKG_CONFIG_LIBDIR="$ppclib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$sysroot" \
 	LDFLAGS="-Wl,-rpath-link,$ppclib:$sysroot/lib/powerpc64le-linux-gnu" \
-	>"$out/tool.log" 2>&1 && helpers; then
+	all htmcheck >"$out/tool.log" 2>&1 &&
+	cp "$g/htmcheck" "$g/guest-bin/" && helpers; then
 	echo "ok 5 the guest of $kver: its vmlinux, the test modules, the tool and the guest helpers"
 else
 	echo "not ok 5 the guest of $kver: its vmlinux, the test modules, the tool and the guest helpers"

@@ -15,7 +15,13 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-#include "htmtrace.h"
+#include "chan.h"
+#include "commands.h"
+#include "hvblock.h"
+#include "opts.h"
+#include "progress.h"
+#include "util.h"
+#include "workload.h"
 
 /* First guess for the configuration dumps; grown on -ENOSPC. */
 #define HVBUF_SIZE	65536
@@ -1032,12 +1038,12 @@ static int conf_dump(int argc, char **argv, unsigned long cmd,
 
 int cmd_sysmem(int argc, char **argv)
 {
-	return conf_dump(argc, argv, HTMTRACE_IOC_SYSMEM, SYSMEM_ENTRY_SIZE,
+	return conf_dump(argc, argv, HTMTRACE_IOC_SYSMEM, HTMTRACE_SYSMEM_ENTRY_SIZE,
 			 "memory configuration", "sysmem");
 }
 
 int cmd_sysproc(int argc, char **argv)
 {
-	return conf_dump(argc, argv, HTMTRACE_IOC_SYSPROC, SYSPROC_ENTRY_SIZE,
+	return conf_dump(argc, argv, HTMTRACE_IOC_SYSPROC, HTMTRACE_SYSPROC_ENTRY_SIZE,
 			 "processor configuration", "sysproc");
 }

@@ -30,7 +30,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "htmtrace.h"
+#include "chan.h"
+#include "commands.h"
+#include "dtl.h"
+#include "opts.h"
+#include "util.h"
+#include "workload.h"
 
 /* read() size of the stream: many records, and always one whole. */
 #define DTL_READ_SIZE		65536

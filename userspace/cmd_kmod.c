@@ -23,7 +23,9 @@
 
 #include <libkmod.h>
 
-#include "htmtrace.h"
+#include "commands.h"
+#include "opts.h"
+#include "util.h"
 
 #define MOD_MAIN	"htmtrace"
 #define MOD_SIM		"htmtrace_hvsim"

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "htmtrace.h"
+#include "dtl.h"
+#include "hvblock.h"
+#include "util.h"
 
 /*
  * The reason codes, index = code, as the Linux perf tool names them

@@ -2,8 +2,8 @@
 /*
  * htmtrace: trace POWER Hardware Trace Macro units through /dev/htmN.
  *
- * This file holds the command table, the help texts and the option helpers
- * the commands share.
+ * This file only dispatches: the command table, the help texts and main().
+ * The option loop the commands share is in opts.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "htmtrace.h"
+#include "commands.h"
+#include "util.h"
 
 #define MODE_HELP \
 	"      --mode MASK:VALUE the HTM mode CONFIGURE passes to the hypervisor\n" \
@@ -53,25 +54,37 @@ struct command {
 static int cmd_dtl(int argc, char **argv);
 
 static const struct command commands[] = {
-	{ "record", cmd_record, "trace one HTM unit while a workload runs",
+	{ "record", cmd_record, "trace HTM units while a workload runs",
 	  "Usage: htmtrace record -t TYPE -n NODE -p CHIP -c CORE [OPTIONS]\n"
 	  "                       [--duration SECS | [--] COMMAND [ARG...]]\n"
 	  "\n"
-	  "Configure the channel for the target, start tracing, run COMMAND (or\n"
+	  "Configure a channel for the target, start tracing, run COMMAND (or\n"
 	  "sleep SECS, or wait for Ctrl-C), stop, read the whole trace into\n"
 	  "DIR/htm.bin.nN.pP.cC.tT and the memory configuration into\n"
 	  "DIR/translation.nN.pP.cC.tT (the files perf writes for htmdecode),\n"
 	  "then deconfigure. The trace may end before the buffer (a no-wrap\n"
 	  "trace stopped early): \"N bytes of a buffer of M\" says so.\n"
+	  "Several targets: each of -t -n -p -c takes a list (0-7, 0,2,8-11,\n"
+	  "core,llat) and may be repeated; every combination is a target (at\n"
+	  "most 64), each on a free channel of its own (or the -d given once\n"
+	  "per target), all started together, stopped together, and each read\n"
+	  "into its own two files. Too few free channels or a busy target:\n"
+	  "the error names the target and nothing is left configured.\n"
 	  "A failure before the trace is taken deconfigures and removes the\n"
 	  "files. After, nothing destroys the trace: if the copy fails (a full\n"
 	  "disk, a read error) or Ctrl-C stops it, the trace file keeps what was\n"
 	  "written, the channel stays configured and stopped, and the commands\n"
 	  "that finish the job are printed (dump --offset, sysmem,\n"
-	  "deconfigure); exit status 1. A second Ctrl-C ends the tool.\n"
+	  "deconfigure), for each target; exit status 1. A second Ctrl-C ends\n"
+	  "the tool.\n"
 	  "\n"
-	  TARGET_HELP
-	  DEVICE_HELP
+	  "  -t, --type TYPES      nest, core, llat, global or a number 0..255\n"
+	  "  -n, --node NODES      node indices, 0..65535, e.g. 0 or 0-1\n"
+	  "  -p, --chip CHIPS      chip indices on the node, 0..65535\n"
+	  "  -c, --core CORES      core indices on the chip, 0..65535, e.g. 0-7\n"
+	  "  -d, --device DEV      the channel of a target, once per target (a\n"
+	  "                        number N means /dev/htmN; default: the first\n"
+	  "                        free channels)\n"
 	  "  -o, --output DIR      directory of the output files (default .)\n"
 	  "      --nowrap          stop tracing when the HTM buffer is full (the\n"
 	  "                        default)\n"
@@ -284,37 +297,6 @@ static const struct command commands[] = {
 	  "channel is open or a perf event exists.\n"
 	  "\n"
 	  "      --sim             also unload htmtrace_hvsim.ko\n" },
-	{ "verify", cmd_verify, "check a dump of the simulator",
-	  "Usage: htmtrace verify [-t TYPE] [-n NODE] [-p CHIP] [-c CORE]\n"
-	  "                       [--min-records N] [--buffer-size SIZE] FILE\n"
-	  "\n"
-	  "Check a dump of the hypervisor simulator byte for byte. The size must\n"
-	  "be a multiple of 128 (one record); the target and the number of\n"
-	  "records written are inferred from the intact records, and every slot\n"
-	  "must hold exactly the record the simulator leaves there, or zeros if\n"
-	  "it was never written. Target options force those fields. A trace\n"
-	  "that ended before its buffer filled gives a shorter dump: it is\n"
-	  "checked as it is; with --buffer-size, also one cut short (a kept\n"
-	  "partial dump), even within a record, or of a wrapped trace.\n"
-	  "Exit status 0 if the dump is good, 1 at the first wrong record.\n"
-	  "\n"
-	  TARGET_HELP
-	  "      --min-records N   fail unless at least N records are valid\n"
-	  "      --buffer-size SIZE  the size of the buffer dumped (K, M, G\n"
-	  "                        suffixes): FILE may hold less, and every\n"
-	  "                        byte it holds must be right\n" },
-	{ "simgen", cmd_simgen, NULL,
-	  "Usage: htmtrace simgen -t TYPE -n NODE [-p CHIP] [-c CORE] --log2 L\n"
-	  "                       --written W -o FILE\n"
-	  "\n"
-	  "Developer aid: write what the simulator would dump from a buffer of\n"
-	  "2^L bytes (L 7..32) after W records, to FILE ('-' for standard\n"
-	  "output). Chip and core default to 0.\n"
-	  "\n"
-	  TARGET_HELP
-	  "  -s, --log2 L          buffer size as a power of two\n"
-	  "  -w, --written W       records written since START\n"
-	  "  -o, --output FILE     output file\n" },
 };
 
 static const struct command *find_command(const char *name)
@@ -344,9 +326,6 @@ static void print_usage(FILE *f)
 				commands[i].summary);
 	fputs("  help         show the options of a command\n"
 	      "\n"
-	      "Developer commands:\n"
-	      "  simgen       write what the simulator would dump\n"
-	      "\n"
 	      "A target is -t TYPE -n NODE -p CHIP -c CORE: TYPE is nest, core,\n"
 	      "llat, global or a number; indices are decimal or 0x hex.\n"
 	      "-d DEV picks the channel: /dev/htm0 by default, N for /dev/htmN.\n"
@@ -375,7 +354,7 @@ static const struct command *find_command2(int argc, char **argv)
 	return find_command(name);
 }
 
-static int cmd_help(int argc, char **argv)
+static int help_command(int argc, char **argv)
 {
 	const struct command *cmd;
 
@@ -409,195 +388,6 @@ static int cmd_dtl(int argc, char **argv)
 			 argv[1]);
 }
 
-/* Handle -t, -n, -p or -c. Returns EXIT_OK or, after a message, EXIT_USAGE. */
-static int target_opt(struct target_arg *ta, int opt, const char *arg)
-{
-	const char *name;
-	__u32 *field;
-	unsigned int bit;
-	int err;
-
-	switch (opt) {
-	case 't':
-		err = parse_type(arg, &ta->t.type);
-		if (err == -ERANGE)
-			return usage_err("HTM type '%s' out of range 0..255",
-					 arg);
-		if (err)
-			return usage_err("unknown HTM type '%s': expected nest, core, llat, global or a number 0..255",
-					 arg);
-		ta->given |= TARGET_TYPE;
-		return EXIT_OK;
-	case 'n':
-		name = "node";
-		field = &ta->t.node;
-		bit = TARGET_NODE;
-		break;
-	case 'p':
-		name = "chip";
-		field = &ta->t.chip;
-		bit = TARGET_CHIP;
-		break;
-	case 'c':
-		name = "core";
-		field = &ta->t.core;
-		bit = TARGET_CORE;
-		break;
-	default:
-		return usage_err("internal error: option -%c", opt);
-	}
-	err = parse_index(arg, field);
-	if (err == -ERANGE)
-		return usage_err("%s index '%s' out of range 0..%u",
-				 name, arg, HTMTRACE_INDEX_MAX);
-	if (err)
-		return usage_err("%s index '%s' is not a number", name, arg);
-	ta->given |= bit;
-	return EXIT_OK;
-}
-
-/* Check that the fields in @need were given. Returns EXIT_OK or EXIT_USAGE. */
-int target_require(const struct target_arg *ta, unsigned int need)
-{
-	static const struct {
-		unsigned int bit;
-		const char *opt;
-	} fields[] = {
-		{ TARGET_TYPE, "-t TYPE" },
-		{ TARGET_NODE, "-n NODE" },
-		{ TARGET_CHIP, "-p CHIP" },
-		{ TARGET_CORE, "-c CORE" },
-	};
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(fields); i++)
-		if ((need & fields[i].bit) && !(ta->given & fields[i].bit))
-			return usage_err("missing target: %s is required",
-					 fields[i].opt);
-	return EXIT_OK;
-}
-
-/*
- * The one FILE operand of a command (at optind), read whole into *@bufp.
- * Returns EXIT_OK, or EXIT_USAGE or EXIT_FAIL after a message.
- */
-int read_file_operand(int argc, char **argv, const char **file,
-		      unsigned char **bufp, size_t *lenp)
-{
-	int err;
-
-	if (optind == argc)
-		return usage_err("missing FILE");
-	if (optind + 1 < argc)
-		return usage_err("unexpected argument '%s'", argv[optind + 1]);
-	*file = argv[optind];
-	err = read_file(*file, bufp, lenp);
-	if (err) {
-		pr_errno(-err, "read %s", *file);
-		return EXIT_FAIL;
-	}
-	return EXIT_OK;
-}
-
-/* Handle -d. Returns EXIT_OK or EXIT_USAGE. */
-static int device_opt(char *buf, size_t len, const char *arg, int is_path)
-{
-	int err;
-
-	if (!is_path)
-		err = device_path(buf, len, arg);
-	else if (!*arg)
-		err = -EINVAL;
-	else if ((size_t)snprintf(buf, len, "%s", arg) >= len)
-		err = -ENAMETOOLONG;
-	else
-		err = 0;
-
-	if (err == -ERANGE)
-		return usage_err("channel number '%s' out of range", arg);
-	if (err)
-		return usage_err("bad device '%s'", arg);
-	return EXIT_OK;
-}
-
-/* Report what getopt_long() did not accept. Returns EXIT_USAGE. */
-static int bad_option(char **argv, int opt)
-{
-	const char *arg = optind > 0 ? argv[optind - 1] : "?";
-
-	if (opt == ':')
-		return usage_err("option '%s' needs an argument", arg);
-	/* --NAME=VALUE for a NAME without argument: optopt is NAME's value. */
-	if (optopt && !strncmp(arg, "--", 2))
-		return usage_err("option '%.*s' takes no argument",
-				 (int)strcspn(arg, "="), arg);
-	if (optopt && optopt != '?')
-		return usage_err("unknown option '-%c'", optopt);
-	return usage_err("unknown option '%s'", arg);
-}
-
-static int opts_stop(struct cmd_opts *co, int status)
-{
-	co->status = status;
-	return OPTS_STOP;
-}
-
-/**
- * next_option() - the option loop of every command
- * @argc: number of the command's arguments
- * @argv: the command's arguments, the command name first
- * @optstring: as for getopt_long(), starting with ':' (or "+:")
- * @longopts: as for getopt_long()
- * @co: the shared options, zero-initialised by the caller
- *
- * Takes -t, -n, -p, -c and -d into @co, prints the help for -h and reports
- * what getopt_long() refuses; at the end of the options it refuses operands
- * unless @co->operands. Every other option is the command's own: it is
- * returned, with optarg set, for the command to handle.
- *
- * Return: the command's next own option; OPTS_END when the options are done
- * (optind indexes the first operand); OPTS_STOP when the command must end
- * with @co->status: EXIT_OK after the help, EXIT_USAGE after a message.
- */
-int next_option(int argc, char **argv, const char *optstring,
-		const struct option *longopts, struct cmd_opts *co)
-{
-	int opt;
-
-	if (!co->dev[0])
-		snprintf(co->dev, sizeof(co->dev), "%s", DEFAULT_DEVICE);
-	while ((opt = getopt_long(argc, argv, optstring, longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 't':
-		case 'n':
-		case 'p':
-		case 'c':
-			if (target_opt(&co->ta, opt, optarg))
-				return opts_stop(co, EXIT_USAGE);
-			break;
-		case 'd':
-			if (device_opt(co->dev, sizeof(co->dev), optarg,
-				       co->dev_is_path))
-				return opts_stop(co, EXIT_USAGE);
-			co->dev_given = 1;
-			break;
-		case 'h':
-			print_cmd_help(stdout, cmd_name);
-			return opts_stop(co, EXIT_OK);
-		case ':':
-		case '?':
-			return opts_stop(co, bad_option(argv, opt));
-		default:
-			return opt;
-		}
-	}
-	if (optind < argc && !co->operands)
-		return opts_stop(co, usage_err("unexpected argument '%s'",
-					       argv[optind]));
-	return OPTS_END;
-}
-
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
@@ -611,7 +401,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "help"))
-		return cmd_help(argc - 1, argv + 1);
+		return help_command(argc - 1, argv + 1);
 
 	cmd = find_command2(argc - 1, argv + 1);
 	if (cmd) {
@@ -627,6 +417,7 @@ int main(int argc, char **argv)
 		return usage_err("unknown command '%s'", argv[1]);
 	}
 	cmd_name = cmd->name;
+	cmd_help = cmd->help;
 	opterr = 0;
 	return cmd->fn(argc - 1, argv + 1);
 }

@@ -9,7 +9,7 @@
  */
 #include <errno.h>
 
-#include "htmtrace.h"
+#include "hvblock.h"
 
 __u64 get_be64(const unsigned char *p)
 {
@@ -26,7 +26,7 @@ __u64 get_be64(const unsigned char *p)
  * @buf: the blocks
  * @len: bytes in @buf
  * @off: where the block starts
- * @entry_size: bytes per entry (SYSMEM_ENTRY_SIZE, SYSPROC_ENTRY_SIZE)
+ * @entry_size: bytes per entry (HTMTRACE_SYSMEM_ENTRY_SIZE, HTMTRACE_SYSPROC_ENTRY_SIZE)
  * @blk: out: the block
  *
  * Return: 0, or -EBADMSG if the header or the entries it counts run past
@@ -37,15 +37,15 @@ int hvblock_parse(const unsigned char *buf, size_t len, size_t off,
 {
 	size_t room;
 
-	if (off > len || len - off < HVBLOCK_HDR_SIZE)
+	if (off > len || len - off < HTMTRACE_BLOCK_HDR_SIZE)
 		return -EBADMSG;
 	blk->offset = off;
-	blk->next = get_be64(buf + off + HVBLOCK_NEXT);
-	blk->nr_entries = get_be64(buf + off + HVBLOCK_NR_ENTRIES);
-	room = len - off - HVBLOCK_HDR_SIZE;
+	blk->next = get_be64(buf + off + HTMTRACE_BLOCK_NEXT);
+	blk->nr_entries = get_be64(buf + off + HTMTRACE_BLOCK_NR_ENTRIES);
+	room = len - off - HTMTRACE_BLOCK_HDR_SIZE;
 	if (blk->nr_entries > room / entry_size)
 		return -EBADMSG;
-	blk->size = HVBLOCK_HDR_SIZE + blk->nr_entries * entry_size;
+	blk->size = HTMTRACE_BLOCK_HDR_SIZE + blk->nr_entries * entry_size;
 	return 0;
 }
 

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "htmtrace.h"
-#include "../module/hvsim/hvsim_record.h"
+#include "parse.h"
+#include "util.h"
 
 static int hex_digit(char c)
 {
@@ -149,6 +149,61 @@ int parse_index(const char *s, __u32 *index)
 	if (v > HTMTRACE_INDEX_MAX)
 		return -ERANGE;
 	*index = v;
+	return 0;
+}
+
+/**
+ * parse_index_list() - add a list of indices to a set
+ * @s: comma-separated items, each an index as parse_index() takes it or a
+ *	range FIRST-LAST (both included), e.g. "0-7" or "0,2,8-11"
+ * @vals: the set, in the order given; an index already in it is skipped
+ * @n: in: the indices in @vals; out: with those of @s
+ * @max: room of @vals
+ *
+ * Return: 0; -EINVAL (not a list of indices, a range whose end is below
+ * its start), -ERANGE (an index past HTMTRACE_INDEX_MAX) or -E2BIG (more
+ * than @max indices); @vals and @n are then unspecified.
+ */
+int parse_index_list(const char *s, __u32 *vals, size_t *n, size_t max)
+{
+	char item[64], *dash;
+	const char *end;
+	__u32 first, last, v;
+	size_t i, len;
+	int err;
+
+	do {
+		end = strchrnul(s, ',');
+		len = end - s;
+		if (!len || len >= sizeof(item))
+			return -EINVAL;
+		memcpy(item, s, len);
+		item[len] = '\0';
+		dash = strchr(item, '-');
+		if (dash)
+			*dash = '\0';
+		err = parse_index(item, &first);
+		if (!err)
+			err = dash ? parse_index(dash + 1, &last) : 0;
+		if (err)
+			return err;
+		if (!dash)
+			last = first;
+		if (last < first)
+			return -EINVAL;
+		for (v = first;; v++) {
+			for (i = 0; i < *n && vals[i] != v; i++)
+				;
+			if (i == *n) {
+				if (*n == max)
+					return -E2BIG;
+				vals[(*n)++] = v;
+			}
+			if (v == last)
+				break;
+		}
+		s = end + 1;
+	} while (*end);
 	return 0;
 }
 
@@ -344,39 +399,6 @@ int format_flags(char *buf, size_t len, __u32 flags)
 	if (ret < 0 || (size_t)ret >= len)
 		return -ENAMETOOLONG;
 	return 0;
-}
-
-/* The target word of simulated records (see hvsim_record.h). */
-__u64 target_word(const struct htmtrace_target *t)
-{
-	return hvsim_target_word(t->type, t->node, t->chip, t->core);
-}
-
-void target_from_word(struct htmtrace_target *t, __u64 word)
-{
-	t->type = word & 0xff;
-	t->core = (word >> 16) & 0xffff;
-	t->chip = (word >> 32) & 0xffff;
-	t->node = (word >> 48) & 0xffff;
-}
-
-/* Does a target word agree with every field the filter gives? */
-int target_matches(__u64 word, const struct target_arg *filter)
-{
-	struct htmtrace_target t;
-
-	if (!filter)
-		return 1;
-	target_from_word(&t, word);
-	if ((filter->given & TARGET_TYPE) && t.type != filter->t.type)
-		return 0;
-	if ((filter->given & TARGET_NODE) && t.node != filter->t.node)
-		return 0;
-	if ((filter->given & TARGET_CHIP) && t.chip != filter->t.chip)
-		return 0;
-	if ((filter->given & TARGET_CORE) && t.core != filter->t.core)
-		return 0;
-	return 1;
 }
 
 static const struct {

@@ -13,7 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "htmtrace.h"
+#include "progress.h"
+#include "util.h"
 
 /* Updates per second, at most. */
 #define PROGRESS_HZ	4
@@ -116,7 +117,7 @@ void progress_update(struct progress *p, __u64 done)
 {
 	double t;
 
-	p->done = done;
+	p->done = p->base + done;
 	if (!p->on)
 		return;
 	t = now();
@@ -132,7 +133,7 @@ void progress_update(struct progress *p, __u64 done)
  */
 void progress_end(struct progress *p, int ok)
 {
-	if (!p->width)
+	if (!p->width || (ok && p->more))
 		return;
 	if (ok) {
 		show(p, now(), 1);

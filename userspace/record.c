@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * htmtrace record: trace one HTM unit while a workload runs and write the
- * files perf writes for htmdecode.
+ * htmtrace record: trace HTM units while a workload runs and write the
+ * files perf writes for htmdecode, a pair per unit (target).
  *
- * Order: open the channel and create the output files (so that a bad -o
- * fails before the hardware is touched), fork the workload held on a pipe,
- * configure, start, release the workload (or sleep, or wait for a signal),
- * stop, read the trace, fetch the memory configuration, deconfigure.
+ * Order: create the output files of every target (so that a bad -o fails
+ * before the hardware is touched), fork the workload held on a pipe, claim
+ * and configure a channel per target (nothing stays configured if one
+ * cannot be had), start them all, release the workload (or sleep, or wait
+ * for a signal), stop them all, then per target: read the trace, fetch the
+ * memory configuration, deconfigure.
  *
+ * What follows holds per target.
  * Until the trace is taken (stopped), every failure deconfigures and
  * removes both files. Once it is taken, nothing destroys it: the HTM
  * buffer lives in the hypervisor until DECONFIGURE, so the channel is
@@ -28,7 +31,13 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "htmtrace.h"
+#include "chan.h"
+#include "commands.h"
+#include "hvblock.h"
+#include "opts.h"
+#include "progress.h"
+#include "util.h"
+#include "workload.h"
 
 /*
  * Stop the channel if it is still tracing (no-wrap may have stopped it).
@@ -75,7 +84,7 @@ static int save_sysmem(int fd, const char *dev, int out, const char *outname,
 	if (fetch_hvbuf(fd, dev, HTMTRACE_IOC_SYSMEM, "memory configuration",
 			&zero, &buf, len))
 		return -1;
-	if (count_blocks(buf, *len, SYSMEM_ENTRY_SIZE, nr_blocks, nr_entries,
+	if (count_blocks(buf, *len, HTMTRACE_SYSMEM_ENTRY_SIZE, nr_blocks, nr_entries,
 			 &bad)) {
 		pr_err("memory configuration %s: malformed block at offset %zu of %zu bytes",
 		       dev, bad, *len);
@@ -98,7 +107,6 @@ struct record_files {
 	const char *trace_name, *xlate_name;
 	int trace_fd, xlate_fd;
 	size_t bs;
-	int mode;		/* of the progress line */
 };
 
 /*
@@ -151,20 +159,18 @@ enum taken {
  */
 static enum taken take_trace(struct record_files *rf,
 			     struct htmtrace_status *st, int refused,
-			     __u64 *trace_len, size_t *xlate_len,
-			     __u64 *nr_blocks, __u64 *nr_entries)
+			     struct progress *prog, __u64 *trace_len,
+			     size_t *xlate_len, __u64 *nr_blocks,
+			     __u64 *nr_entries)
 {
 	sig_atomic_t seen = interrupted;
 	struct htmtrace_status after;
 	struct trace_copy tc = { 0 };
-	struct progress prog;
 	char text[160], d[PATH_MAX + 8], x[4 * PATH_MAX + 8];
 	int copied, err, xlate_ok = 0, deconfigured, close_failed = 0;
 
-	progress_init(&prog, rf->mode);
-	prog.total = st->buffer_size;
 	copied = !copy_trace(rf->fd, rf->dev, rf->trace_fd, rf->trace_name,
-			     rf->bs, &prog, &tc);
+			     rf->bs, prog, &tc);
 	*trace_len = tc.done;
 	if (!copied && !tc.done && !tc.write_err && !tc.stopped &&
 	    (refused || !trace_remains(tc.err))) {
@@ -238,6 +244,224 @@ static enum taken take_trace(struct record_files *rf,
 	return TAKEN_NO_XLATE;
 }
 
+/*
+ * A Ctrl-C stopped an earlier target's copy: this one's trace is not read
+ * (no more hypervisor calls). Its file stays, empty; its channel keeps
+ * the whole trace, configured and stopped. Returns TAKEN_PART.
+ */
+static enum taken leave_trace(struct record_files *rf,
+			      const struct htmtrace_status *st)
+{
+	struct trace_copy tc = { 0 };
+
+	close(rf->trace_fd);
+	rf->trace_fd = -1;
+	close(rf->xlate_fd);
+	rf->xlate_fd = -1;
+	unlink(rf->xlate_name);
+	print_kept(rf, &tc, st, 0, 0);
+	return TAKEN_PART;
+}
+
+/* Most targets of one record: one channel each, and channels are 1..64. */
+#define RECORD_MAX_TARGETS	64
+
+/* One target of a record, from its channel to its files. */
+struct rec_target {
+	struct htmtrace_target t;
+	char name[128];		/* "core node 0 chip 2 core 5" */
+	char dev[PATH_MAX];
+	int fd;			/* the channel, -1 before one is claimed */
+	int configured, started;
+	int refused;		/* the hypervisor refused its stop */
+	char trace_name[PATH_MAX], xlate_name[PATH_MAX];
+	int trace_fd, xlate_fd;
+	struct htmtrace_status st;
+	enum taken taken;
+	__u64 trace_len;
+	size_t xlate_len;
+	__u64 nr_blocks, nr_entries;
+};
+
+/* The target values the command line gave: lists, one per field. */
+struct target_lists {
+	__u32 type[RECORD_MAX_TARGETS];
+	__u32 node[RECORD_MAX_TARGETS];
+	__u32 chip[RECORD_MAX_TARGETS];
+	__u32 core[RECORD_MAX_TARGETS];
+	size_t ntype, nnode, nchip, ncore;
+};
+
+/* -t TYPE[,TYPE...]. Returns EXIT_OK or, after a message, EXIT_USAGE. */
+static int add_types(struct target_lists *tl, const char *arg)
+{
+	char item[64];
+	const char *s = arg, *end;
+	__u32 type;
+	size_t i, len;
+	int err;
+
+	do {
+		end = strchrnul(s, ',');
+		len = end - s;
+		if (len >= sizeof(item))
+			len = sizeof(item) - 1;
+		memcpy(item, s, len);
+		item[len] = '\0';
+		err = parse_type(item, &type);
+		if (err == -ERANGE)
+			return usage_err("HTM type '%s' out of range 0..255",
+					 item);
+		if (err)
+			return usage_err("unknown HTM type '%s': expected nest, core, llat, global or a number 0..255",
+					 item);
+		for (i = 0; i < tl->ntype && tl->type[i] != type; i++)
+			;
+		if (i == tl->ntype) {
+			if (tl->ntype == RECORD_MAX_TARGETS)
+				return usage_err("too many targets: at most %d",
+						 RECORD_MAX_TARGETS);
+			tl->type[tl->ntype++] = type;
+		}
+		s = end + 1;
+	} while (*end);
+	return EXIT_OK;
+}
+
+/* -n, -p or -c LIST. Returns EXIT_OK or, after a message, EXIT_USAGE. */
+static int add_indices(struct target_lists *tl, int opt, const char *arg)
+{
+	const char *name = opt == 'n' ? "node" : opt == 'p' ? "chip" : "core";
+	__u32 *vals = opt == 'n' ? tl->node : opt == 'p' ? tl->chip : tl->core;
+	size_t *n = opt == 'n' ? &tl->nnode : opt == 'p' ? &tl->nchip :
+		    &tl->ncore;
+	int err = parse_index_list(arg, vals, n, RECORD_MAX_TARGETS);
+
+	/* One index: the messages of every command's target options. */
+	if (err == -ERANGE && !strpbrk(arg, ",-"))
+		return usage_err("%s index '%s' out of range 0..%u", name, arg,
+				 HTMTRACE_INDEX_MAX);
+	if (err && err != -E2BIG && !strpbrk(arg, ",-"))
+		return usage_err("%s index '%s' is not a number", name, arg);
+	if (err == -ERANGE)
+		return usage_err("%s index in '%s' out of range 0..%u", name,
+				 arg, HTMTRACE_INDEX_MAX);
+	if (err == -E2BIG)
+		return usage_err("too many targets: at most %d",
+				 RECORD_MAX_TARGETS);
+	if (err)
+		return usage_err("bad %s list '%s': expected indices or ranges such as 0-7,9",
+				 name, arg);
+	return EXIT_OK;
+}
+
+/*
+ * Every combination of the lists, in the order given (type, node, chip,
+ * core, the core varying fastest), into @rt. Returns the number of
+ * targets, or 0 after a usage message.
+ */
+static size_t expand_targets(const struct target_lists *tl,
+			     struct rec_target *rt)
+{
+	size_t a, b, c, d, n = 0;
+
+	if (!tl->ntype || !tl->nnode || !tl->nchip || !tl->ncore) {
+		usage_err("missing target: %s is required",
+			  !tl->ntype ? "-t TYPE" : !tl->nnode ? "-n NODE" :
+			  !tl->nchip ? "-p CHIP" : "-c CORE");
+		return 0;
+	}
+	if (tl->ntype * tl->nnode * tl->nchip * tl->ncore >
+	    RECORD_MAX_TARGETS) {
+		usage_err("too many targets: %zu, at most %d",
+			  tl->ntype * tl->nnode * tl->nchip * tl->ncore,
+			  RECORD_MAX_TARGETS);
+		return 0;
+	}
+	for (a = 0; a < tl->ntype; a++)
+		for (b = 0; b < tl->nnode; b++)
+			for (c = 0; c < tl->nchip; c++)
+				for (d = 0; d < tl->ncore; d++, n++) {
+					rt[n].t.type = tl->type[a];
+					rt[n].t.node = tl->node[b];
+					rt[n].t.chip = tl->chip[c];
+					rt[n].t.core = tl->core[d];
+				}
+	return n;
+}
+
+/*
+ * Claim a channel for every target and configure it. With -d, the
+ * channels given, one per target in order; else the first free ones of
+ * /dev/htm0, /dev/htm1, ... (a channel configured by someone else is
+ * skipped). Returns 0, or -1 after a message naming the target (the
+ * caller deconfigures what was configured).
+ */
+static int claim_channels(struct rec_target *rt, size_t n,
+			  char (*devs)[PATH_MAX], size_t ndevs,
+			  const struct htmtrace_config *tmpl)
+{
+	struct htmtrace_config cfg;
+	unsigned int next = 0, seen = 0, in_use = 0;
+	size_t i;
+	int fd, err;
+
+	for (i = 0; i < n; i++) {
+		for (;;) {
+			if (ndevs) {
+				memcpy(rt[i].dev, devs[i], sizeof(rt[i].dev));
+				fd = open_device(rt[i].dev, O_RDWR);
+				if (fd < 0)
+					return -1;
+			} else {
+				if (next >= RECORD_MAX_TARGETS)
+					goto too_few;
+				snprintf(rt[i].dev, sizeof(rt[i].dev), "%s%u",
+					 DEVICE_PREFIX, next++);
+				fd = open(rt[i].dev, O_RDWR | O_CLOEXEC);
+				if (fd < 0 && errno == ENOENT && seen)
+					goto too_few;
+				if (fd < 0) {
+					/* Reported as open_device() does. */
+					close(open_device(rt[i].dev, O_RDWR));
+					return -1;
+				}
+				seen++;
+			}
+			cfg = *tmpl;
+			cfg.target = rt[i].t;
+			if (!ioctl(fd, HTMTRACE_IOC_CONFIGURE, &cfg))
+				break;
+			err = errno;
+			if (err == EBADFD && !ndevs) {
+				/* Configured by someone else: not free. */
+				close(fd);
+				in_use++;
+				continue;
+			}
+			close(fd);
+			chan_ioctl_err(err, "configure", rt[i].dev);
+			if (n > 1 && err == EBUSY)
+				pr_err("target %s (%zu of %zu) is busy: nothing left configured",
+				       rt[i].name, i + 1, n);
+			else if (n > 1)
+				pr_err("could not configure target %s (%zu of %zu): nothing left configured",
+				       rt[i].name, i + 1, n);
+			return -1;
+		}
+		rt[i].fd = fd;
+		rt[i].configured = 1;
+	}
+	return 0;
+
+too_few:
+	pr_err("too few channels: no free channel for target %s (%zu targets need %zu channels; %u channels, %u of them in use)",
+	       rt[i].name, n, n, seen, in_use);
+	pr_err("load htmtrace with channels=N (N at least %zu more than are in use), or deconfigure channels; nothing left configured",
+	       n);
+	return -1;
+}
+
 static const struct option record_options[] = {
 	TARGET_OPTIONS,
 	DEVICE_OPTION,
@@ -253,33 +477,91 @@ static const struct option record_options[] = {
 	OPTIONS_END,
 };
 
+/* Stop every started trace as best we can: the trace is worthless. */
+static void stop_all(struct rec_target *rt, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rt[i].started)
+			ioctl(rt[i].fd, HTMTRACE_IOC_STOP);
+}
+
+/*
+ * Before the trace was taken: deconfigure @rt's channel and remove its
+ * files. Returns 0, or -1 if the deconfigure failed (reported).
+ */
+static int clean_target(struct rec_target *rt)
+{
+	int ret = 0;
+
+	if (rt->configured &&
+	    chan_ioctl(rt->fd, rt->dev, HTMTRACE_IOC_DECONFIGURE, NULL,
+		       "deconfigure"))
+		ret = -1;
+	rt->configured = 0;
+	if (rt->trace_fd >= 0)
+		close(rt->trace_fd);
+	if (rt->xlate_fd >= 0)
+		close(rt->xlate_fd);
+	rt->trace_fd = -1;
+	rt->xlate_fd = -1;
+	unlink(rt->trace_name);
+	unlink(rt->xlate_name);
+	pr_err("removed the partial %s and %s", rt->trace_name,
+	       rt->xlate_name);
+	return ret;
+}
+
 int cmd_record(int argc, char **argv)
 {
-	char trace_name[PATH_MAX], xlate_name[PATH_MAX];
-	char text[128];
+	static char devs[RECORD_MAX_TARGETS][PATH_MAX];
+	struct target_lists tl = { .ntype = 0 };
 	const char *outdir = NULL;
 	struct htmtrace_config cfg;
-	struct htmtrace_status st;
 	struct workload wl = WORKLOAD_INIT;
-	struct cmd_opts co = { .operands = 1 };
-	const char *dev = co.dev;
-	int dry_run = 0, mode = PROGRESS_AUTO, refused;
-	enum taken taken;
+	struct cmd_opts co = { .operands = 1, .own_targets = 1 };
+	int dry_run = 0, mode = PROGRESS_AUTO;
+	struct rec_target *rt;
 	struct record_files rf;
-	size_t bs = DEFAULT_BS, xlate_len = 0;
-	__u64 trace_len = 0, nr_blocks = 0, nr_entries = 0;
+	struct progress prog;
+	sig_atomic_t seen;
+	size_t bs = DEFAULT_BS, n, ndevs = 0, i;
 	/*
 	 * No-wrap unless asked: every public PowerVM user forces it, and with
 	 * no write pointer a wrapped dump cannot be put in time order.
 	 */
 	__u32 flags = HTMTRACE_CFG_NOWRAP;
-	__u64 mask = 0, value = 0;
-	int fd, trace_fd, xlate_fd, opt, err, ret = EXIT_FAIL;
+	__u64 mask = 0, value = 0, total;
+	int opt, err, ret = EXIT_FAIL, all_ok;
 
 	/* '+': the first operand starts the command and its own options. */
 	while ((opt = next_option(argc, argv, "+:t:n:p:c:d:o:h", record_options,
 				  &co)) > 0) {
 		switch (opt) {
+		case 't':
+			if (add_types(&tl, optarg))
+				return EXIT_USAGE;
+			break;
+		case 'n':
+		case 'p':
+		case 'c':
+			if (add_indices(&tl, opt, optarg))
+				return EXIT_USAGE;
+			break;
+		case 'd':
+			if (ndevs == RECORD_MAX_TARGETS)
+				return usage_err("too many channels: at most %d",
+						 RECORD_MAX_TARGETS);
+			if (device_opt(devs[ndevs], sizeof(devs[ndevs]),
+				       optarg, 0))
+				return EXIT_USAGE;
+			for (i = 0; i < ndevs; i++)
+				if (!strcmp(devs[i], devs[ndevs]))
+					return usage_err("channel %s given twice",
+							 devs[i]);
+			ndevs++;
+			break;
 		case 'o':
 			outdir = optarg;
 			break;
@@ -314,56 +596,91 @@ int cmd_record(int argc, char **argv)
 	}
 	if (opt)
 		return co.status;
-	if (target_require(&co.ta, TARGET_ALL) ||
-	    workload_operands(&wl, argc, argv))
-		return EXIT_USAGE;
-	if (trace_file_name(trace_name, sizeof(trace_name), outdir, "htm.bin",
-			    &co.ta.t) ||
-	    trace_file_name(xlate_name, sizeof(xlate_name), outdir,
-			    "translation", &co.ta.t))
-		return usage_err("output directory name too long");
+
+	rt = calloc(RECORD_MAX_TARGETS, sizeof(*rt));
+	if (!rt) {
+		pr_errno(ENOMEM, "targets");
+		return EXIT_FAIL;
+	}
+	n = expand_targets(&tl, rt);
+	if (!n || workload_operands(&wl, argc, argv)) {
+		ret = EXIT_USAGE;
+		goto out_free;
+	}
+	if (ndevs && ndevs != n) {
+		ret = usage_err("%zu targets need %zu channels: -d given %zu times (without -d, free channels are claimed)",
+				n, n, ndevs);
+		goto out_free;
+	}
+	for (i = 0; i < n; i++) {
+		rt[i].fd = -1;
+		rt[i].trace_fd = -1;
+		rt[i].xlate_fd = -1;
+		format_target(rt[i].name, sizeof(rt[i].name), &rt[i].t);
+		if (trace_file_name(rt[i].trace_name,
+				    sizeof(rt[i].trace_name), outdir,
+				    "htm.bin", &rt[i].t) ||
+		    trace_file_name(rt[i].xlate_name,
+				    sizeof(rt[i].xlate_name), outdir,
+				    "translation", &rt[i].t)) {
+			ret = usage_err("output directory name too long");
+			goto out_free;
+		}
+	}
 	if (dry_run) {
-		printf("%s\n%s\n", trace_name, xlate_name);
-		return EXIT_OK;
+		for (i = 0; i < n; i++)
+			printf("%s\n%s\n", rt[i].trace_name,
+			       rt[i].xlate_name);
+		ret = EXIT_OK;
+		goto out_free;
 	}
 
 	if (catch_signals(0))
-		return EXIT_FAIL;
-	fd = open_device(dev, O_RDWR);
-	if (fd < 0)
-		return EXIT_FAIL;
-	trace_fd = create_file(trace_name);
-	if (trace_fd < 0) {
-		pr_errno(-trace_fd, "create %s", trace_name);
-		goto out_dev;
-	}
-	xlate_fd = create_file(xlate_name);
-	if (xlate_fd < 0) {
-		pr_errno(-xlate_fd, "create %s", xlate_name);
-		close(trace_fd);
-		unlink(trace_name);
-		goto out_dev;
+		goto out_free;
+	/* A bad -o fails before the hardware is touched. */
+	for (i = 0; i < n; i++) {
+		err = create_file(rt[i].trace_name);
+		if (err < 0) {
+			pr_errno(-err, "create %s", rt[i].trace_name);
+			goto out_created;
+		}
+		rt[i].trace_fd = err;
+		err = create_file(rt[i].xlate_name);
+		if (err < 0) {
+			pr_errno(-err, "create %s", rt[i].xlate_name);
+			goto out_created;
+		}
+		rt[i].xlate_fd = err;
 	}
 	if (workload_prepare(&wl))
 		goto out_files;
 
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.target = co.ta.t;
 	cfg.flags = flags;
 	cfg.mode_mask = mask;
 	cfg.mode_value = value;
-	if (chan_ioctl(fd, dev, HTMTRACE_IOC_CONFIGURE, &cfg, "configure"))
-		goto out_workload;
-	if (chan_ioctl(fd, dev, HTMTRACE_IOC_START, NULL, "start"))
+	if (claim_channels(rt, n, devs, ndevs, &cfg))
 		goto out_deconfigure;
+	/* Started together: one START after the other, nothing between. */
+	for (i = 0; i < n; i++) {
+		if (chan_ioctl(rt[i].fd, rt[i].dev, HTMTRACE_IOC_START, NULL,
+			       "start")) {
+			if (n > 1)
+				pr_err("could not start target %s: nothing left configured",
+				       rt[i].name);
+			stop_all(rt, n);
+			goto out_deconfigure;
+		}
+		rt[i].started = 1;
+	}
 
 	/*
-	 * On a failure here the trace is worthless: stop it as best we can;
-	 * the deconfigure that follows reports what is left.
+	 * On a failure here the traces are worthless: stop them as best we
+	 * can; the deconfigures that follow report what is left.
 	 */
 	if (wl.argv && !interrupted) {
 		if (workload_go(&wl) || workload_reap(&wl)) {
-			ioctl(fd, HTMTRACE_IOC_STOP);
+			stop_all(rt, n);
 			goto out_deconfigure;
 		}
 	} else if (wl.have_secs) {
@@ -372,59 +689,133 @@ int cmd_record(int argc, char **argv)
 		err = wait_for_signal();
 		if (err) {
 			pr_errno(-err, "wait for a signal");
-			ioctl(fd, HTMTRACE_IOC_STOP);
+			stop_all(rt, n);
 			goto out_deconfigure;
 		}
 	}
 
-	refused = stop_trace(fd, dev, &st);
-	if (refused < 0)
-		goto out_deconfigure;
-	rf.dev = dev;
-	rf.fd = fd;
-	rf.trace_name = trace_name;
-	rf.xlate_name = xlate_name;
-	rf.trace_fd = trace_fd;
-	rf.xlate_fd = xlate_fd;
-	rf.bs = bs;
-	rf.mode = mode;
-	taken = take_trace(&rf, &st, refused, &trace_len, &xlate_len,
-			   &nr_blocks, &nr_entries);
-	trace_fd = rf.trace_fd;
-	xlate_fd = rf.xlate_fd;
-	if (taken == TAKEN_NONE)
-		goto out_deconfigure;
-	format_target(text, sizeof(text), &co.ta.t);
-	printf("traced %s on %s\n", text, dev);
-	print_workload(&wl);
-	if (taken == TAKEN_PART)
-		goto out_dev;
-	format_of_buffer(text, sizeof(text), trace_len, &st);
-	printf("wrote %s to %s%s\n", text, trace_name,
-	       ended_early(trace_len, &st));
-	if (taken != TAKEN_NO_XLATE)
-		printf("wrote %zu bytes of memory configuration (%llu blocks, %llu entries) to %s\n",
-		       xlate_len, (unsigned long long)nr_blocks,
-		       (unsigned long long)nr_entries, xlate_name);
-	if (taken == TAKEN_ALL)
-		ret = EXIT_OK;
-	goto out_dev;
+	/* Stopped together, before any is read. */
+	for (i = 0; i < n; i++)
+		rt[i].refused = stop_trace(rt[i].fd, rt[i].dev, &rt[i].st);
+	seen = interrupted;
+
+	progress_init(&prog, mode);
+	for (i = 0, total = 0; i < n; i++) {
+		if (rt[i].refused >= 0 && total != (__u64)-1)
+			total = rt[i].st.buffer_size ?
+				total + rt[i].st.buffer_size : (__u64)-1;
+	}
+	prog.total = total == (__u64)-1 ? 0 : total;
+	for (i = 0; i < n; i++) {
+		if (rt[i].refused < 0) {
+			rt[i].taken = TAKEN_NONE;
+			continue;
+		}
+		rf.dev = rt[i].dev;
+		rf.fd = rt[i].fd;
+		rf.trace_name = rt[i].trace_name;
+		rf.xlate_name = rt[i].xlate_name;
+		rf.trace_fd = rt[i].trace_fd;
+		rf.xlate_fd = rt[i].xlate_fd;
+		rf.bs = bs;
+		if (interrupted != seen) {
+			rt[i].taken = leave_trace(&rf, &rt[i].st);
+		} else {
+			prog.more = i + 1 < n;
+			rt[i].taken = take_trace(&rf, &rt[i].st,
+						 rt[i].refused, &prog,
+						 &rt[i].trace_len,
+						 &rt[i].xlate_len,
+						 &rt[i].nr_blocks,
+						 &rt[i].nr_entries);
+			prog.base += rt[i].trace_len;
+		}
+		rt[i].trace_fd = rf.trace_fd;
+		rt[i].xlate_fd = rf.xlate_fd;
+	}
+	prog.more = 0;
+	progress_end(&prog, 1);
+
+	all_ok = 1;
+	for (i = 0; i < n; i++) {
+		if (rt[i].taken == TAKEN_NONE) {
+			all_ok = 0;
+			clean_target(&rt[i]);
+			continue;
+		}
+		printf("traced %s on %s\n", rt[i].name, rt[i].dev);
+	}
+	for (i = 0; i < n && rt[i].taken == TAKEN_NONE; i++)
+		;
+	if (i < n)
+		print_workload(&wl);
+	for (i = 0; i < n; i++) {
+		char text[128];
+
+		if (rt[i].taken != TAKEN_ALL)
+			all_ok = 0;
+		if (rt[i].taken == TAKEN_NONE || rt[i].taken == TAKEN_PART)
+			continue;
+		format_of_buffer(text, sizeof(text), rt[i].trace_len,
+				 &rt[i].st);
+		printf("wrote %s to %s%s\n", text, rt[i].trace_name,
+		       ended_early(rt[i].trace_len, &rt[i].st));
+		if (rt[i].taken != TAKEN_NO_XLATE)
+			printf("wrote %zu bytes of memory configuration (%llu blocks, %llu entries) to %s\n",
+			       rt[i].xlate_len,
+			       (unsigned long long)rt[i].nr_blocks,
+			       (unsigned long long)rt[i].nr_entries,
+			       rt[i].xlate_name);
+	}
+	if (n > 1 && !all_ok) {
+		size_t done = 0;
+
+		for (i = 0; i < n; i++)
+			done += rt[i].taken == TAKEN_ALL;
+		pr_err("%zu of %zu traces not finished: see the messages above",
+		       n - done, n);
+	}
+	ret = all_ok ? EXIT_OK : EXIT_FAIL;
+	goto out_close;
 
 out_deconfigure:
-	if (chan_ioctl(fd, dev, HTMTRACE_IOC_DECONFIGURE, NULL, "deconfigure"))
-		ret = EXIT_FAIL;
-out_workload:
+	for (i = 0; i < n; i++)
+		if (rt[i].configured &&
+		    chan_ioctl(rt[i].fd, rt[i].dev, HTMTRACE_IOC_DECONFIGURE,
+			       NULL, "deconfigure"))
+			ret = EXIT_FAIL;
 	if (workload_reap(&wl))
 		ret = EXIT_FAIL;
 out_files:
-	if (trace_fd >= 0)
-		close(trace_fd);
-	if (xlate_fd >= 0)
-		close(xlate_fd);
-	unlink(trace_name);
-	unlink(xlate_name);
-	pr_err("removed the partial %s and %s", trace_name, xlate_name);
-out_dev:
-	close(fd);
+	for (i = 0; i < n; i++) {
+		close(rt[i].trace_fd);
+		close(rt[i].xlate_fd);
+		unlink(rt[i].trace_name);
+		unlink(rt[i].xlate_name);
+	}
+	if (n == 1)
+		pr_err("removed the partial %s and %s", rt[0].trace_name,
+		       rt[0].xlate_name);
+	else
+		pr_err("removed the partial files of the %zu targets", n);
+	goto out_close;
+out_created:
+	/* The files created before the one that failed: removed silently. */
+	for (i = 0; i < n; i++) {
+		if (rt[i].trace_fd >= 0) {
+			close(rt[i].trace_fd);
+			unlink(rt[i].trace_name);
+		}
+		if (rt[i].xlate_fd >= 0) {
+			close(rt[i].xlate_fd);
+			unlink(rt[i].xlate_name);
+		}
+	}
+out_close:
+	for (i = 0; i < n; i++)
+		if (rt[i].fd >= 0)
+			close(rt[i].fd);
+out_free:
+	free(rt);
 	return ret;
 }

@@ -12,14 +12,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "htmtrace.h"
+#include "parse.h"
+#include "util.h"
 
-/* The running command, for messages: "record", "verify", ... */
+/* The program, the running command and its help, for messages. */
+const char *prog_name = "htmtrace";
 const char *cmd_name;
+const char *cmd_help;
 
 static __printf(2, 0) void vreport(int err, const char *fmt, va_list ap)
 {
-	fputs("htmtrace", stderr);
+	fputs(prog_name, stderr);
 	if (cmd_name)
 		fprintf(stderr, " %s", cmd_name);
 	fputs(": ", stderr);
@@ -58,10 +61,11 @@ int usage_err(const char *fmt, ...)
 	vreport(0, fmt, ap);
 	va_end(ap);
 	if (cmd_name)
-		fprintf(stderr, "Try 'htmtrace help %s' for more information.\n",
-			cmd_name);
+		fprintf(stderr, "Try '%s help %s' for more information.\n",
+			prog_name, cmd_name);
 	else
-		fputs("Try 'htmtrace --help' for more information.\n", stderr);
+		fprintf(stderr, "Try '%s --help' for more information.\n",
+			prog_name);
 	return EXIT_USAGE;
 }
 

@@ -12,7 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "htmtrace.h"
+#include "parse.h"
+#include "util.h"
+#include "workload.h"
 
 /* SIGINT, SIGTERM and SIGHUP received so far. */
 volatile sig_atomic_t interrupted;

@@ -64,7 +64,7 @@ help_options() {
 	local want
 
 	want=$(help_commands | awk '{ print $1 }' | LC_ALL=C sort -u)
-	[ "$(echo "$want" | wc -l)" -ge 17 ]
+	[ "$(echo "$want" | wc -l)" -ge 15 ]
 	run -0 complete_words ''
 	[ "$output" = "$want" ]
 	run -0 complete_words de
@@ -158,7 +158,7 @@ text" ]
 	run -0 complete_words dump -o a
 	[ "$output" = "adir
 afile" ]
-	run -0 complete_words verify a
+	run -0 complete_words dtl report a
 	[ "$output" = "adir
 afile" ]
 	# The workload of record after --: a command.

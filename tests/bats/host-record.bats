@@ -14,7 +14,7 @@ bats_require_minimum_version 1.5.0
 setup_file() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	export TOP
-	make -s -C "$TOP/userspace" O="$TOP/build/host" all fakehtm >&2
+	make -s -C "$TOP/userspace" O="$TOP/build/host" WERROR=1 all fakehtm htmcheck >&2
 	export HTMTRACE="$TOP/build/host/htmtrace"
 	export FAKEHTM="$TOP/build/host/fakehtm.so"
 }
@@ -35,6 +35,11 @@ fhtm() {
 # htmtrace without the fake.
 htm() {
 	"$HTMTRACE" "$@"
+}
+
+# The test helper that checks and generates the simulator's records.
+hcheck() {
+	"$TOP/build/host/htmcheck" "$@"
 }
 
 # The operations the fake saw, on one line.
@@ -62,7 +67,7 @@ resume() {
 
 # What the fake's trace holds after its default 40 records in 32 slots.
 expected_trace() {
-	htm simgen -t "$1" -n "$2" -p "$3" -c "$4" --log2 12 --written 40 -o "$5"
+	hcheck simgen -t "$1" -n "$2" -p "$3" -c "$4" --log2 12 --written 40 -o "$5"
 }
 
 TRACE=htm.bin.n0.p2.c5.t2
@@ -80,7 +85,7 @@ XLATE=translation.n0.p2.c5.t2
 	# The channel is idle again.
 	[ "$(cat "$FAKE_HTM_STATE")" = "0 0 0 0 0 0" ]
 	# The trace is the fake's buffer, byte for byte.
-	run -0 htm verify -t core -n 0 -p 2 -c 5 "$TRACE"
+	run -0 hcheck verify -t core -n 0 -p 2 -c 5 "$TRACE"
 	[ "${lines[3]}" = "written:       40" ]
 	expected_trace core 0 2 5 want.bin
 	cmp want.bin "$TRACE"
@@ -248,7 +253,7 @@ XLATE=translation.n0.p2.c5.t2
 	[ "${#lines[@]}" -eq 3 ]
 	# The trace was whole on disk: the channel was released.
 	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP READ EOF at 4096 STATUS state=3 SYSMEM FAIL 5 DECONFIGURE" ]
-	run -0 htm verify -t core -n 0 -p 2 -c 5 "$TRACE"
+	run -0 hcheck verify -t core -n 0 -p 2 -c 5 "$TRACE"
 	[ ! -e "$XLATE" ]
 	unset FAKE_HTM_FAIL
 	resume
@@ -260,7 +265,7 @@ XLATE=translation.n0.p2.c5.t2
 	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
 	[ "${stderr_lines[0]}" = "htmtrace record: deconfigure $DEV: Input/output error" ]
 	[ "${lines[2]}" = "wrote 4096 bytes of a buffer of 4096 to $TRACE" ]
-	run -0 htm verify "$TRACE"
+	run -0 hcheck verify "$TRACE"
 	[ "$(stat -c %s "$XLATE")" -eq 128 ]
 }
 
@@ -313,7 +318,7 @@ XLATE=translation.n0.p2.c5.t2
 	[ "${lines[1]}" = "state:       stopped" ]
 	run -0 --separate-stderr fhtm dump -d "$DEV" -o t.bin
 	[ "$output" = "wrote 4096 bytes of a buffer of 4096 from $DEV to t.bin" ]
-	run -0 htm verify -t nest -n 1 -p 2 -c 3 t.bin
+	run -0 hcheck verify -t nest -n 1 -p 2 -c 3 t.bin
 	run -0 fhtm deconfigure -d "$DEV"
 	run -0 fhtm status -d "$DEV"
 	[ "${#lines[@]}" -eq 2 ]
@@ -442,7 +447,7 @@ PROGRESS_END_RE='^1\.0 MiB of 1\.0 MiB \(100%\), [0-9.]+ MB/s, done in 0:0[0-9]$
 	[ "$(tail -n 1 lines.txt)" = "wrote 1048576 bytes of a buffer of 1048576 from $DEV to t.bin" ]
 	# The size came from STATUS; the trace is whole.
 	[ "$(ops)" = "STATUS state=3 READ EOF at 1048576 STATUS state=3" ]
-	htm simgen -t core -n 0 -p 2 -c 5 --log2 20 --written 40 -o want.bin
+	hcheck simgen -t core -n 0 -p 2 -c 5 --log2 20 --written 40 -o want.bin
 	cmp want.bin t.bin
 }
 

@@ -16,7 +16,7 @@ bats_require_minimum_version 1.5.0
 setup_file() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	export TOP
-	make -s -C "$TOP/userspace" O="$TOP/build/host" all fakehtm >&2
+	make -s -C "$TOP/userspace" O="$TOP/build/host" WERROR=1 all fakehtm htmcheck >&2
 	export HTMTRACE="$TOP/build/host/htmtrace"
 	export FAKEHTM="$TOP/build/host/fakehtm.so"
 	export FAKEDTL="$TOP/build/host/fakedtl.so"
@@ -48,6 +48,11 @@ htm() {
 	"$HTMTRACE" "$@"
 }
 
+# The test helper that checks and generates the simulator's records.
+hcheck() {
+	"$TOP/build/host/htmcheck" "$@"
+}
+
 # htmtrace against the fakes, with files of at most $1 KiB (ulimit -f):
 # a write past it fails with EFBIG, as a full disk fails with ENOSPC.
 limited() {
@@ -65,7 +70,7 @@ ops() {
 
 # What the fake's trace holds: $1 = log2 of its size, $2 = records written.
 expected_trace() {
-	htm simgen "${TARGET[@]}" --log2 "$1" --written "$2" -o want.bin
+	hcheck simgen "${TARGET[@]}" --log2 "$1" --written "$2" -o want.bin
 }
 
 # Run the commands the last `run --separate-stderr` printed to finish the
@@ -162,7 +167,7 @@ in_small_tmpfs() {
 	[ "$(stat -c %s "$TRACE")" -eq 2048 ]
 	[ ! -e "$XLATE" ]
 	# What was kept is right, as far as it goes.
-	run -0 htm verify --buffer-size 4096 "$TRACE"
+	run -0 hcheck verify --buffer-size 4096 "$TRACE"
 	# Room again: the three commands, as printed.
 	resume
 	expected_trace 12 40
@@ -203,7 +208,7 @@ in_small_tmpfs() {
 	grep -qx "htmtrace record: write $TRACE: No space left on device" err.txt
 	grep -qx "htmtrace record: kept $kept bytes of a buffer of 65536 in $TRACE: the dump is incomplete" err.txt
 	grep -qx "  htmtrace dump -d $DEV --offset $kept -o $TRACE" err.txt
-	run -0 htm verify --buffer-size 64K kept.bin
+	run -0 hcheck verify --buffer-size 64K kept.bin
 	expected_trace 16 300
 	cmp want.bin "$TRACE"
 	[ "$(stat -c %s "$XLATE")" -eq 128 ]
@@ -397,10 +402,10 @@ slow_trace() {
 	[ "$stderr" = "" ]
 	[ "${lines[2]}" = "wrote 1280 bytes of a buffer of 4096 to $TRACE: the trace ended before the buffer filled" ]
 	[ "$(cat "$FAKE_HTM_STATE")" = "$IDLE" ]
-	run -0 htm verify "${TARGET[@]}" "$TRACE"
+	run -0 hcheck verify "${TARGET[@]}" "$TRACE"
 	[ "${lines[1]}" = "records:       10 of 128 bytes" ]
 	[ "${lines[3]}" = "written:       10" ]
-	run -0 htm verify --buffer-size 4096 "$TRACE"
+	run -0 hcheck verify --buffer-size 4096 "$TRACE"
 	[ "${lines[2]}" = "buffer:        32 records" ]
 	# dump says it too.
 	echo "$CONFIGURED_STOPPED" >"$FAKE_HTM_STATE"
@@ -470,24 +475,24 @@ slow_trace() {
 	expected_trace 12 40
 	for n in 1 23 100 1000 1024 2048 4095 4096; do
 		head -c "$n" want.bin >p.bin
-		run -0 htm verify --buffer-size 4096 p.bin
+		run -0 hcheck verify --buffer-size 4096 p.bin
 		[ "${lines[3]}" = "target:        core node 0 chip 2 core 5" ] || [ "$n" -lt 128 ]
 	done
 	# Without it, a partial record is an error, as it was.
 	head -c 1000 want.bin >p.bin
-	run -1 --separate-stderr htm verify p.bin
-	[ "$stderr" = "htmtrace verify: p.bin: size 1000 is not a multiple of 128: partial record at offset 896" ]
+	run -1 --separate-stderr hcheck verify p.bin
+	[ "$stderr" = "htmcheck verify: p.bin: size 1000 is not a multiple of 128: partial record at offset 896" ]
 	# A wrong byte in the last, partial record.
 	printf X | dd of=p.bin bs=1 seek=990 conv=notrunc 2>/dev/null
-	run -1 htm verify --buffer-size 4096 p.bin
+	run -1 hcheck verify --buffer-size 4096 p.bin
 	# A wrong byte in a whole one.
 	head -c 1000 want.bin >p.bin
 	printf X | dd of=p.bin bs=1 seek=300 conv=notrunc 2>/dev/null
-	run -1 htm verify --buffer-size 4096 p.bin
+	run -1 hcheck verify --buffer-size 4096 p.bin
 	# More than the buffer holds.
-	run -1 --separate-stderr htm verify --buffer-size 2048 want.bin
-	[ "$stderr" = "htmtrace verify: want.bin: 4096 bytes, more than the buffer of 2048" ]
-	run -2 htm verify --buffer-size 100 want.bin
+	run -1 --separate-stderr hcheck verify --buffer-size 2048 want.bin
+	[ "$stderr" = "htmcheck verify: want.bin: 4096 bytes, more than the buffer of 2048" ]
+	run -2 hcheck verify --buffer-size 100 want.bin
 }
 
 # --- dtl record -----------------------------------------------------------------

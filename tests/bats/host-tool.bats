@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host-only tests of the htmtrace tool: command line, file naming, argument
-# errors, the simulator dump checker (verify/simgen), block decoding and
+# errors, the simulator dump checker (tests/htmcheck.c: verify, simgen),
+# block decoding and
 # module-load planning. Needs no kernel module and no /dev/htmN: the binary
 # is build/host/htmtrace, built by setup_file.
 
@@ -11,7 +12,7 @@ bats_require_minimum_version 1.5.0
 setup_file() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	export TOP
-	make -s -C "$TOP/userspace" O="$TOP/build/host" >&2
+	make -s -C "$TOP/userspace" O="$TOP/build/host" WERROR=1 all htmcheck >&2
 	export HTMTRACE="$TOP/build/host/htmtrace"
 }
 
@@ -21,6 +22,11 @@ setup() {
 
 htm() {
 	"$HTMTRACE" "$@"
+}
+
+# The test helper that checks and generates the simulator's records.
+hcheck() {
+	"$TOP/build/host/htmcheck" "$@"
 }
 
 # Flip every bit of the byte at an offset of a file.
@@ -77,7 +83,7 @@ block() {
 	[ "$stderr" = "" ]
 	[ "${lines[0]}" = "Usage: htmtrace COMMAND [OPTIONS]" ]
 	for c in record dump sysmem sysproc configure start stop deconfigure \
-		 setup status caps load unload verify simgen help; do
+		 setup status caps load unload help; do
 		grep -Eq "^  $c +[a-z]" <<<"$output" || {
 			echo "missing $c" >&2
 			return 1
@@ -87,13 +93,65 @@ block() {
 
 @test "help CMD and CMD --help print the same usage, exit 0" {
 	for c in record dump sysmem sysproc configure start stop deconfigure \
-		 setup status caps load unload verify simgen; do
+		 setup status caps load unload; do
 		run -0 htm help "$c"
 		[[ "${lines[0]}" == "Usage: htmtrace $c"* ]]
 		local help=$output
 		run -0 htm "$c" --help
 		[ "$output" = "$help" ]
 	done
+}
+
+@test "the tool has no simulator command: --help lists none, verify and simgen are unknown; htmcheck has them" {
+	run -0 htm --help
+	[[ "$output" != *verify* ]]
+	[[ "$output" != *simgen* ]]
+	[[ "$output" != *simulator\ would* ]]
+	for c in verify simgen; do
+		run -2 --separate-stderr htm "$c" x
+		[ "${stderr_lines[0]}" = "htmtrace: unknown command '$c'" ]
+		run -2 htm help "$c"
+	done
+	# nor does the binary carry the simulator's record magic or checker
+	run -1 grep -c -e 'simulator would dump' -e 'records valid' "$HTMTRACE"
+	# the test helper does
+	run -0 hcheck verify --help
+	[ "${lines[0]}" = "Usage: htmcheck verify [-t TYPE] [-n NODE] [-p CHIP] [-c CORE]" ]
+	run -0 hcheck simgen --help
+	[ "${lines[0]}" = "Usage: htmcheck simgen -t TYPE -n NODE [-p CHIP] [-c CORE] --log2 L" ]
+	run -2 --separate-stderr hcheck frob
+	[ "${stderr_lines[0]}" = "htmcheck: unknown command 'frob': expected verify or simgen" ]
+}
+
+@test "record: target lists and ranges give one file pair per target, perf's names (dry run); bad lists are usage errors" {
+	run -0 --separate-stderr htm record -t core -n 0 -p 1 -c 0-2,5 -c 3 --dry-run
+	[ "$stderr" = "" ]
+	[ "$(paste -s -d ' ' <<<"$output")" = "htm.bin.n0.p1.c0.t2 translation.n0.p1.c0.t2 htm.bin.n0.p1.c1.t2 translation.n0.p1.c1.t2 htm.bin.n0.p1.c2.t2 translation.n0.p1.c2.t2 htm.bin.n0.p1.c5.t2 translation.n0.p1.c5.t2 htm.bin.n0.p1.c3.t2 translation.n0.p1.c3.t2" ]
+	# every combination, the core fastest; a value given twice counts once
+	run -0 htm record -t core,nest -n 0 -p 0-1 -c 7 -c 7 -o d --dry-run
+	[ "$(paste -s -d ' ' <<<"$output")" = "d/htm.bin.n0.p0.c7.t2 d/translation.n0.p0.c7.t2 d/htm.bin.n0.p1.c7.t2 d/translation.n0.p1.c7.t2 d/htm.bin.n0.p0.c7.t1 d/translation.n0.p0.c7.t1 d/htm.bin.n0.p1.c7.t1 d/translation.n0.p1.c7.t1" ]
+	# 64 targets at most
+	run -0 htm record -t core -n 0-3 -p 0-3 -c 0-3 --dry-run
+	[ "${#lines[@]}" -eq 128 ]
+	run -2 --separate-stderr htm record -t core -n 0-4 -p 0-3 -c 0-3 --dry-run
+	[ "${stderr_lines[0]}" = "htmtrace record: too many targets: 80, at most 64" ]
+	run -2 --separate-stderr htm record -t core -n 0 -p 0 -c 3-1 --dry-run
+	[ "${stderr_lines[0]}" = "htmtrace record: bad core list '3-1': expected indices or ranges such as 0-7,9" ]
+	run -2 --separate-stderr htm record -t core -n 0 -p 0, -c 1 --dry-run
+	[ "${stderr_lines[0]}" = "htmtrace record: bad chip list '0,': expected indices or ranges such as 0-7,9" ]
+	run -2 --separate-stderr htm record -t core -n 0 -p 0 -c 0-65536 --dry-run
+	[ "${stderr_lines[0]}" = "htmtrace record: core index in '0-65536' out of range 0..65535" ]
+	run -2 --separate-stderr htm record -t core,frob -n 0 -p 0 -c 1 --dry-run
+	[[ "${stderr_lines[0]}" == "htmtrace record: unknown HTM type 'frob'"* ]]
+	run -2 --separate-stderr htm record -t core -n 0 -c 1 --dry-run
+	[ "${stderr_lines[0]}" = "htmtrace record: missing target: -p CHIP is required" ]
+	# -d: once per target, each channel once
+	run -2 --separate-stderr htm record -t core -n 0 -p 0 -c 0-3 -d 0 -d 1 --dry-run
+	[ "${stderr_lines[0]}" = "htmtrace record: 4 targets need 4 channels: -d given 2 times (without -d, free channels are claimed)" ]
+	run -2 --separate-stderr htm record -t core -n 0 -p 0 -c 0-1 -d 0 -d /dev/htm0 --dry-run
+	[ "${stderr_lines[0]}" = "htmtrace record: channel /dev/htm0 given twice" ]
+	run -0 htm record -t core -n 0 -p 0 -c 0-1 -d 0 -d 5 --dry-run
+	[ "${#lines[@]}" -eq 4 ]
 }
 
 @test "unknown command: exit 2 with a message" {
@@ -288,7 +346,7 @@ block() {
 # --- simgen and verify ------------------------------------------------------
 
 @test "simgen writes the simulator's record layout" {
-	run -0 htm simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 20 -o a.bin
+	run -0 hcheck simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 20 -o a.bin
 	[ "$(stat -c %s a.bin)" -eq 4096 ]
 	# Word 0: "HTMSIM01"; word 1: node<<48 | chip<<32 | core<<16 | type.
 	[ "$(hex_at a.bin 0 8)" = 48544d53494d3031 ]
@@ -300,39 +358,39 @@ block() {
 	[ "$(hex_at a.bin 4088 8)" = 0000000000000000 ]
 	# After 100 records in 32 slots, slot 0 holds seq 96, slot 3 seq 99
 	# and slot 4 seq 68.
-	run -0 htm simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 100 -o b.bin
+	run -0 hcheck simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 100 -o b.bin
 	[ "$(hex_at b.bin 16 8)" = 0000000000000060 ]
 	[ "$(hex_at b.bin $((3 * 128 + 16)) 8)" = 0000000000000063 ]
 	[ "$(hex_at b.bin $((4 * 128 + 16)) 8)" = 0000000000000044 ]
 }
 
 @test "simgen is deterministic and writes to standard output with -o -" {
-	htm simgen -t nest -n 0 --log2 10 --written 5 -o x.bin
-	htm simgen -t nest -n 0 --log2 10 --written 5 -o - >y.bin
+	hcheck simgen -t nest -n 0 --log2 10 --written 5 -o x.bin
+	hcheck simgen -t nest -n 0 --log2 10 --written 5 -o - >y.bin
 	cmp x.bin y.bin
-	htm simgen -t nest -n 0 --log2 10 --written 6 -o z.bin
+	hcheck simgen -t nest -n 0 --log2 10 --written 6 -o z.bin
 	! cmp -s x.bin z.bin
 }
 
 @test "simgen argument errors: exit 2" {
-	run -2 --separate-stderr htm simgen -t core -n 0 --log2 6 --written 1 -o f
-	[ "${stderr_lines[0]}" = "htmtrace simgen: bad buffer size '6': expected a power of two 7..32" ]
-	run -2 htm simgen -t core -n 0 --log2 33 --written 1 -o f
-	run -2 --separate-stderr htm simgen -t core -n 0 --log2 12 -o f
-	[ "${stderr_lines[0]}" = "htmtrace simgen: missing record count: --written W is required" ]
-	run -2 --separate-stderr htm simgen -t core -n 0 --written 1 -o f
-	[ "${stderr_lines[0]}" = "htmtrace simgen: missing buffer size: --log2 L is required" ]
-	run -2 --separate-stderr htm simgen -t core -n 0 --log2 12 --written 1
-	[ "${stderr_lines[0]}" = "htmtrace simgen: missing output: -o FILE is required" ]
-	run -2 --separate-stderr htm simgen -t core --log2 12 --written 1 -o f
-	[ "${stderr_lines[0]}" = "htmtrace simgen: missing target: -n NODE is required" ]
-	run -2 htm simgen -t core -n 0 --log2 12 --written -1 -o f
+	run -2 --separate-stderr hcheck simgen -t core -n 0 --log2 6 --written 1 -o f
+	[ "${stderr_lines[0]}" = "htmcheck simgen: bad buffer size '6': expected a power of two 7..32" ]
+	run -2 hcheck simgen -t core -n 0 --log2 33 --written 1 -o f
+	run -2 --separate-stderr hcheck simgen -t core -n 0 --log2 12 -o f
+	[ "${stderr_lines[0]}" = "htmcheck simgen: missing record count: --written W is required" ]
+	run -2 --separate-stderr hcheck simgen -t core -n 0 --written 1 -o f
+	[ "${stderr_lines[0]}" = "htmcheck simgen: missing buffer size: --log2 L is required" ]
+	run -2 --separate-stderr hcheck simgen -t core -n 0 --log2 12 --written 1
+	[ "${stderr_lines[0]}" = "htmcheck simgen: missing output: -o FILE is required" ]
+	run -2 --separate-stderr hcheck simgen -t core --log2 12 --written 1 -o f
+	[ "${stderr_lines[0]}" = "htmcheck simgen: missing target: -n NODE is required" ]
+	run -2 hcheck simgen -t core -n 0 --log2 12 --written -1 -o f
 	[ ! -e f ]
 }
 
 @test "verify: a buffer that did not wrap" {
-	htm simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 20 -o a.bin
-	run -0 --separate-stderr htm verify a.bin
+	hcheck simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 20 -o a.bin
+	run -0 --separate-stderr hcheck verify a.bin
 	[ "$stderr" = "" ]
 	[ "${lines[0]}" = "file:          a.bin" ]
 	[ "${lines[1]}" = "records:       32 of 128 bytes" ]
@@ -345,8 +403,8 @@ block() {
 }
 
 @test "verify: a buffer that wrapped" {
-	htm simgen -t nest -n 0 -p 7 --log2 12 --written 100 -o b.bin
-	run -0 htm verify b.bin
+	hcheck simgen -t nest -n 0 -p 7 --log2 12 --written 100 -o b.bin
+	run -0 hcheck verify b.bin
 	[ "${lines[2]}" = "target:        nest node 0 chip 7 core 0" ]
 	[ "${lines[3]}" = "written:       100" ]
 	[ "${lines[4]}" = "wrapped:       yes" ]
@@ -355,32 +413,32 @@ block() {
 }
 
 @test "verify: a buffer written exactly full has not wrapped" {
-	htm simgen -t llat -n 2 -p 0 -c 9 --log2 12 --written 32 -o c.bin
-	run -0 htm verify c.bin
+	hcheck simgen -t llat -n 2 -p 0 -c 9 --log2 12 --written 32 -o c.bin
+	run -0 hcheck verify c.bin
 	[ "${lines[3]}" = "written:       32" ]
 	[ "${lines[4]}" = "wrapped:       no" ]
 	[ "${lines[5]}" = "records valid: 32" ]
-	htm simgen -t llat -n 2 -p 0 -c 9 --log2 12 --written 33 -o d.bin
-	run -0 htm verify d.bin
+	hcheck simgen -t llat -n 2 -p 0 -c 9 --log2 12 --written 33 -o d.bin
+	run -0 hcheck verify d.bin
 	[ "${lines[4]}" = "wrapped:       yes" ]
 }
 
 @test "verify: an all-zero dump is valid, unless --min-records asks for records" {
-	htm simgen -t core -n 0 --log2 12 --written 0 -o z.bin
-	run -0 htm verify z.bin
+	hcheck simgen -t core -n 0 --log2 12 --written 0 -o z.bin
+	run -0 hcheck verify z.bin
 	[ "${lines[2]}" = "target:        none (no records)" ]
 	[ "${lines[5]}" = "records valid: 0" ]
 	[ "${lines[6]}" = "zero-filled:   32" ]
-	run -1 --separate-stderr htm verify --min-records 1 z.bin
-	[ "${stderr_lines[0]}" = "htmtrace verify: z.bin: 0 valid records, fewer than 1" ]
-	htm simgen -t core -n 0 --log2 12 --written 5 -o f.bin
-	run -0 htm verify --min-records 5 f.bin
-	run -1 htm verify --min-records 6 f.bin
+	run -1 --separate-stderr hcheck verify --min-records 1 z.bin
+	[ "${stderr_lines[0]}" = "htmcheck verify: z.bin: 0 valid records, fewer than 1" ]
+	hcheck simgen -t core -n 0 --log2 12 --written 5 -o f.bin
+	run -0 hcheck verify --min-records 5 f.bin
+	run -1 hcheck verify --min-records 6 f.bin
 }
 
 @test "verify: one flipped byte fails at exactly that record" {
 	local slot byte off
-	htm simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 100 -o good.bin
+	hcheck simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 100 -o good.bin
 	# magic, target, seq (high and low byte), payload, first and last
 	# records; slot 4 holds the oldest record (seq 68).
 	for spot in 5:0 5:8 5:16 5:23 5:100 0:0 0:127 31:64 31:127 4:30; do
@@ -389,8 +447,8 @@ block() {
 		off=$((slot * 128 + byte))
 		cp good.bin bad.bin
 		flip_byte bad.bin "$off"
-		run -1 --separate-stderr htm verify bad.bin
-		[[ "${stderr_lines[0]}" == "htmtrace verify: bad.bin: mismatch at offset $((slot * 128)) (slot $slot, first wrong byte at offset $off): expected "* ]]
+		run -1 --separate-stderr hcheck verify bad.bin
+		[[ "${stderr_lines[0]}" == "htmcheck verify: bad.bin: mismatch at offset $((slot * 128)) (slot $slot, first wrong byte at offset $off): expected "* ]]
 		[ "${lines[3]}" = "written:       100" ]
 		[ "${lines[5]}" = "records valid: 31" ]
 		[ "${lines[7]}" = "mismatched:    1" ]
@@ -401,12 +459,12 @@ block() {
 	# After 100 records in 32 slots, slot 3 holds the newest (seq 99).
 	# Damaged, it no longer counts: the dump reads as 99 records written,
 	# and slot 3 should then hold seq 67.
-	htm simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 100 -o good.bin
+	hcheck simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 100 -o good.bin
 	for byte in 20 127; do
 		cp good.bin bad.bin
 		flip_byte bad.bin $((3 * 128 + byte))
-		run -1 --separate-stderr htm verify bad.bin
-		[[ "${stderr_lines[0]}" == "htmtrace verify: bad.bin: mismatch at offset 384 (slot 3, first wrong byte at offset "*"): expected seq 67 of core node 1 chip 2 core 3, found a damaged record "* ]]
+		run -1 --separate-stderr hcheck verify bad.bin
+		[[ "${stderr_lines[0]}" == "htmcheck verify: bad.bin: mismatch at offset 384 (slot 3, first wrong byte at offset "*"): expected seq 67 of core node 1 chip 2 core 3, found a damaged record "* ]]
 		[ "${lines[3]}" = "written:       99" ]
 		[ "${lines[5]}" = "records valid: 31" ]
 		[ "${lines[7]}" = "mismatched:    1" ]
@@ -414,90 +472,90 @@ block() {
 }
 
 @test "verify: the message names what was expected and found" {
-	htm simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 100 -o good.bin
+	hcheck simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 100 -o good.bin
 	cp good.bin bad.bin
 	flip_byte bad.bin $((5 * 128 + 100))
-	run -1 --separate-stderr htm verify bad.bin
-	[ "${stderr_lines[0]}" = "htmtrace verify: bad.bin: mismatch at offset 640 (slot 5, first wrong byte at offset 740): expected seq 69 of core node 1 chip 2 core 3, found a damaged record (claims seq 69 of core node 1 chip 2 core 3)" ]
+	run -1 --separate-stderr hcheck verify bad.bin
+	[ "${stderr_lines[0]}" = "htmcheck verify: bad.bin: mismatch at offset 640 (slot 5, first wrong byte at offset 740): expected seq 69 of core node 1 chip 2 core 3, found a damaged record (claims seq 69 of core node 1 chip 2 core 3)" ]
 	cp good.bin bad.bin
 	flip_byte bad.bin $((7 * 128))
-	run -1 --separate-stderr htm verify bad.bin
-	[ "${stderr_lines[0]}" = "htmtrace verify: bad.bin: mismatch at offset 896 (slot 7, first wrong byte at offset 896): expected seq 71 of core node 1 chip 2 core 3, found no simulator record (bad magic)" ]
+	run -1 --separate-stderr hcheck verify bad.bin
+	[ "${stderr_lines[0]}" = "htmcheck verify: bad.bin: mismatch at offset 896 (slot 7, first wrong byte at offset 896): expected seq 71 of core node 1 chip 2 core 3, found no simulator record (bad magic)" ]
 }
 
 @test "verify: data in a slot never written fails there" {
-	htm simgen -t core -n 0 -p 0 -c 0 --log2 12 --written 20 -o a.bin
+	hcheck simgen -t core -n 0 -p 0 -c 0 --log2 12 --written 20 -o a.bin
 	flip_byte a.bin $((25 * 128 + 9))
-	run -1 --separate-stderr htm verify a.bin
-	[ "${stderr_lines[0]}" = "htmtrace verify: a.bin: mismatch at offset 3200 (slot 25, first wrong byte at offset 3209): expected zeros, found no simulator record (bad magic)" ]
+	run -1 --separate-stderr hcheck verify a.bin
+	[ "${stderr_lines[0]}" = "htmcheck verify: a.bin: mismatch at offset 3200 (slot 25, first wrong byte at offset 3209): expected zeros, found no simulator record (bad magic)" ]
 	[ "${lines[6]}" = "zero-filled:   11" ]
 }
 
 @test "verify: two records swapped fail at the first of them" {
-	htm simgen -t core -n 0 -p 0 -c 1 --log2 12 --written 32 -o a.bin
+	hcheck simgen -t core -n 0 -p 0 -c 1 --log2 12 --written 32 -o a.bin
 	dd if=a.bin of=s.bin bs=128 count=2 status=none
 	dd if=a.bin bs=128 skip=3 count=1 status=none >>s.bin
 	dd if=a.bin bs=128 skip=2 count=1 status=none >>s.bin
 	dd if=a.bin bs=128 skip=4 status=none >>s.bin
 	[ "$(stat -c %s s.bin)" -eq 4096 ]
-	run -1 --separate-stderr htm verify s.bin
-	[[ "${stderr_lines[0]}" == "htmtrace verify: s.bin: mismatch at offset 256 (slot 2, first wrong byte at offset 279): "* ]]
+	run -1 --separate-stderr hcheck verify s.bin
+	[[ "${stderr_lines[0]}" == "htmcheck verify: s.bin: mismatch at offset 256 (slot 2, first wrong byte at offset 279): "* ]]
 	[ "${lines[7]}" = "mismatched:    2" ]
 }
 
 @test "verify: a record of another target fails at its offset" {
-	htm simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 32 -o core.bin
-	htm simgen -t nest -n 1 -p 2 -c 3 --log2 12 --written 32 -o nest.bin
+	hcheck simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 32 -o core.bin
+	hcheck simgen -t nest -n 1 -p 2 -c 3 --log2 12 --written 32 -o nest.bin
 	cp core.bin mixed.bin
 	dd if=nest.bin of=mixed.bin bs=128 skip=5 seek=5 count=1 conv=notrunc status=none
-	run -1 --separate-stderr htm verify mixed.bin
-	[ "${stderr_lines[0]}" = "htmtrace verify: mixed.bin: mismatch at offset 640 (slot 5, first wrong byte at offset 655): expected seq 5 of core node 1 chip 2 core 3, found seq 5 of nest node 1 chip 2 core 3" ]
+	run -1 --separate-stderr hcheck verify mixed.bin
+	[ "${stderr_lines[0]}" = "htmcheck verify: mixed.bin: mismatch at offset 640 (slot 5, first wrong byte at offset 655): expected seq 5 of core node 1 chip 2 core 3, found seq 5 of nest node 1 chip 2 core 3" ]
 	[ "${lines[2]}" = "target:        core node 1 chip 2 core 3" ]
 	[ "${lines[7]}" = "mismatched:    1" ]
 }
 
 @test "verify: a forced target must match" {
-	htm simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 40 -o a.bin
-	run -0 htm verify -t core -n 1 -p 2 -c 3 a.bin
-	run -0 htm verify -p 2 a.bin
+	hcheck simgen -t core -n 1 -p 2 -c 3 --log2 12 --written 40 -o a.bin
+	run -0 hcheck verify -t core -n 1 -p 2 -c 3 a.bin
+	run -0 hcheck verify -p 2 a.bin
 	[ "${lines[2]}" = "target:        core node 1 chip 2 core 3" ]
-	run -1 --separate-stderr htm verify -t nest a.bin
-	[ "${stderr_lines[0]}" = "htmtrace verify: a.bin: mismatch at offset 0 (slot 0, first wrong byte at offset 0): expected zeros, found seq 32 of core node 1 chip 2 core 3, not the requested target" ]
-	run -1 --separate-stderr htm verify -t core -n 1 -p 2 -c 4 a.bin
-	[ "${stderr_lines[0]}" = "htmtrace verify: a.bin: mismatch at offset 0 (slot 0, first wrong byte at offset 0): expected zeros, found seq 32 of core node 1 chip 2 core 3, not the requested target" ]
+	run -1 --separate-stderr hcheck verify -t nest a.bin
+	[ "${stderr_lines[0]}" = "htmcheck verify: a.bin: mismatch at offset 0 (slot 0, first wrong byte at offset 0): expected zeros, found seq 32 of core node 1 chip 2 core 3, not the requested target" ]
+	run -1 --separate-stderr hcheck verify -t core -n 1 -p 2 -c 4 a.bin
+	[ "${stderr_lines[0]}" = "htmcheck verify: a.bin: mismatch at offset 0 (slot 0, first wrong byte at offset 0): expected zeros, found seq 32 of core node 1 chip 2 core 3, not the requested target" ]
 	[ "${lines[7]}" = "mismatched:    32" ]
-	run -2 htm verify -t bogus a.bin
+	run -2 hcheck verify -t bogus a.bin
 }
 
 @test "verify: a size that is not a whole number of records fails" {
-	htm simgen -t core -n 0 --log2 12 --written 40 -o a.bin
+	hcheck simgen -t core -n 0 --log2 12 --written 40 -o a.bin
 	head -c 1000 a.bin >p.bin
-	run -1 --separate-stderr htm verify p.bin
-	[ "${stderr_lines[0]}" = "htmtrace verify: p.bin: size 1000 is not a multiple of 128: partial record at offset 896" ]
+	run -1 --separate-stderr hcheck verify p.bin
+	[ "${stderr_lines[0]}" = "htmcheck verify: p.bin: size 1000 is not a multiple of 128: partial record at offset 896" ]
 	: >e.bin
-	run -1 --separate-stderr htm verify e.bin
-	[ "${stderr_lines[0]}" = "htmtrace verify: e.bin: empty dump" ]
+	run -1 --separate-stderr hcheck verify e.bin
+	[ "${stderr_lines[0]}" = "htmcheck verify: e.bin: empty dump" ]
 }
 
 @test "verify: a larger dump, corrupted deep inside" {
-	htm simgen -t core -n 3 -p 1 -c 7 --log2 20 --written 10000 -o big.bin
-	run -0 htm verify big.bin
+	hcheck simgen -t core -n 3 -p 1 -c 7 --log2 20 --written 10000 -o big.bin
+	run -0 hcheck verify big.bin
 	[ "${lines[1]}" = "records:       8192 of 128 bytes" ]
 	[ "${lines[3]}" = "written:       10000" ]
 	flip_byte big.bin $((4000 * 128 + 50))
-	run -1 --separate-stderr htm verify big.bin
-	[[ "${stderr_lines[0]}" == "htmtrace verify: big.bin: mismatch at offset 512000 (slot 4000, first wrong byte at offset 512050): "* ]]
+	run -1 --separate-stderr hcheck verify big.bin
+	[[ "${stderr_lines[0]}" == "htmcheck verify: big.bin: mismatch at offset 512000 (slot 4000, first wrong byte at offset 512050): "* ]]
 }
 
 @test "verify: file and argument errors" {
-	run -1 --separate-stderr htm verify nofile
-	[ "${stderr_lines[0]}" = "htmtrace verify: read nofile: No such file or directory" ]
-	run -1 --separate-stderr htm verify .
-	[ "${stderr_lines[0]}" = "htmtrace verify: read .: Is a directory" ]
-	run -2 --separate-stderr htm verify
-	[ "${stderr_lines[0]}" = "htmtrace verify: missing FILE" ]
-	run -2 --separate-stderr htm verify a b
-	[ "${stderr_lines[0]}" = "htmtrace verify: unexpected argument 'b'" ]
+	run -1 --separate-stderr hcheck verify nofile
+	[ "${stderr_lines[0]}" = "htmcheck verify: read nofile: No such file or directory" ]
+	run -1 --separate-stderr hcheck verify .
+	[ "${stderr_lines[0]}" = "htmcheck verify: read .: Is a directory" ]
+	run -2 --separate-stderr hcheck verify
+	[ "${stderr_lines[0]}" = "htmcheck verify: missing FILE" ]
+	run -2 --separate-stderr hcheck verify a b
+	[ "${stderr_lines[0]}" = "htmcheck verify: unexpected argument 'b'" ]
 }
 
 # --- configuration blocks ---------------------------------------------------

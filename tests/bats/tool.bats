@@ -144,7 +144,7 @@ $IDLE" ]
 	# the translation file is the memory configuration, byte for byte
 	guest "htmtrace sysmem -o /tmp/sysmem.bin >/dev/null && cmp /tmp/sysmem.bin /tmp/r/$XLATE"
 
-	run --separate-stderr guest htmtrace verify $TARGET /tmp/r/$TRACE
+	run --separate-stderr guest htmcheck verify $TARGET /tmp/r/$TRACE
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "file:          /tmp/r/$TRACE
@@ -156,7 +156,7 @@ records valid: $RECORDS
 zero-filled:   $((SIZE / 128 - RECORDS))
 mismatched:    0" ]
 	# and the records are not those of another core
-	run guest htmtrace verify -t core -n 0 -p 1 -c 3 /tmp/r/$TRACE
+	run guest htmcheck verify -t core -n 0 -p 1 -c 3 /tmp/r/$TRACE
 	[ "$status" -eq 1 ]
 	assert_no_splat
 }
@@ -214,7 +214,7 @@ core 0 1 2 state=stopped log2_size=18 nowrap=0 full=0 records=$RECORDS"* ]]
 	echo "$output"
 	echo "$stderr"
 	[ "$status" -eq 0 ]
-	run guest "htmtrace verify $TARGET /tmp/f/$TRACE | grep -e valid -e mismatched &&
+	run guest "htmcheck verify $TARGET /tmp/f/$TRACE | grep -e valid -e mismatched &&
 		htmtrace sysmem -o /tmp/sysmem.bin >/dev/null && cmp /tmp/sysmem.bin /tmp/f/$XLATE"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -248,7 +248,7 @@ state 3 flags 1 size $SIZE
 core 0 1 2 state=stopped log2_size=18 nowrap=1 full=0 records=$RECORDS"* ]]
 	[ "$(guest stat -c %s /tmp/full/$TRACE)" -eq "$kept" ]
 	# what was kept is right as far as it goes
-	guest htmtrace verify --buffer-size $SIZE /tmp/full/$TRACE >/dev/null
+	guest htmcheck verify --buffer-size $SIZE /tmp/full/$TRACE >/dev/null
 
 	# room again: the printed commands give the files a record without
 	# failure writes
@@ -257,7 +257,7 @@ core 0 1 2 state=stopped log2_size=18 nowrap=1 full=0 records=$RECORDS"* ]]
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "wrote $((SIZE - kept)) bytes from offset $kept of /dev/htm0 to $TRACE, which holds $SIZE bytes of a buffer of $SIZE" ]
-	run guest "htmtrace verify $TARGET /tmp/full/$TRACE | grep -e valid -e zero -e mismatched &&
+	run guest "htmcheck verify $TARGET /tmp/full/$TRACE | grep -e valid -e zero -e mismatched &&
 		htmtrace sysmem -o /tmp/sysmem.bin >/dev/null && cmp /tmp/sysmem.bin /tmp/full/$XLATE"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -368,7 +368,7 @@ htmtrace dump: /dev/htm0 still holds the trace; to resume the dump:
 
 	# both finish, at full speed, and agree with each other
 	run --separate-stderr guest "echo 0 > $HVSIM/latency_us && cd /tmp/i && $finish_dump && $finish_record &&
-		cmp d.bin $TRACE && htmtrace verify $TARGET $TRACE | grep -e valid -e mismatched"
+		cmp d.bin $TRACE && htmcheck verify $TARGET $TRACE | grep -e valid -e mismatched"
 	echo "$output"
 	echo "$stderr"
 	[ "$status" -eq 0 ]
@@ -390,7 +390,7 @@ htmtrace dump: /dev/htm0 still holds the trace; to resume the dump:
 	[ "$len" -ge $((RECORDS * 128)) ]
 	[ "$len" -lt "$SIZE" ]
 	[ "${lines[2]}" = "wrote $len bytes of a buffer of $SIZE to /tmp/r/$TRACE: the trace ended before the buffer filled" ]
-	run guest "htmtrace verify $TARGET /tmp/r/$TRACE | grep -e valid -e mismatched"
+	run guest "htmcheck verify $TARGET /tmp/r/$TRACE | grep -e valid -e mismatched"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "records valid: $RECORDS

@@ -281,6 +281,18 @@ struct htmtrace_hvbuf {
 /* Size of the capabilities block. */
 #define HTMTRACE_CAPS_SIZE	128
 
+/*
+ * The layout of the blocks HTMTRACE_IOC_SYSMEM and HTMTRACE_IOC_SYSPROC
+ * store (and of every H_HTM information block): the header's size, the
+ * offsets of its big-endian u64 "next entry" iterator and entry count,
+ * and the size of one entry.
+ */
+#define HTMTRACE_BLOCK_HDR_SIZE		32
+#define HTMTRACE_BLOCK_NEXT		0x08
+#define HTMTRACE_BLOCK_NR_ENTRIES	0x10
+#define HTMTRACE_SYSMEM_ENTRY_SIZE	32
+#define HTMTRACE_SYSPROC_ENTRY_SIZE	16
+
 #define HTMTRACE_IOC_CAPS	_IOWR(HTMTRACE_IOC_MAGIC, 0x01, struct htmtrace_hvbuf)
 #define HTMTRACE_IOC_SETUP	_IOW(HTMTRACE_IOC_MAGIC, 0x02, struct htmtrace_setup)
 #define HTMTRACE_IOC_CONFIGURE	_IOW(HTMTRACE_IOC_MAGIC, 0x03, struct htmtrace_config)

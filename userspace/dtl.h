@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * htmtrace: the dispatch trace log decoder and the dtl command line
+ * values (dtl.c). Pure: no I/O.
+ */
+#ifndef _HTMTRACE_DTL_H
+#define _HTMTRACE_DTL_H
+
+#include <stddef.h>
+#include <linux/types.h>
+#include <linux/htmtrace.h>
+
+/* dtl.c: dispatch trace log streams and the dtl command line. */
+
+/* Highest CPU a -C list may name (a mask of 1 KiB). */
+#define DTL_CPU_MAX		8191
+
+/* One hypervisor entry, decoded (struct htmtrace_dtl_entry_rec). */
+struct dtl_entry {
+	__u8 dispatch_reason;
+	__u8 preempt_reason;
+	__u16 processor_id;
+	__u32 enqueue_to_dispatch;	/* timebase ticks */
+	__u32 ready_to_enqueue;
+	__u32 waiting_to_ready;
+	__u64 timebase;
+	__u64 fault_addr;
+	__u64 srr0;
+	__u64 srr1;
+};
+
+/* What dtl_rec_check() finds at an offset of a stream. */
+enum dtl_rec_status {
+	DTL_REC_OK,
+	DTL_REC_END,		/* no bytes left */
+	DTL_REC_TRUNC_HDR,	/* fewer bytes left than a header */
+	DTL_REC_TRUNC,		/* fewer bytes left than the record's length */
+	DTL_REC_SHORT,		/* length below a header */
+	DTL_REC_ALIGN,		/* length not a multiple of 8 */
+	DTL_REC_SMALL,		/* a known type shorter than its struct */
+	DTL_REC_SWAPPED,	/* a stream of the other byte order */
+};
+
+int parse_cpu_list(const char *s, __u64 **maskp, __u32 *sizep);
+int format_cpu_list(char *buf, size_t len, const __u64 *mask, size_t words);
+int parse_dtl_events(const char *s, __u32 *mask);
+int format_dtl_events(char *buf, size_t len, __u32 mask);
+const char *dtl_dispatch_name(unsigned int code);
+const char *dtl_preempt_name(unsigned int code);
+const char *dtl_rec_name(__u16 type);
+const char *dtl_lost_name(__u32 why);
+const char *dtl_cpu_event_name(__u32 event);
+const char *dtl_cpu_state_name(__u32 state);
+size_t dtl_rec_min_len(__u16 type);
+enum dtl_rec_status dtl_rec_check(const unsigned char *buf, size_t len,
+				  size_t off, struct htmtrace_dtl_rec *hdr);
+void dtl_entry_decode(const unsigned char *p, struct dtl_entry *e);
+long long dtl_tb_to_ns(const struct htmtrace_dtl_clock *c, __u64 tb,
+		       __u64 clock_ns);
+__u64 dtl_ticks_to_ns(__u64 ticks, __u64 tb_freq);
+int format_seconds(char *buf, size_t len, long long ns);
+int format_utc(char *buf, size_t len, long long ns);
+int format_us(char *buf, size_t len, __u64 ns);
+
+#endif /* _HTMTRACE_DTL_H */

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * htmtrace: reporting and I/O helpers (util.c).
+ */
+#ifndef _HTMTRACE_UTIL_H
+#define _HTMTRACE_UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/htmtrace.h>
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define __printf(a, b)		__attribute__((format(printf, a, b)))
+
+/* Exit status of the tool. */
+#define EXIT_OK			0
+#define EXIT_FAIL		1
+#define EXIT_USAGE		2
+
+/* util.c: reporting and I/O helpers. */
+/* The running command's name, for messages, and its help text (for -h). */
+extern const char *prog_name;
+extern const char *cmd_name;
+extern const char *cmd_help;
+
+__printf(1, 2) void pr_err(const char *fmt, ...);
+__printf(2, 3) void pr_errno(int err, const char *fmt, ...);
+__printf(1, 2) int usage_err(const char *fmt, ...);
+int write_all(int fd, const void *buf, size_t len);
+int read_file(const char *path, unsigned char **bufp, size_t *lenp);
+int create_file(const char *path);
+int shell_word(char *buf, size_t len, const char *s);
+int device_word(char *buf, size_t len, const char *dev);
+int sync_close(int fd);
+void hexdump(FILE *f, const unsigned char *buf, size_t len);
+void json_string(FILE *f, const char *s);
+void json_hex(FILE *f, const unsigned char *buf, size_t len);
+void json_target(FILE *f, const struct htmtrace_target *t);
+
+#endif /* _HTMTRACE_UTIL_H */
