@@ -246,10 +246,12 @@ stock_guest() {
 		if [ "$spec" = "$stock_strict" ] && [ "${f##*/}" = htm.bats ]; then
 			strict=1 name+=-strict
 		fi
-		if [ "${f##*/}" = htm.bats ]; then
+		case ${f##*/} in
+		htm.bats|pmu.bats|tool.bats)
 			alt=${htm_alt[$spec]} name+=-alt
 			echo "simulator alternatives: $alt"
-		fi
+			;;
+		esac
 		HTMTRACE_VARIANT="stock-$spec" HTMTRACE_BUILD_DIR="$out/guest" \
 			HTMTRACE_KERNEL="$out/vmlinux" HTMTRACE_GUEST=check-stock \
 			HTMTRACE_HVSIM_STRICT=$strict HTMTRACE_HVSIM_ALT=$alt \

@@ -153,6 +153,25 @@ HTM_UNLOAD_ALL='f=/sys/kernel/debug/htmtrace_hvsim/reset; [ ! -e $f ] || echo 1 
 		if [ -d /sys/module/$m ]; then rmmod $m || exit 1; fi
 	done'
 
+# alt NAME: the choice this run makes for the simulator's alternative NAME
+# (HTMTRACE_HVSIM_ALT="NAME=CHOICE ...", see module/hvsim/README.md,
+# "Alternatives"; the default is the first choice listed there).
+alt() {
+	local a
+	for a in ${HTMTRACE_HVSIM_ALT:-}; do
+		[ "${a%%=*}" != "$1" ] || { echo "${a#*=}"; return; }
+	done
+	case $1 in
+	dump_running) echo state ;;
+	stop_full) echo success ;;
+	dump_end) echo buffer ;;
+	status_size) echo all ;;
+	iter_end) echo minus1 ;;
+	partial) echo none ;;
+	*) echo "alt: unknown alternative $1" >&2; return 1 ;;
+	esac
+}
+
 # hv_protocol_unload: unload our modules, and fail if, while the simulator
 # was loaded, a DUMP_DATA went to a running trace or asked for other than
 # whole pages at a page-aligned address (its counters since load; what no

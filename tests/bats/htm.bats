@@ -20,23 +20,6 @@ RECORDS=$((SIZE / 128))
 # "Alternatives"); make check runs this file under every one of them.
 SIM_ARGS="rate=0 log2_size=18${HTMTRACE_HVSIM_STRICT:+ strict=1}${HTMTRACE_HVSIM_ALT:+ $HTMTRACE_HVSIM_ALT}"
 
-# alt NAME: the choice this run makes for alternative NAME (the default is
-# the first choice the README lists).
-alt() {
-	local a
-	for a in ${HTMTRACE_HVSIM_ALT:-}; do
-		[ "${a%%=*}" != "$1" ] || { echo "${a#*=}"; return; }
-	done
-	case $1 in
-	dump_running) echo state ;;
-	stop_full) echo success ;;
-	dump_end) echo buffer ;;
-	status_size) echo all ;;
-	iter_end) echo minus1 ;;
-	partial) echo none ;;
-	esac
-}
-
 # dump_size RECORDS: the bytes a dump of a trace of RECORDS gives. The
 # whole buffer, or, where the simulator ends the data at the records
 # written (dump_end=written) and the trace never wrapped, the chunks up to

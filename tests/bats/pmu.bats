@@ -15,11 +15,13 @@ SIZE=262144
 RECORDS=$((SIZE / 128))
 # htm_core, node 0, chip 0, core 1: htm_type 2 | coreindexonchip 1 << 20
 CORE1=0x100002
+# The simulator's alternatives (helpers.bash alt), as make check gives them.
+SIM_ALT=${HTMTRACE_HVSIM_ALT:+ $HTMTRACE_HVSIM_ALT}
 
 setup() {
 	requires module htmtrace_hvsim
 	guest_mark "insmod $HTM_MODDIR/htmtrace.ko &&
-	       insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18"
+	       insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18$SIM_ALT"
 }
 
 # No DUMP_DATA of a running trace, every one of whole pages at a
@@ -138,14 +140,14 @@ events/dtl_preempt event=0x2" ]
 	[[ $output == *"devices/htm/type"*ENOENT* ]]
 	run guest htmperf open vpa_dtl 7
 	[ "$output" = ok ]
-	guest "insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18"
+	guest "insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18$SIM_ALT"
 	run guest "ls $DEVS"
 	[[ $output == *htm*vpa_dtl* ]]
 	run guest "htmperf open htm $CORE1 && htmperf open vpa_dtl 7"
 	[ "$output" = "ok
 ok" ]
 	# and again, whole: a PMU must register afresh each time
-	guest "rmmod htmtrace_hvsim && insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18"
+	guest "rmmod htmtrace_hvsim && insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18$SIM_ALT"
 	fast
 	run guest "htmperf htm $CORE1 -o /tmp/a.bin"
 	[ "$status" -eq 0 ]
@@ -221,7 +223,7 @@ ok" ]
 	run guest htmperf open htm 0x200002 -C 1
 	[ "$output" = ok ]
 	guest_unload_all
-	guest "insmod $HTM_MODDIR/htmtrace.ko && insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=1000000 log2_size=18"
+	guest "insmod $HTM_MODDIR/htmtrace.ko && insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=1000000 log2_size=18$SIM_ALT"
 	# the perf command of htmtrace(4): -C 0,1 and one target each, as the
 	# seed series' perf maps each AUX buffer to its target by the CPU
 	run guest "htmperf htm $CORE1 -C 0 -o /tmp/c0.bin > /tmp/c0.out & p0=\$!
@@ -256,8 +258,13 @@ ok" ]
 	run guest "htmtrace sysmem -o /tmp/sysmem.bin && stat -c %s /tmp/sysmem.bin"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	# 2 nodes x 2 chips = 4 entries: blocks of 3 and 1
-	[ "${lines[-1]}" -eq $((32 + 3 * 32 + 32 + 32)) ]
+	# 2 nodes x 2 chips = 4 entries: blocks of 3 and 1 (under
+	# partial=truncated the first block is cut, and says it is the last)
+	if [ "$(alt partial)" = truncated ]; then
+		[ "${lines[-1]}" -eq $((32 + 3 * 32)) ]
+	else
+		[ "${lines[-1]}" -eq $((32 + 3 * 32 + 32 + 32)) ]
+	fi
 }
 
 @test "event_init: every errno of the ABI, for both PMUs" {
