@@ -77,7 +77,7 @@ counter() {
 	trace /dev/htm0 2 0 1 3 1000
 	guest 'cat /dev/htm0 > /tmp/htm.bin'
 	[ "$(guest stat -c %s /tmp/htm.bin)" -eq "$size" ]
-	run guest htmtrace verify -t core -n 0 -p 1 -c 3 /tmp/htm.bin
+	run guest htmcheck verify -t core -n 0 -p 1 -c 3 /tmp/htm.bin
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qx "records valid: 1000" <<<"$output"
@@ -94,7 +94,7 @@ counter() {
 @test "a wrapped trace and a full no-wrap trace verify" {
 	trace /dev/htm0 2 0 0 0 $((RECORDS + 1000))
 	guest 'cat /dev/htm0 > /tmp/wrap.bin'
-	run guest htmtrace verify /tmp/wrap.bin
+	run guest htmcheck verify /tmp/wrap.bin
 	echo "$output"
 	[ "$status" -eq 0 ]
 
@@ -105,7 +105,7 @@ counter() {
 	guest htmtest start /dev/htm1
 	sim advance $((RECORDS + 1000))
 	guest 'cat /dev/htm1 > /tmp/full.bin'
-	run guest htmtrace verify /tmp/full.bin
+	run guest htmcheck verify /tmp/full.bin
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qx "records valid: $RECORDS" <<<"$output"
@@ -123,7 +123,7 @@ counter() {
 	trace /dev/htm0 2 0 0 2 $records 1
 	run guest "cat /dev/htm0 > /tmp/ref.bin && stat -c %s /tmp/ref.bin &&
 		grep transfer_bytes /sys/kernel/debug/htmtrace/htm0/config &&
-		htmtrace verify -t core -n 0 -p 0 -c 2 /tmp/ref.bin"
+		htmcheck verify -t core -n 0 -p 0 -c 2 /tmp/ref.bin"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" -eq $((4 * mib)) ]
@@ -204,9 +204,9 @@ be64() {
 	guest htmtest start /dev/htm1
 	sim advance 5000
 	guest 'cat /dev/htm0 > /tmp/a.bin; cat /dev/htm1 > /tmp/b.bin'
-	guest htmtrace verify -t core -n 0 -p 0 -c 1 /tmp/a.bin
-	guest htmtrace verify -t nest -n 1 -p 1 -c 0 /tmp/b.bin
-	run --separate-stderr guest htmtrace verify -t core -n 0 -p 0 -c 1 /tmp/b.bin
+	guest htmcheck verify -t core -n 0 -p 0 -c 1 /tmp/a.bin
+	guest htmcheck verify -t nest -n 1 -p 1 -c 0 /tmp/b.bin
+	run --separate-stderr guest htmcheck verify -t core -n 0 -p 0 -c 1 /tmp/b.bin
 	[ "$status" -eq 1 ]
 	[[ $stderr == *"found seq 4096 of nest node 1 chip 1 core 0, not the requested target"* ]]
 }
@@ -335,7 +335,7 @@ ok" ]
 @test "H_PARTIAL on a short dump transfer: the bytes written, then zeros, never older bytes" {
 	trace /dev/htm0 2 0 0 0 $RECORDS
 	# a full read first: the bounce buffer then holds trace bytes
-	run guest 'cat /dev/htm0 > /tmp/full.bin && htmtrace verify /tmp/full.bin'
+	run guest 'cat /dev/htm0 > /tmp/full.bin && htmcheck verify /tmp/full.bin'
 	[ "$status" -eq 0 ]
 	guest "echo 4096 > $HVSIM/short_xfer"
 	# each 64 KiB chunk: its first 4 KiB as the hypervisor wrote them, zeros
@@ -386,7 +386,7 @@ eof" ]
 eof" ]
 	run guest htmtest seek-end /dev/htm2
 	[ "$output" = $SIZE ]
-	guest "htmtrace verify -t core -n 0 -p 0 -c 2 /tmp/x.bin"
+	guest "htmcheck verify -t core -n 0 -p 0 -c 2 /tmp/x.bin"
 }
 
 @test "an llat trace whose STATUS gives no size (status_size=nest_core) dumps to the hypervisor's end" {
@@ -400,7 +400,7 @@ eof" ]
 	run guest htmtest copy /dev/htm0 /tmp/llat.bin 65536
 	[ "$output" = "bytes $size
 eof" ]
-	run guest htmtrace verify -t llat -n 0 -p 1 -c 2 /tmp/llat.bin
+	run guest htmcheck verify -t llat -n 0 -p 1 -c 2 /tmp/llat.bin
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qx "records valid: 1500" <<<"$output"
@@ -416,7 +416,7 @@ eof" ]
 	run guest htmtest copy /dev/htm0 /tmp/short.bin 65536
 	[ "$output" = "bytes $size
 eof" ]
-	run guest htmtrace verify -t core -n 1 -p 0 -c 3 /tmp/short.bin
+	run guest htmcheck verify -t core -n 1 -p 0 -c 3 /tmp/short.bin
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qx "records valid: 700" <<<"$output"
@@ -444,7 +444,7 @@ eof" ]
 	run guest htmtest copy /dev/htm0 /tmp/full.bin 65536
 	[ "$output" = "bytes $SIZE
 eof" ]
-	run guest htmtrace verify -t core -n 0 -p 1 -c 0 /tmp/full.bin
+	run guest htmcheck verify -t core -n 0 -p 1 -c 0 /tmp/full.bin
 	[ "$status" -eq 0 ]
 	grep -qx "records valid: $RECORDS" <<<"$output"
 	run guest htmtest hvstatus /dev/htm0
@@ -477,7 +477,7 @@ eof" ]
 	sim max_xfer 65536
 	trace /dev/htm0 2 0 0 0 1500
 	guest 'cat /dev/htm0 > /tmp/x.bin'
-	guest htmtrace verify /tmp/x.bin
+	guest htmcheck verify /tmp/x.bin
 	run guest "grep transfer_bytes /sys/kernel/debug/htmtrace/htm0/config"
 	[ "$output" = "transfer_bytes: 65536" ]
 }

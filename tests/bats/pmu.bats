@@ -39,7 +39,7 @@ fast() {
 
 # verify_full FILE: FILE is the whole no-wrap trace of core 0 0 1
 verify_full() {
-	run guest "stat -c %s $1 && htmtrace verify -t core -n 0 -p 0 -c 1 $1"
+	run guest "stat -c %s $1 && htmcheck verify -t core -n 0 -p 0 -c 1 $1"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = $SIZE ]
@@ -232,7 +232,7 @@ ok" ]
 	echo "$output"
 	[ "$status" -eq 0 ]
 	verify_full /tmp/c0.bin
-	run guest "htmtrace verify -t core -n 0 -p 0 -c 2 /tmp/c1.bin"
+	run guest "htmcheck verify -t core -n 0 -p 0 -c 2 /tmp/c1.bin"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qx "records valid: $RECORDS" <<<"$output"
