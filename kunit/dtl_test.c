@@ -216,15 +216,62 @@ static void dtl_config_checks(struct kunit *test)
 	cfg.ring_kb = HTM_DTL_RING_KB_MAX + 1;
 	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), -EINVAL);
 	cfg.ring_kb = 0;
-	/* flags and reserved words must be zero */
-	cfg.flags = 1;
+	/* KEEP is the one flag; reserved words must be zero */
+	cfg.flags = HTMTRACE_DTL_F_KEEP;
+	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), 0);
+	cfg.flags = 2;
 	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), -EINVAL);
 	cfg.flags = 0;
 	cfg.reserved[1] = 1;
 	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), -EINVAL);
 }
 
+static u8 end_fake_mask(int cpu)
+{
+	return 0;
+}
+
+static const struct htmtrace_hv_ops end_fake_ops = {
+	.name = "kunit",
+	.dtl_mask = end_fake_mask,
+};
+
+/*
+ * The session ends once: by its owner's close or by DECONFIGURE, never by
+ * another file's close, and a second end finds nothing to end.
+ */
+static void dtl_end_once(struct kunit *test)
+{
+	struct htm_dtl dtl;
+	int owner, other;
+
+	memset(&dtl, 0, sizeof(dtl));
+	mutex_init(&dtl.lock);
+	mutex_init(&dtl.read_lock);
+	raw_spin_lock_init(&dtl.ring_lock);
+	init_waitqueue_head(&dtl.wait);
+	KUNIT_ASSERT_EQ(test, htm_dtl_configure(&dtl, &end_fake_ops,
+						cpu_possible_mask, 7, 4096,
+						&owner), 0);
+	KUNIT_EXPECT_EQ(test, dtl.state, HTM_DTL_CONFIGURED);
+	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, &other), -EBADFD);
+	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, &owner), 0);
+	KUNIT_EXPECT_EQ(test, dtl.state, HTM_DTL_IDLE);
+	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, NULL), -EBADFD);
+	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, &owner), -EBADFD);
+	/* configured to outlive its file: only a DECONFIGURE ends it */
+	KUNIT_ASSERT_EQ(test, htm_dtl_configure(&dtl, &end_fake_ops,
+						cpu_possible_mask, 7, 4096,
+						NULL), 0);
+	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, &owner), -EBADFD);
+	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, NULL), 0);
+	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, NULL), -EBADFD);
+	mutex_destroy(&dtl.lock);
+	mutex_destroy(&dtl.read_lock);
+}
+
 static struct kunit_case htmtrace_dtl_cases[] = {
+	KUNIT_CASE(dtl_end_once),
 	KUNIT_CASE(dtl_config_checks),
 	KUNIT_CASE_PARAM(dtl_span, span_gen_params),
 	KUNIT_CASE(dtl_period_steps),

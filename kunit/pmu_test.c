@@ -191,7 +191,8 @@ static void pmu_dtl_one_owner(struct kunit *test)
 	dtl_session_init(&dtl);
 	KUNIT_ASSERT_EQ(test, htm_dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
 	KUNIT_EXPECT_EQ(test, htm_dtl_configure(&dtl, &dtl_fake_ops,
-						cpu_possible_mask, 7, 4096),
+						cpu_possible_mask, 7, 4096,
+						NULL),
 			-EBUSY);
 	/* a second event adds to the perf session ... */
 	KUNIT_ASSERT_EQ(test, htm_dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
@@ -218,9 +219,10 @@ static void pmu_dtl_one_owner(struct kunit *test)
 
 	/* the reverse: a configured session keeps the events out */
 	KUNIT_ASSERT_EQ(test, htm_dtl_configure(&dtl, &dtl_fake_ops,
-						cpu_possible_mask, 7, 4096), 0);
+						cpu_possible_mask, 7, 4096,
+						NULL), 0);
 	KUNIT_EXPECT_EQ(test, htm_dtl_pmu_get(&dtl, &dtl_fake_ops), -EBUSY);
-	KUNIT_EXPECT_EQ(test, htm_dtl_deconfigure(&dtl), 0);
+	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, NULL), 0);
 	KUNIT_EXPECT_EQ(test, htm_dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
 	htm_dtl_pmu_put(&dtl);
 }

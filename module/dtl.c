@@ -99,15 +99,16 @@ EXPORT_SYMBOL_IF_KUNIT(htm_dtl_next_period);
  * @ring_size: receives the session ring's size in bytes: the KiB asked for
  *	(or the default) rounded up to a power of two
  *
- * Return: 0 or -EINVAL (a flag or reserved field set, an event mask of no
- * or unknown events, a ring size out of range).
+ * Return: 0 or -EINVAL (an unknown flag or a reserved field set, an event
+ * mask of no or unknown events, a ring size out of range).
  */
 int htm_dtl_config_check(const struct htmtrace_dtl_config *cfg,
 			 u32 *ring_size)
 {
 	u32 kb = cfg->ring_kb ?: HTM_DTL_RING_KB_DEFAULT;
 
-	if (cfg->flags || cfg->reserved[0] || cfg->reserved[1])
+	if (cfg->flags & ~HTMTRACE_DTL_F_KEEP || cfg->reserved[0] ||
+	    cfg->reserved[1])
 		return -EINVAL;
 	if (!cfg->mask || cfg->mask & ~HTMTRACE_DTL_ALL)
 		return -EINVAL;
@@ -286,11 +287,11 @@ static bool htm_dtl_flush_lost(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 }
 
 /*
- * Push a CPU's pending records, in the order of its capture: JOINED, the
- * losses, the record of what ended it; then those of the capture the CPU
- * began again meanwhile (@rejoined). Caller holds the ring lock.
+ * Push the records of the oldest of a CPU's captures that has some pending,
+ * in the order of the capture: (with a sink) the clock, JOINED, the losses,
+ * the record of what ended it. Caller holds the ring lock.
  */
-static bool htm_dtl_flush_cpu(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
+static bool htm_dtl_flush_capture(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 {
 	struct htmtrace_dtl_clock clock;
 	unsigned int e;
@@ -309,9 +310,14 @@ static bool htm_dtl_flush_cpu(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	for (e = HTMTRACE_DTL_CPU_OFFLINE; e <= HTMTRACE_DTL_CPU_FAILED; e++)
 		if (!htm_dtl_flush_event(dtl, c, e))
 			return false;
+	return true;
+}
+
+/* The oldest capture's records are out: the one begun after it is next. */
+static void htm_dtl_next_capture(struct htm_dtl_cpu *c)
+{
 	if (!c->rejoined)
-		return true;
-	/* The next capture becomes the current one. */
+		return;
 	c->rejoined = false;
 	set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
 	memcpy(c->lost, c->relost, sizeof(c->lost));
@@ -319,21 +325,46 @@ static bool htm_dtl_flush_cpu(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	if (c->reended)
 		set_bit(c->reended, &c->events);
 	c->reended = 0;
-	return htm_dtl_flush_cpu(dtl, c);
 }
 
 /*
- * Push what is pending: the session's clock record, then each CPU's. A CPU
- * whose records are not all out gets no entry into the ring before them.
- * Caller holds the ring lock.
+ * Push a CPU's pending records: those of its oldest capture, then those of
+ * the capture it began again meanwhile (@rejoined). Caller holds the ring
+ * lock.
+ */
+static bool htm_dtl_flush_cpu(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
+{
+	if (!htm_dtl_flush_capture(dtl, c))
+		return false;
+	if (!c->rejoined)
+		return true;
+	htm_dtl_next_capture(c);
+	return htm_dtl_flush_capture(dtl, c);
+}
+
+/*
+ * Push what is pending: what the captures before the last START left
+ * (@prev_pending: a loss belongs to the capture it happened in), the
+ * session's clock record, then each CPU's. A CPU whose records are not all
+ * out gets no entry into the ring before them. Caller holds the ring lock.
  */
 static bool htm_dtl_flush(struct htm_dtl *dtl, struct htm_dtl_cpu *only)
 {
 	struct htmtrace_dtl_clock clock;
+	struct htm_dtl_cpu *c;
 	unsigned int cpu;
 
 	lockdep_assert_held(&dtl->ring_lock);
 	if (dtl->clock_pending) {
+		for_each_cpu(cpu, dtl->cpus) {
+			c = dtl->pcpu[cpu];
+			if (!c || !c->prev_pending)
+				continue;
+			if (!htm_dtl_flush_capture(dtl, c))
+				return false;
+			htm_dtl_next_capture(c);
+			c->prev_pending = false;
+		}
 		htm_dtl_clock_now(&clock);
 		if (!htm_dtl_ring_put(&dtl->ring, &clock))
 			return false;
@@ -347,17 +378,30 @@ static bool htm_dtl_flush(struct htm_dtl *dtl, struct htm_dtl_cpu *only)
 	return true;
 }
 
+/* Has the CPU records of a capture still waiting for room? */
+static bool htm_dtl_cpu_pending(const struct htm_dtl_cpu *c)
+{
+	return c->events || c->lost[0] || c->lost[1];
+}
+
 /*
  * capture on one CPU: on that CPU in its timer, or from anywhere once the
  * timer is cancelled
  */
 
+/* The event mask the CPU has while we capture: what we set. */
+static u8 htm_dtl_cpu_our_mask(const struct htm_dtl_cpu *c)
+{
+	return c->kernel_owned ? c->saved_mask | c->mask : c->mask;
+}
+
 /*
  * Has another user changed the CPU's log under us? Return: 0 no;
- * HTM_DTL_TAKEN_MASK if only our bits left the event mask (the log is still
- * the one we read); HTM_DTL_TAKEN_LOG if the log itself changed: a kernel
- * log freed or replaced, or the index moved back (a new registration
- * resets it), so that the registration may no longer be ours.
+ * HTM_DTL_TAKEN_MASK if the event mask is no longer exactly what we set,
+ * wider or narrower (the log is still the one we read); HTM_DTL_TAKEN_LOG
+ * if the log itself changed: a kernel log freed or replaced, or the index
+ * moved back (a new registration resets it), so that the registration may
+ * no longer be ours.
  */
 static int htm_dtl_cpu_taken(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 			     u64 cur)
@@ -369,7 +413,7 @@ static int htm_dtl_cpu_taken(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 		return HTM_DTL_TAKEN_LOG;
 	if (cur < c->last)
 		return HTM_DTL_TAKEN_LOG;
-	return (mask & c->mask) != c->mask ? HTM_DTL_TAKEN_MASK : 0;
+	return mask != htm_dtl_cpu_our_mask(c) ? HTM_DTL_TAKEN_MASK : 0;
 }
 
 /* The CPU's capture is over: record why, and stop polling. */
@@ -418,6 +462,18 @@ static void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	/* Entries overwritten while they were copied are not valid. */
 	smp_rmb();
 	again = htm_hv_dtl_index(dtl->hv, c->cpu);
+	/*
+	 * The kernel may have freed its log while we copied (dtl_access_lock,
+	 * which orders its users, is not exported): the copy is then
+	 * discarded. The window that remains - the log freed and its memory
+	 * reused between the two looks - is documented in htmtrace(4).
+	 */
+	if (c->kernel_owned &&
+	    READ_ONCE(paca_ptrs[c->cpu]->dispatch_log) != c->log) {
+		c->taken = HTM_DTL_TAKEN_LOG;
+		htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST);
+		return;
+	}
 	htm_dtl_span(first, again, &valid, &i);
 	i = min(i, n);
 	over += i;
@@ -464,7 +520,7 @@ static enum hrtimer_restart htm_dtl_timer(struct hrtimer *timer)
 {
 	struct htm_dtl_cpu *c = container_of(timer, struct htm_dtl_cpu, timer);
 	u32 fixed_us = READ_ONCE(htm_dtl_period_us);
-	u64 logged = c->logged;
+	u64 logged = c->logged, dropped = c->dropped;
 
 	c->wakeups++;
 	htm_dtl_cpu_poll(c->dtl, c);
@@ -473,6 +529,9 @@ static enum hrtimer_restart htm_dtl_timer(struct hrtimer *timer)
 	/* A fixed period (dtl_period_us) is for comparisons: see make bench. */
 	if (fixed_us)
 		c->period_ns = max_t(u64, fixed_us, 100) * NSEC_PER_USEC;
+	else if (c->dropped != dropped)
+		/* The ring is full and unread: polling faster saves nothing. */
+		c->period_ns = HTM_DTL_PERIOD_MAX;
 	else
 		c->period_ns = htm_dtl_next_period(c->period_ns,
 						   c->logged - logged);
@@ -492,46 +551,57 @@ static long htm_dtl_cpu_begin(void *arg)
 	unsigned long flags;
 	int cpu = c->cpu, ret;
 
-	/*
-	 * The mask is set before the capture's first index is taken, so that
-	 * every entry captured was logged under the whole mask.
-	 */
 	c->saved_mask = htm_hv_dtl_mask(dtl->hv, cpu);
 	c->taken = 0;
+	/* The kernel's log pointer is read once: c->log is what we read. */
 	klog = READ_ONCE(paca_ptrs[cpu]->dispatch_log);
 	if (klog) {
-		/* Never register over the kernel's log: read it alongside. */
+		/*
+		 * Never register over the kernel's log: read it alongside. The
+		 * mask is set before the capture's first index is taken, so
+		 * that every entry captured was logged under the whole mask.
+		 */
 		c->kernel_owned = true;
 		htm_hv_dtl_set_mask(dtl->hv, cpu, c->saved_mask | c->mask);
 		c->log = klog;
 		c->last = htm_hv_dtl_index(dtl->hv, cpu);
 	} else {
 		c->kernel_owned = false;
-		memset(c->own, 0, HTM_DTL_BYTES);
-		/* H_REGISTER_VPA reads the length from the second word. */
-		((__be32 *)c->own)[1] = cpu_to_be32(HTM_DTL_BYTES);
-		htm_hv_dtl_set_mask(dtl->hv, cpu, c->mask);
-		/* The log starts empty: index 0. */
-		ret = htm_hv_dtl_register(dtl->hv, cpu, c->own);
+		/* Another user's mask: not ours to take over (see configure). */
+		ret = c->saved_mask ? -EBUSY : 0;
+		if (!ret) {
+			memset(c->own, 0, HTM_DTL_BYTES);
+			/* H_REGISTER_VPA reads the length from the second word. */
+			((__be32 *)c->own)[1] = cpu_to_be32(HTM_DTL_BYTES);
+			/* Registers, then resets the index to 0. */
+			ret = htm_hv_dtl_register(dtl->hv, cpu, c->own);
+		}
 		if (ret) {
-			htm_hv_dtl_set_mask(dtl->hv, cpu, c->saved_mask);
 			c->error = ret;
 			htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_FAILED);
 			return ret;
 		}
 		c->log = c->own;
 		c->last = 0;
+		/*
+		 * As mainline's register_dtl users: the mask only once the
+		 * log is registered and its index reset, so that nothing is
+		 * logged where the reset would lose it.
+		 */
+		smp_wmb();
+		htm_hv_dtl_set_mask(dtl->hv, cpu, c->mask);
 	}
 	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_CAPTURING);
 	/*
-	 * If the record of what ended the last capture still waits for room,
-	 * this capture's records wait after it (@rejoined). A capture that
-	 * ends and begins again while they wait is folded into this one.
+	 * If records of the last capture (its end, or losses counted before
+	 * a STOP) still wait for room, this capture's records wait after
+	 * them (@rejoined). A capture that ends and begins again while they
+	 * wait is folded into this one.
 	 */
 	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
-	if (c->events & ~BIT(HTMTRACE_DTL_CPU_JOINED))
+	if (htm_dtl_cpu_pending(c) && !c->rejoined)
 		c->rejoined = true;
-	else
+	else if (!c->rejoined)
 		set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
 	c->reended = 0;
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
@@ -557,8 +627,9 @@ static void htm_dtl_cpu_end(struct htm_dtl_cpu *c, unsigned int why)
 		if (why)
 			htm_dtl_cpu_ended(dtl, c, why);
 	}
-	/* The mask is given back unless another user has set it since. */
-	if (c->log && !c->taken)
+	/* The mask is given back only if it is still exactly what we set. */
+	if (c->log && c->taken != HTM_DTL_TAKEN_LOG &&
+	    htm_hv_dtl_mask(dtl->hv, cpu) == htm_dtl_cpu_our_mask(c))
 		htm_hv_dtl_set_mask(dtl->hv, cpu, c->saved_mask);
 	if (c->log && !c->kernel_owned) {
 		/* A log another user replaced is theirs to unregister. */
@@ -686,6 +757,18 @@ static void htm_dtl_cpu_setup(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 	c->timer.function = htm_dtl_timer;
 }
 
+/*
+ * In own-buffer mode (no kernel log), a CPU whose event mask is not 0 is
+ * another user's (debugfs dtl, another tool): not ours to take over. The
+ * hypervisor has no call that says whether a log is registered; a nonzero
+ * mask is how every public user of the log shows it logs.
+ */
+static bool htm_dtl_cpu_busy(const struct htmtrace_hv_ops *hv, int cpu)
+{
+	return !READ_ONCE(paca_ptrs[cpu]->dispatch_log) &&
+	       htm_hv_dtl_mask(hv, cpu);
+}
+
 /**
  * htm_dtl_configure() - claim the dispatch trace log for a session
  * @dtl: an idle session
@@ -693,12 +776,15 @@ static void htm_dtl_cpu_setup(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
  * @cpus: the CPUs to capture (possible CPUs only)
  * @mask: HTMTRACE_DTL_* events
  * @ring_size: bytes of the session's ring, a power of two
+ * @owner: the session ends when htm_dtl_end() is called with it (the file
+ *	that configured it), or NULL: only an explicit deconfigure ends it
  *
- * Return: 0, -EBUSY if a session exists (or perf events hold the log),
- * -ENOMEM.
+ * Return: 0, -EBUSY if a session exists (or perf events hold the log), or
+ * a CPU without a kernel log has another user's event mask, -ENOMEM.
  */
 int htm_dtl_configure(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv,
-		      const struct cpumask *cpus, u8 mask, u32 ring_size)
+		      const struct cpumask *cpus, u8 mask, u32 ring_size,
+		      const void *owner)
 {
 	unsigned int cpu;
 	int ret = -ENOMEM;
@@ -707,6 +793,12 @@ int htm_dtl_configure(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv,
 	if (dtl->state != HTM_DTL_IDLE) {
 		mutex_unlock(&dtl->lock);
 		return -EBUSY;
+	}
+	for_each_cpu_and(cpu, cpus, cpu_possible_mask) {
+		if (htm_dtl_cpu_busy(hv, cpu)) {
+			mutex_unlock(&dtl->lock);
+			return -EBUSY;
+		}
 	}
 	if (!zalloc_cpumask_var(&dtl->cpus, GFP_KERNEL))
 		goto out;
@@ -733,7 +825,9 @@ int htm_dtl_configure(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv,
 	dtl->ring.size = ring_size;
 	dtl->ring.head = 0;
 	dtl->ring.tail = 0;
-	WRITE_ONCE(dtl->state, HTM_DTL_CONFIGURED);
+	dtl->owner = owner;
+	/* Pairs with htm_dtl_read(): the ring and the CPUs before the state. */
+	smp_store_release(&dtl->state, HTM_DTL_CONFIGURED);
 	ret = 0;
 out:
 	if (ret)
@@ -768,10 +862,19 @@ int htm_dtl_start(struct htm_dtl *dtl)
 	}
 	ret = 0;
 	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+	/*
+	 * What the last captures left goes out first; what finds no room
+	 * waits, marked as theirs, before this START's clock record.
+	 */
+	htm_dtl_flush(dtl, NULL);
+	for_each_cpu(cpu, dtl->cpus)
+		dtl->pcpu[cpu]->prev_pending =
+			htm_dtl_cpu_pending(dtl->pcpu[cpu]);
 	dtl->clock_pending = true;
 	htm_dtl_flush(dtl, NULL);
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
-	WRITE_ONCE(dtl->state, HTM_DTL_RUNNING);
+	/* Pairs with htm_dtl_read()'s acquire, as every state change does. */
+	smp_store_release(&dtl->state, HTM_DTL_RUNNING);
 	for_each_cpu(cpu, dtl->cpus) {
 		struct htm_dtl_cpu *c = dtl->pcpu[cpu];
 
@@ -786,6 +889,20 @@ out:
 	return ret;
 }
 
+/* End every CPU's capture; @dtl->lock held, the session running. */
+static void htm_dtl_stop_locked(struct htm_dtl *dtl)
+{
+	unsigned int cpu;
+
+	lockdep_assert_held(&dtl->lock);
+	/* The timer is cancelled first, so no poll runs alongside. */
+	for_each_cpu(cpu, dtl->cpus)
+		htm_dtl_cpu_end(dtl->pcpu[cpu], 0);
+	/* Pairs with htm_dtl_read(): the last entries are in before STOPPED. */
+	smp_store_release(&dtl->state, HTM_DTL_STOPPED);
+	wake_up_interruptible_all(&dtl->wait);
+}
+
 /**
  * htm_dtl_stop() - end capturing
  * @dtl: session
@@ -797,55 +914,101 @@ out:
  */
 int htm_dtl_stop(struct htm_dtl *dtl)
 {
-	unsigned int cpu;
 	int ret = 0;
 
 	cpus_read_lock();
 	mutex_lock(&dtl->lock);
-	if (dtl->state != HTM_DTL_RUNNING) {
-		ret = dtl->state == HTM_DTL_STOPPED ? 0 : -EBADFD;
-		goto out;
-	}
-	/* From here: the timer is cancelled first, so no poll runs alongside. */
-	for_each_cpu(cpu, dtl->cpus)
-		htm_dtl_cpu_end(dtl->pcpu[cpu], 0);
-	/* Pairs with htm_dtl_read(): the last entries are in before STOPPED. */
-	smp_store_release(&dtl->state, HTM_DTL_STOPPED);
-	wake_up_interruptible_all(&dtl->wait);
-out:
+	if (dtl->state == HTM_DTL_RUNNING)
+		htm_dtl_stop_locked(dtl);
+	else if (dtl->state != HTM_DTL_STOPPED)
+		ret = -EBADFD;
 	mutex_unlock(&dtl->lock);
 	cpus_read_unlock();
 	return ret;
 }
 
 /**
- * htm_dtl_deconfigure() - end the session, stopping it first
+ * htm_dtl_end() - end the session, stopping it first
  * @dtl: session
+ * @owner: NULL to end the session whoever configured it (DECONFIGURE), or
+ *	a closing file: the session ends only if that file configured it
+ *	without HTMTRACE_DTL_F_KEEP
  *
- * Return: 0 or -EBADFD if there is none.
+ * One transition: the state is checked and changed under the locks, in
+ * their order (see struct htm_dtl), so that of two calls at once exactly
+ * one ends the session, and nothing starts it in between.
+ *
+ * Return: 0 if this call ended the session, else -EBADFD.
  */
-int htm_dtl_deconfigure(struct htm_dtl *dtl)
+int htm_dtl_end(struct htm_dtl *dtl, const void *owner)
 {
-	int ret = htm_dtl_stop(dtl);
+	int ret = -EBADFD;
 
-	if (ret == -EBADFD) {
-		mutex_lock(&dtl->lock);
-		ret = dtl->state == HTM_DTL_CONFIGURED ? 0 : -EBADFD;
-		mutex_unlock(&dtl->lock);
-	}
-	if (ret)
-		return ret;
 	mutex_lock(&dtl->read_lock);
+	cpus_read_lock();
 	mutex_lock(&dtl->lock);
+	if (dtl->state != HTM_DTL_CONFIGURED &&
+	    dtl->state != HTM_DTL_RUNNING && dtl->state != HTM_DTL_STOPPED)
+		goto out;
+	if (owner && dtl->owner != owner)
+		goto out;
+	if (dtl->state == HTM_DTL_RUNNING)
+		htm_dtl_stop_locked(dtl);
+	/* The state first: a lockless poll() reads it, never the ring. */
+	smp_store_release(&dtl->state, HTM_DTL_IDLE);
 	htm_dtl_free(dtl);
 	dtl->hv = NULL;
-	WRITE_ONCE(dtl->state, HTM_DTL_IDLE);
+	dtl->owner = NULL;
+	ret = 0;
+out:
 	mutex_unlock(&dtl->lock);
+	cpus_read_unlock();
 	mutex_unlock(&dtl->read_lock);
-	wake_up_interruptible_all(&dtl->wait);
-	return 0;
+	if (!ret)
+		wake_up_interruptible_all(&dtl->wait);
+	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_dtl_deconfigure);
+EXPORT_SYMBOL_IF_KUNIT(htm_dtl_end);
+
+/* On a CPU, interrupts off: so never beside its timer. */
+static void htm_dtl_cpu_flush_ipi(void *arg)
+{
+	struct htm_dtl_cpu *c = arg;
+
+	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
+		htm_dtl_cpu_poll(c->dtl, c);
+}
+
+/**
+ * htm_dtl_flush_now() - copy every CPU's log into the stream now
+ * @dtl: session
+ *
+ * Bounds the delivery latency for a reader that needs it: the entries
+ * logged before the call are in the stream (or counted lost) when it
+ * returns.
+ *
+ * Return: 0, or -EBADFD if the session is not running.
+ */
+int htm_dtl_flush_now(struct htm_dtl *dtl)
+{
+	unsigned int cpu;
+	int ret = 0;
+
+	cpus_read_lock();
+	mutex_lock(&dtl->lock);
+	if (dtl->state != HTM_DTL_RUNNING) {
+		ret = -EBADFD;
+		goto out;
+	}
+	for_each_cpu_and(cpu, dtl->cpus, cpu_online_mask)
+		smp_call_function_single(cpu, htm_dtl_cpu_flush_ipi,
+					 dtl->pcpu[cpu], 1);
+	wake_up_interruptible(&dtl->wait);
+out:
+	mutex_unlock(&dtl->lock);
+	cpus_read_unlock();
+	return ret;
+}
 
 /* Has the reader something to read, or is the stream over? */
 static bool htm_dtl_readable(struct htm_dtl *dtl)
@@ -1017,7 +1180,8 @@ int htm_dtl_pmu_get(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv)
 		}
 		dtl->hv = hv;
 		dtl->pmu_users = 0;
-		WRITE_ONCE(dtl->state, HTM_DTL_PMU);
+		/* Pairs with htm_dtl_read()'s acquire: it reads no ring now. */
+		smp_store_release(&dtl->state, HTM_DTL_PMU);
 	} else if (dtl->state != HTM_DTL_PMU) {
 		ret = -EBUSY;
 		goto out;
@@ -1034,9 +1198,10 @@ void htm_dtl_pmu_put(struct htm_dtl *dtl)
 {
 	mutex_lock(&dtl->lock);
 	if (!WARN_ON(dtl->state != HTM_DTL_PMU) && !--dtl->pmu_users) {
+		/* Pairs with htm_dtl_read()'s acquire. */
+		smp_store_release(&dtl->state, HTM_DTL_IDLE);
 		htm_dtl_free(dtl);
 		dtl->hv = NULL;
-		WRITE_ONCE(dtl->state, HTM_DTL_IDLE);
 	}
 	mutex_unlock(&dtl->lock);
 }

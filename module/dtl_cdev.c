@@ -37,6 +37,9 @@ static int htm_dtl_open(struct inode *inode, struct file *file)
 
 static int htm_dtl_release(struct inode *inode, struct file *file)
 {
+	/* The session this file configured (without KEEP) ends with it. */
+	if (!htm_dtl_end(htm_dtl_sess, file))
+		htm_hv_session_put();
 	htm_hv_session_put();
 	return 0;
 }
@@ -59,7 +62,8 @@ static __poll_t htm_dtl_cdev_poll(struct file *file, poll_table *wait)
 
 /*
  * The CPU mask of a configuration: every possible CPU when none is given,
- * else exactly the CPUs given, each of which must be possible.
+ * else the possible CPUs among those given (a full cpu_set_t is every CPU),
+ * at least one.
  */
 static int htm_dtl_cpus_from_user(const struct htmtrace_dtl_config *cfg,
 				  struct cpumask *cpus)
@@ -86,21 +90,17 @@ static int htm_dtl_cpus_from_user(const struct htmtrace_dtl_config *cfg,
 	}
 	bitmap_from_arr64(bits, words, nbits);
 	cpumask_clear(cpus);
-	for_each_set_bit(bit, bits, nbits) {
-		if (bit >= nr_cpu_ids || !cpu_possible(bit)) {
-			ret = -EINVAL;
-			break;
-		}
-		cpumask_set_cpu(bit, cpus);
-	}
-	if (!ret && cpumask_empty(cpus))
+	for_each_set_bit(bit, bits, min(nbits, nr_cpu_ids))
+		if (cpu_possible(bit))
+			cpumask_set_cpu(bit, cpus);
+	if (cpumask_empty(cpus))
 		ret = -EINVAL;
 	bitmap_free(bits);
 	kfree(words);
 	return ret;
 }
 
-static long htm_dtl_ioctl_configure(void __user *argp)
+static long htm_dtl_ioctl_configure(struct file *file, void __user *argp)
 {
 	struct htmtrace_dtl_config cfg;
 	cpumask_var_t cpus;
@@ -122,7 +122,8 @@ static long htm_dtl_ioctl_configure(void __user *argp)
 	if (ret)
 		goto out;
 	ret = htm_dtl_configure(htm_dtl_sess, htm_dtl_hv, cpus, cfg.mask,
-				ring_size);
+				ring_size,
+				cfg.flags & HTMTRACE_DTL_F_KEEP ? NULL : file);
 	if (ret)
 		htm_hv_session_put();
 out:
@@ -132,7 +133,7 @@ out:
 
 static long htm_dtl_ioctl_deconfigure(void)
 {
-	int ret = htm_dtl_deconfigure(htm_dtl_sess);
+	int ret = htm_dtl_end(htm_dtl_sess, NULL);
 
 	if (!ret)
 		htm_hv_session_put();
@@ -175,6 +176,8 @@ static long htm_dtl_ioctl(struct file *file, unsigned int cmd,
 	switch (cmd) {
 	case HTMTRACE_IOC_DTL_STATS:
 		return htm_dtl_ioctl_stats(argp);
+	case HTMTRACE_IOC_DTL_FLUSH:
+		return htm_dtl_flush_now(htm_dtl_sess);
 	case HTMTRACE_IOC_DTL_CONFIGURE:
 	case HTMTRACE_IOC_DTL_START:
 	case HTMTRACE_IOC_DTL_STOP:
@@ -188,7 +191,7 @@ static long htm_dtl_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case HTMTRACE_IOC_DTL_CONFIGURE:
-		return htm_dtl_ioctl_configure(argp);
+		return htm_dtl_ioctl_configure(file, argp);
 	case HTMTRACE_IOC_DTL_START:
 		return htm_dtl_start(htm_dtl_sess);
 	case HTMTRACE_IOC_DTL_STOP:

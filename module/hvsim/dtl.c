@@ -15,6 +15,9 @@
  *	dtl_rate	events per second per online CPU (0: none)
  *	dtl_burst	write "CPU COUNT": COUNT events on CPU at once
  *	dtl_register_rc	status register_dtl answers instead of H_SUCCESS
+ *	dtl_register_log events logged on the CPU at each registration,
+ *			after the hypervisor's H_REGISTER_VPA and before the
+ *			partition resets the index (a dispatch in between)
  *	dtl_meddle	write "CPU MASK": set the CPU's event mask as another
  *			user of the log would (debugfs dtl, vcpudispatch_stats)
  *	dtl_cpus	per CPU: where it logs and what it logged
@@ -83,6 +86,7 @@ static DEFINE_RAW_SPINLOCK(hvsim_dtl_lock);
 static struct hvsim_dtl_cpu *hvsim_dtl_cpus;
 static u64 hvsim_dtl_rate;
 static s64 hvsim_dtl_register_rc;
+static u32 hvsim_dtl_register_log;
 static int hvsim_dtl_hp_state;
 
 /* Log the CPU's next event. On the CPU, hvsim_dtl_lock held. */
@@ -194,8 +198,21 @@ long hvsim_dtl_register(int cpu, phys_addr_t buf)
 	raw_spin_lock_irqsave(&hvsim_dtl_lock, flags);
 	rc = hvsim_dtl_register_rc;
 	if (rc == H_SUCCESS) {
-		hvsim_dtl_cpus[cpu].registered = log;
-		hvsim_dtl_cpus[cpu].entries = len / HVSIM_DTL_ENTRY_SIZE;
+		struct hvsim_dtl_cpu *d = &hvsim_dtl_cpus[cpu];
+		u32 i;
+
+		d->registered = log;
+		d->entries = len / HVSIM_DTL_ENTRY_SIZE;
+		/*
+		 * The hypervisor may dispatch the CPU between the hcall and
+		 * the partition's reset of the index (mainline's order:
+		 * register_dtl(), dtl_idx = 0, then the mask): what it logs
+		 * then, under the mask the CPU has, is lost to the reset.
+		 */
+		if (cpu == smp_processor_id())
+			for (i = 0; i < hvsim_dtl_register_log; i++)
+				hvsim_dtl_log(d);
+		/* The partition's part: the backend resets the index. */
 		WRITE_ONCE(lppaca_of(cpu).dtl_idx, 0);
 	}
 	raw_spin_unlock_irqrestore(&hvsim_dtl_lock, flags);
@@ -391,6 +408,7 @@ void hvsim_dtl_reset(void)
 {
 	hvsim_dtl_rate_set(NULL, 0);
 	WRITE_ONCE(hvsim_dtl_register_rc, 0);
+	WRITE_ONCE(hvsim_dtl_register_log, 0);
 }
 
 /**
@@ -430,6 +448,8 @@ int hvsim_dtl_init(struct dentry *dir)
 			    &hvsim_dtl_burst_fops);
 	debugfs_create_file_unsafe("dtl_register_rc", 0600, dir, NULL,
 				   &hvsim_dtl_rc_fops);
+	debugfs_create_u32("dtl_register_log", 0600, dir,
+			   &hvsim_dtl_register_log);
 	debugfs_create_file("dtl_meddle", 0200, dir, NULL,
 			    &hvsim_dtl_meddle_fops);
 	debugfs_create_file("dtl_cpus", 0400, dir, NULL, &hvsim_dtl_cpus_fops);

@@ -168,7 +168,7 @@ written() {
 	run guest htmtest dtl-configure $DEV all 7
 	[ "$output" = EBUSY ]
 	guest htmtest dtl-deconfigure $DEV
-	for args in "all 0" "all 8" "all 7 2" "all 7 65537" "all 7 0 1" "7 7"; do
+	for args in "all 0" "all 8" "all 7 2" "all 7 65537" "all 7 0 2" "7 7"; do
 		run guest htmtest dtl-configure $DEV $args
 		echo "$args: $output"
 		[ "$output" = EINVAL ]
@@ -366,4 +366,171 @@ steal_check() {
 	# the session is gone: the device is free for the next user
 	run guest htmtest dtl-stats $DEV
 	[ "$output" = ENODATA ]
+}
+
+# own_buffer_mode: true where the kernel owns no log on CPU 1, so that
+# htmtrace registers buffers of its own
+own_buffer_mode() {
+	[ "$(guest "sed -n 's/^cpu 1 kernel_log \([a-z]*\) .*/\1/p' $DTLFS")" = no ]
+}
+
+@test "every pair of transitions raced from two processes: no splat, and the module count right after" {
+	local rounds=2500
+	GUEST_TIMEOUT=900 run guest htmtest dtl-race $DEV $rounds
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "raced $((2 * rounds))" ]
+	# A session configured with KEEP outlives its file: one DECONFIGURE.
+	guest "htmtest dtl-deconfigure $DEV >/dev/null; true"
+	run guest htmtest dtl-deconfigure $DEV
+	[ "$output" = EBADFD ]
+	assert_no_splat
+	# every file closed: nothing holds the simulator
+	run guest cat /sys/module/htmtrace_hvsim/refcnt
+	[ "$output" = 0 ]
+	# one file open: exactly one reference, rmmod refused; closed: rmmod works
+	run guest "exec 3<$DEV; cat /sys/module/htmtrace_hvsim/refcnt; rmmod htmtrace_hvsim"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = 1 ]
+	guest rmmod htmtrace_hvsim
+}
+
+@test "the session ends when the file that configured it closes, unless configured with KEEP" {
+	requires tool
+	local before
+	before=$(guest "sed -n 's/^cpu \([01]\) log \([a-z]*\) .* mask \([0-9]*\)$/\1 \2 \3/p' $HVSIM/dtl_cpus")
+	guest htmtest dtl-configure $DEV all 7 0 0
+	run guest htmtest dtl-stats $DEV
+	[ "$output" = ENODATA ]
+	guest htmtest dtl-configure $DEV all 7 0 1
+	run guest htmtest dtl-stats $DEV
+	[ "$status" -eq 0 ]
+	guest htmtest dtl-deconfigure $DEV
+	# a capture whose process is killed ends with its file, logs given back
+	run guest "htmtrace dtl record -C 0,1 -o /tmp/d.bin -- sleep 10 >/dev/null 2>&1 &
+		pid=\$!
+		for i in \$(seq 100); do
+			grep -q '^capture cpu 1 state 1 ' $DTLFS && break
+			sleep 0.05
+		done
+		htmtest dtl-stats $DEV >/dev/null && echo running
+		kill -9 \$pid; wait \$pid; htmtest dtl-stats $DEV"
+	echo "$output"
+	[ "${lines[0]}" = running ]
+	[ "${lines[1]}" = ENODATA ]
+	run guest "sed -n 's/^cpu \([01]\) log \([a-z]*\) .* mask \([0-9]*\)$/\1 \2 \3/p' $HVSIM/dtl_cpus"
+	[ "$output" = "$before" ]
+}
+
+@test "a full, unread ring: the capture backs off to the idle period" {
+	guest "htmtest dtl-configure $DEV 0 7 4 && htmtest dtl-start $DEV &&
+	       echo 2000 > $HVSIM/dtl_rate && sleep 1"
+	run guest "a=\$(htmtest dtl-wakeups $DEV); sleep 2; b=\$(htmtest dtl-wakeups $DEV); echo \${a##* } \${b##* }"
+	echo "wakeups before and after 2 s: $output"
+	guest "echo 0 > $HVSIM/dtl_rate"
+	local w0=${output% *} w1=${output#* }
+	# 200 ms idle period: 10 in 2 s (and today's rate-following 8 ms: 250)
+	[ $((w1 - w0)) -le 15 ]
+	run guest htmtest dtl-stats $DEV
+	[[ $output == *"dropped "[1-9]* ]]
+}
+
+@test "another user widens a CPU's mask: that CPU's capture ends, and its mask is left alone" {
+	local eff
+	eff=$(effective_mask 1)
+	meddled="1 $(guest "sed -n 's/^cpu 1 .* mask \([0-9]*\)$/\1/p' $HVSIM/dtl_cpus")"
+	guest "htmtest dtl-configure $DEV all 1 && htmtest dtl-start $DEV"
+	guest "echo '1 $((eff | 4))' > $HVSIM/dtl_meddle"
+	run guest "for i in \$(seq 100); do
+			grep -q '^capture cpu 1 state 2 ' $DTLFS && exit 0
+			sleep 0.05
+		done
+		exit 1"
+	[ "$status" -eq 0 ]
+	run guest "sed -n 's/^capture cpu 0 state \([0-9]\) .*/\1/p' $DTLFS"
+	[ "$output" = 1 ]
+	guest htmtest dtl-stop $DEV
+	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $eff"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[2]}" = "cpu 1 entries 0 overwritten 0 dropped 0 events 1/0/1/0" ]
+	# CPU 1 keeps the other user's mask; CPU 0 has its own back
+	run guest "sed -n 's/^cpu 1 .* mask \([0-9]*\)$/\1/p' $HVSIM/dtl_cpus"
+	[ "$output" = $((eff | 4)) ]
+	run guest "sed -n 's/^cpu 0 .* mask \([0-9]*\)$/\1/p' $HVSIM/dtl_cpus"
+	[ "$output" = $((eff & ~1)) ]
+	guest htmtest dtl-deconfigure $DEV
+}
+
+@test "own buffers: a CPU with another user's event mask is refused at configure" {
+	own_buffer_mode || skip "the kernel owns the log: htmtrace shares it"
+	meddled="1 0"
+	guest "echo '1 4' > $HVSIM/dtl_meddle"
+	run guest htmtest dtl-configure $DEV all 7
+	[ "$output" = EBUSY ]
+	run guest htmtest dtl-configure $DEV 0 7
+	[ "$output" = ok ]
+	guest htmtest dtl-deconfigure $DEV
+}
+
+@test "own buffers: registered, index reset, then the mask: a dispatch during the registration is not lost" {
+	own_buffer_mode || skip "the kernel owns the log: htmtrace registers none"
+	local w
+	# the simulator logs 5 events inside each registration, before the reset
+	guest "echo 5 > $HVSIM/dtl_register_log"
+	w=$(written 1)
+	guest "htmtest dtl-configure $DEV 1 7 && htmtest dtl-start $DEV"
+	guest "echo '1 20' > $HVSIM/dtl_burst"
+	caught_up 1
+	guest htmtest dtl-stop $DEV
+	local n=$(($(written 1) - w))
+	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin 7"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# every entry the hypervisor wrote is in the stream (none logged in
+	# the registration: the mask was still 0)
+	[ "$n" -eq 20 ]
+	[ "${lines[1]}" = "cpu 1 entries 20 overwritten 0 dropped 0 events 1/0/0/0" ]
+}
+
+@test "a CPU set with CPUs that do not exist (a full cpu_set_t) selects the possible ones" {
+	run guest htmtest dtl-configure $DEV 0,1,2,63,100,1023 7
+	[ "$output" = ok ]
+	run guest htmtest dtl-stats $DEV
+	[ "${#lines[@]}" -eq 2 ]
+	[[ ${lines[0]} == "cpu 0 "* ]]
+	[[ ${lines[1]} == "cpu 1 "* ]]
+	guest htmtest dtl-deconfigure $DEV
+}
+
+@test "DTL_FLUSH bounds the delivery latency: an entry is in the stream when it returns" {
+	guest "htmtest dtl-configure $DEV 0 7 && htmtest dtl-start $DEV && sleep 1"
+	# the capture is idle now: its period is 200 ms
+	run guest "echo '0 3' > $HVSIM/dtl_burst && htmtest dtl-flush $DEV && htmtest dtl-stats $DEV"
+	[ "${lines[0]}" = ok ]
+	[ "${lines[1]}" = "cpu 0 state 1 entries 3 overwritten 0 dropped 0 kernel $(own_buffer_mode && echo 0 || echo 1)" ]
+	run guest htmtest dtl-flush $DEV
+	[ "$output" = ok ]
+	guest htmtest dtl-stop $DEV
+	run guest htmtest dtl-flush $DEV
+	[ "$output" = EBADFD ]
+	guest htmtest dtl-deconfigure $DEV
+}
+
+@test "losses counted before a STOP come out before the next START's clock: each in its capture" {
+	guest "htmtest dtl-configure $DEV 0 7 4 && htmtest dtl-start $DEV"
+	# far beyond the hypervisor's ring and the session's: losses of both
+	guest "echo '0 300' > $HVSIM/dtl_burst"
+	caught_up 0
+	# no reader: the LOST records wait for room at the STOP and the START
+	guest "htmtest dtl-stop $DEV && htmtest dtl-start $DEV && htmtest dtl-stop $DEV"
+	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-dump /tmp/dtl.bin | tr '\n' ' '"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# the first capture: JOINED, its losses; then the second: its clock,
+	# JOINED and nothing lost
+	[[ $output =~ ^"clock cpu 0 1 lost 0 1 "[0-9]+" lost 0 2 "[0-9]+" clock cpu 0 1 "$ ]]
+	run guest "htmtest dtl-verify /tmp/dtl.bin $(effective_mask 7)"
+	echo "$output"
+	[ "$status" -eq 0 ]
 }

@@ -57,8 +57,18 @@
  *
  * The dispatch trace log, on /dev/vpa_dtl (DEV):
  *   htmtest dtl-configure DEV CPUS MASK [RING_KB [FLAGS]]
+ *				FLAGS default HTMTRACE_DTL_F_KEEP (1): the
+ *				session outlives this process; 0 ends it at exit
  *				CPUS: "all" or a list like 0,1; MASK 1-7
- *   htmtest dtl-start|dtl-stop|dtl-deconfigure DEV
+ *   htmtest dtl-start|dtl-stop|dtl-deconfigure|dtl-flush DEV
+ *   htmtest dtl-dump FILE	one line per record but entries: "clock",
+ *				"cpu C EVENT", "lost C WHY COUNT"
+ *   htmtest dtl-race DEV ROUNDS	two processes, each on a file of its own,
+ *				doing ROUNDS random transitions (configure
+ *				with and without KEEP, start, stop,
+ *				deconfigure, close, read, stats, flush, the
+ *				vpa_dtl PMU on CPU 0, CPU 1 offline/online);
+ *				prints "raced N"
  *   htmtest dtl-stats DEV	one line per CPU: "cpu C state S entries E
  *				overwritten O dropped D kernel K"
  *   htmtest dtl-wakeups DEV	one line per CPU: "cpu C wakeups W"
@@ -95,6 +105,7 @@
 #include <unistd.h>
 
 #include <linux/htmtrace.h>
+#include <linux/perf_event.h>
 #include "../../module/hvsim/hvsim_record.h"
 
 static int fail(void)
@@ -463,9 +474,131 @@ static int cmd_dtl_configure(int fd, int argc, char **argv)
 	cfg.mask = num(argv[4]);
 	if (argc > 5)
 		cfg.ring_kb = num(argv[5]);
-	if (argc > 6)
-		cfg.flags = num(argv[6]);
+	cfg.flags = argc > 6 ? num(argv[6]) : HTMTRACE_DTL_F_KEEP;
 	return done(ioctl(fd, HTMTRACE_IOC_DTL_CONFIGURE, &cfg));
+}
+
+/* The vpa_dtl PMU's perf type, or -1. */
+static int dtl_pmu_type(void)
+{
+	FILE *f = fopen("/sys/bus/event_source/devices/vpa_dtl/type", "r");
+	int type = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &type) != 1)
+			type = -1;
+		fclose(f);
+	}
+	return type;
+}
+
+static void dtl_cpu1_online(int on)
+{
+	int fd = open("/sys/devices/system/cpu/cpu1/online", O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, on ? "1" : "0", 1) < 0)
+			errno = 0;
+		close(fd);
+	}
+}
+
+/* One racer: ROUNDS random transitions on a file of its own. */
+static void dtl_racer(const char *dev, unsigned long rounds, unsigned int seed)
+{
+	struct htmtrace_dtl_config cfg = { .mask = 7, .ring_kb = 4 };
+	struct htmtrace_dtl_cpu_stats cs[64];
+	struct htmtrace_dtl_stats st = {
+		.addr = (uintptr_t)cs, .size = sizeof(cs),
+	};
+	struct perf_event_attr attr;
+	int fd = open(dev, O_RDONLY | O_NONBLOCK), type = dtl_pmu_type(), pfd;
+	static char buf[4096];
+	unsigned long i;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = 7;
+	attr.sample_period = 1;
+	attr.disabled = 1;
+	srand(seed);
+	for (i = 0; i < rounds && fd >= 0; i++) {
+		switch (rand() % 11) {
+		case 0:
+			cfg.flags = rand() % 2 ? HTMTRACE_DTL_F_KEEP : 0;
+			ioctl(fd, HTMTRACE_IOC_DTL_CONFIGURE, &cfg);
+			break;
+		case 1:
+			ioctl(fd, HTMTRACE_IOC_DTL_START);
+			break;
+		case 2:
+			ioctl(fd, HTMTRACE_IOC_DTL_STOP);
+			break;
+		case 3:
+			ioctl(fd, HTMTRACE_IOC_DTL_DECONFIGURE);
+			break;
+		case 4:
+			close(fd);
+			fd = open(dev, O_RDONLY | O_NONBLOCK);
+			break;
+		case 5:
+			if (read(fd, buf, sizeof(buf)) < 0)
+				errno = 0;
+			break;
+		case 6:
+			ioctl(fd, HTMTRACE_IOC_DTL_STATS, &st);
+			break;
+		case 7:
+			ioctl(fd, HTMTRACE_IOC_DTL_FLUSH);
+			break;
+		case 8:
+			pfd = type < 0 ? -1 :
+			      syscall(__NR_perf_event_open, &attr, -1, 0, -1,
+				      PERF_FLAG_FD_CLOEXEC);
+			if (pfd >= 0)
+				close(pfd);
+			break;
+		case 9:
+			/* hotplug is slow: one round in ten of these */
+			if (rand() % 10 == 0)
+				dtl_cpu1_online(rand() % 2);
+			break;
+		default:
+			ioctl(fd, HTMTRACE_IOC_DTL_START);
+			ioctl(fd, HTMTRACE_IOC_DTL_STOP);
+			break;
+		}
+	}
+	if (fd < 0)
+		exit(1);
+	close(fd);
+	exit(0);
+}
+
+static int cmd_dtl_race(const char *dev, unsigned long rounds)
+{
+	int status, bad = 0, k;
+	pid_t pid[2];
+
+	for (k = 0; k < 2; k++) {
+		pid[k] = fork();
+		if (pid[k] < 0)
+			return fail();
+		if (!pid[k])
+			dtl_racer(dev, rounds, 1 + k + time(NULL));
+	}
+	for (k = 0; k < 2; k++)
+		if (waitpid(pid[k], &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			bad = 1;
+	dtl_cpu1_online(1);
+	if (bad) {
+		printf("a racer failed\n");
+		return 1;
+	}
+	printf("raced %lu\n", 2 * rounds);
+	return 0;
 }
 
 static int cmd_dtl_stats(int fd, int wakeups)
@@ -503,6 +636,38 @@ struct dtl_seen {
 	unsigned int events[5];
 	int in;			/* between its JOINED and what ended it */
 };
+
+static int cmd_dtl_dump(const char *path)
+{
+	unsigned char rec[HTMTRACE_DTL_REC_MAX];
+	struct htmtrace_dtl_rec hdr;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return fail();
+	while (fread(&hdr, sizeof(hdr), 1, f) == 1) {
+		if (hdr.len < sizeof(hdr) || hdr.len > sizeof(rec) ||
+		    fread(rec + sizeof(hdr), hdr.len - sizeof(hdr), 1, f) != 1) {
+			printf("bad record\n");
+			return 1;
+		}
+		memcpy(rec, &hdr, sizeof(hdr));
+		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
+			printf("clock\n");
+		} else if (hdr.type == HTMTRACE_DTL_REC_CPU) {
+			struct htmtrace_dtl_cpu *e = (void *)rec;
+
+			printf("cpu %u %u\n", hdr.cpu, e->event);
+		} else if (hdr.type == HTMTRACE_DTL_REC_LOST) {
+			struct htmtrace_dtl_lost *l = (void *)rec;
+
+			printf("lost %u %u %llu\n", hdr.cpu, l->why,
+			       (unsigned long long)l->count);
+		}
+	}
+	fclose(f);
+	return 0;
+}
 
 static int cmd_dtl_verify(const char *path, unsigned int mask)
 {
@@ -706,6 +871,10 @@ int main(int argc, char **argv)
 				num(argv[5]));
 	if (!strcmp(cmd, "dtl-verify") && argc == 4)
 		return cmd_dtl_verify(argv[2], num(argv[3]));
+	if (!strcmp(cmd, "dtl-dump") && argc == 3)
+		return cmd_dtl_dump(argv[2]);
+	if (!strcmp(cmd, "dtl-race") && argc == 4)
+		return cmd_dtl_race(argv[2], num(argv[3]));
 
 	fd = open_dev(argv[2], !strcmp(cmd, "read") && argc > 4 ?
 			       O_RDONLY | O_NONBLOCK : O_RDONLY);
@@ -718,6 +887,8 @@ int main(int argc, char **argv)
 		return done(ioctl(fd, HTMTRACE_IOC_DTL_STOP));
 	if (!strcmp(cmd, "dtl-deconfigure"))
 		return done(ioctl(fd, HTMTRACE_IOC_DTL_DECONFIGURE));
+	if (!strcmp(cmd, "dtl-flush"))
+		return done(ioctl(fd, HTMTRACE_IOC_DTL_FLUSH));
 	if (!strcmp(cmd, "dtl-stats"))
 		return cmd_dtl_stats(fd, 0);
 	if (!strcmp(cmd, "dtl-wakeups"))

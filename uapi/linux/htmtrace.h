@@ -322,7 +322,20 @@ struct htmtrace_hvbuf {
  * without a session). The stream is not seekable. A START after a STOP
  * continues the stream with a new clock record. HTMTRACE_IOC_DTL_STATS
  * answers from CONFIGURE to DECONFIGURE, the counters adding up over
- * restarts.
+ * restarts; without a session it fails with -ENODATA.
+ *
+ * The session belongs to the file that configured it: closing that file
+ * ends it (as DECONFIGURE does), unless it was configured with
+ * HTMTRACE_DTL_F_KEEP (for configure, start, then cat /dev/vpa_dtl from
+ * another process); such a session lasts until a DECONFIGURE from any file.
+ *
+ * Delivery latency: each CPU's log is polled by a timer whose period
+ * adapts to the CPU's rate, from 250 us under load to 200 ms when the CPU
+ * logs nothing, so an entry can reach the reader up to 200 ms after it was
+ * logged. A reader that needs a bound issues HTMTRACE_IOC_DTL_FLUSH: every
+ * CPU's log is copied into the stream before it returns. While the
+ * session's ring is full and unread, the timer backs off to the idle period
+ * (entries logged meanwhile are counted as overwritten or dropped).
  *
  * Nothing is skipped silently: entries the hypervisor overwrote before the
  * driver copied them, and entries dropped because the session's ring was
@@ -336,7 +349,9 @@ struct htmtrace_hvbuf {
  * goes offline and comes back once more before there is room, that cycle is
  * folded into the new capture: no OFFLINE and JOINED records for it, and
  * the entries the CPU logged while it came back are not counted (the one
- * exception to the rule above).
+ * exception to the rule above). Records of a capture that still wait at a
+ * STOP come out before the next START's clock record: every loss is in
+ * the capture it happened in.
  *
  * Where the kernel owns a CPU's log (it registered one for stolen-time
  * accounting, CONFIG_VIRT_CPU_ACCOUNTING_NATIVE), the driver reads that
@@ -346,8 +361,27 @@ struct htmtrace_hvbuf {
  * the driver registers a buffer of its own for each CPU and unregisters it
  * at stop. Other users of the log (debugfs dtl, vcpudispatch_stats, the
  * kernel's vpa_dtl PMU) cannot be locked out from a module: a CPU whose
- * log or mask is changed under the driver ends its capture with a CPU
- * record (HTMTRACE_DTL_CPU_LOST).
+ * log or event mask is changed under the driver - the mask widened or
+ * narrowed, the log replaced or freed - ends its capture with a CPU record
+ * (HTMTRACE_DTL_CPU_LOST), and at stop its mask is restored only if it is
+ * still exactly what the driver set. Where the driver registers its own
+ * buffer, a selected CPU whose event mask is not 0 at CONFIGURE is another
+ * user's: CONFIGURE fails with -EBUSY (at START, such a CPU says so with a
+ * HTMTRACE_DTL_CPU_FAILED record, error -EBUSY). The buffer is registered,
+ * its index reset, and only then the mask set, as the kernel's own users
+ * do.
+ *
+ * Where the kernel owns the log, the stream carries every entry the CPU
+ * logs while the driver reads it: with an event mask of cede only, the
+ * kernel's preempt entries (it logs preemptions for its accounting) are
+ * in the stream too. Without CONFIG_VIRT_CPU_ACCOUNTING_NATIVE the kernel's
+ * log exists only while /proc/powerpc/vcpudispatch_stats is enabled, and
+ * disabling it frees the log: the driver reads the log's address once,
+ * checks it again after each copy and discards a copy made while it
+ * changed (the CPU's capture ends, HTMTRACE_DTL_CPU_LOST). The lock that
+ * orders the kernel's users is not exported to modules, so a log freed and
+ * its memory reused between the two checks cannot be noticed: do not
+ * disable vcpudispatch_stats while a capture reads its log.
  */
 
 /* Event mask bits (lppaca dtl_enable_mask). */
@@ -368,15 +402,21 @@ struct htmtrace_hvbuf {
  * @cpus_size: size of the mask in bytes, a multiple of 8 (0: every CPU)
  * @mask: HTMTRACE_DTL_* events to log, not 0
  * @ring_kb: size of the session's ring of records in KiB, 0 for the
- *	default (256); 4..65536
- * @flags: must be zero
+ *	default (256); 4..65536, rounded up to a power of two (5 gives 8)
+ * @flags: 0 or HTMTRACE_DTL_F_KEEP
  * @reserved: must be zero
  *
- * A selected CPU that is offline joins the capture when it comes online.
- * Errors: -EINVAL (a bad field, a mask of no CPU that exists), -EBUSY (a
- * session exists, or vpa_dtl perf events hold the log), -EPERM, -EFAULT,
+ * The CPUs selected are those of @cpus that are possible CPUs: bits for
+ * CPUs that do not exist are ignored, so a full cpu_set_t selects every
+ * CPU. A selected CPU that is offline joins the capture when it comes
+ * online. Errors: -EINVAL (a bad field, a mask of no CPU that exists),
+ * -EBUSY (a session exists, vpa_dtl perf events hold the log, or a CPU
+ * without a kernel log has another user's event mask), -EPERM, -EFAULT,
  * -ENOMEM.
  */
+/* The session outlives the file that configured it. */
+#define HTMTRACE_DTL_F_KEEP	0x1
+
 struct htmtrace_dtl_config {
 	__u64 cpus;
 	__u32 cpus_size;
@@ -544,5 +584,6 @@ struct htmtrace_dtl_cpu {
 #define HTMTRACE_IOC_DTL_STOP		_IO(HTMTRACE_IOC_MAGIC, 0x22)
 #define HTMTRACE_IOC_DTL_DECONFIGURE	_IO(HTMTRACE_IOC_MAGIC, 0x23)
 #define HTMTRACE_IOC_DTL_STATS		_IOWR(HTMTRACE_IOC_MAGIC, 0x24, struct htmtrace_dtl_stats)
+#define HTMTRACE_IOC_DTL_FLUSH		_IO(HTMTRACE_IOC_MAGIC, 0x25)
 
 #endif /* _UAPI_LINUX_HTMTRACE_H */
