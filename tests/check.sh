@@ -54,11 +54,12 @@ stock_boot=(6.12-64k 6.12)
 # the simulator defines random (the driver must not read one; the debug
 # guest runs it with the simulator's own choices) and dtl.bats in the mode
 # where the kernel owns no log. The test kernels have 64 KiB pages: the
-# PMU suite runs again on the 4 KiB one (AUX areas of many more pages).
+# PMU suite runs again on the 4 KiB one (AUX areas of many more pages),
+# and the tool's suite, htmtrace record under that guest's alternatives.
 # The harness's own suite knows no kernel: it runs there too, off the
 # debug guest, whose suites are the longest path of a run.
 declare -A stock_suites=([6.12-64k]="harness.bats htm.bats dtl.bats"
-	[6.12]="pmu.bats htm.bats")
+	[6.12]="pmu.bats htm.bats tool.bats")
 stock_strict=6.12-64k
 # htm.bats under the simulator's alternatives, its answers where no public
 # source says how PowerVM answers (module/hvsim/README.md): the debug guest

@@ -455,10 +455,10 @@ static int claim_channels(struct rec_target *rt, size_t n,
 	return 0;
 
 too_few:
-	pr_err("too few channels: no free channel for target %s (%zu targets need %zu channels; %u channels, %u of them in use)",
-	       rt[i].name, n, n, seen, in_use);
-	pr_err("load htmtrace with channels=N (N at least %zu more than are in use), or deconfigure channels; nothing left configured",
-	       n);
+	pr_err("too few channels: no free channel for target %s (%zu targets; %u channels, %u of them in use by others)",
+	       rt[i].name, n, seen, in_use);
+	pr_err("load htmtrace with channels=%zu or more, or deconfigure a channel; nothing left configured",
+	       n + in_use);
 	return -1;
 }
 

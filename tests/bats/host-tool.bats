@@ -154,6 +154,35 @@ block() {
 	[ "${#lines[@]}" -eq 4 ]
 }
 
+@test "the tool's structure: no -Werror by default (WERROR=1 adds it), no include circle, htmtrace.c only dispatches, the block layout from the uapi header" {
+	local u=$TOP/userspace h inc
+	# a packager's newer compiler must not fail the build on a warning
+	run -0 make -s -n -B -C "$u" O="$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/o/parse.o"
+	[[ "$output" == *" -Wall "* ]]
+	[[ "$output" != *-Werror* ]]
+	run -0 make -s -n -B -C "$u" O="$BATS_TEST_TMPDIR/o" WERROR=1 "$BATS_TEST_TMPDIR/o/parse.o"
+	[[ "$output" == *" -Werror"* ]]
+	# one header per responsibility, none including a header that
+	# includes it back (the tool's headers include only parse.h, a leaf)
+	[ ! -e "$u/htmtrace.h" ]
+	for h in "$u"/*.h; do
+		inc=$(sed -n 's/^#include "\(.*\)"/\1/p' "$h")
+		[ -z "$inc" ] || [ "$inc" = parse.h ] || { echo "$h includes $inc" >&2; return 1; }
+	done
+	run -0 sed -n 's/^#include "\(.*\)"/\1/p' "$u/parse.h"
+	[ "$output" = "" ]
+	# htmtrace.c: the command table and main(), no option parsing
+	run -1 grep -c -e getopt_long -e 'next_option(' "$u/htmtrace.c"
+	# the information-block layout: the uapi header's, not the tool's own
+	run -1 grep -rlE '#define (HVBLOCK_|SYSMEM_ENTRY_SIZE|SYSPROC_ENTRY_SIZE)' "$u"
+	grep -q 'HTMTRACE_BLOCK_NR_ENTRIES' "$u/hvblock.c"
+	# and the module's names for it say the same (until it uses the uapi's)
+	for n in HDR_SIZE:32 NEXT:0x08 NR_ENTRIES:0x10; do
+		grep -qE "^#define HTMTRACE_BLOCK_${n%%:*}[[:space:]]+${n#*:}\$" "$TOP/uapi/linux/htmtrace.h"
+		grep -qE "^#define HTM_BLOCK_${n%%:*}[[:space:]]+${n#*:}\$" "$TOP/module/htmtrace_hv.h"
+	done
+}
+
 @test "unknown command: exit 2 with a message" {
 	run -2 --separate-stderr htm frobnicate
 	[ "$output" = "" ]

@@ -12,11 +12,47 @@
 # written only when the workload asks for them (rate=0, then "advance").
 # A guest command costs seconds on that kernel, so related probes share one.
 
+# HTMTRACE_HVSIM_ALT="NAME=CHOICE ...": the simulator's answers where no
+# public source says how PowerVM answers (module/hvsim/README.md,
+# "Alternatives"), passed to every load as hvsim.NAME=CHOICE; make check
+# runs this file under a profile of them on the 4 KiB stock guest. The
+# expectations hold under each: a dump may end early under
+# dump_end=written, and the STOP of a filled no-wrap trace is refused under
+# stop_full=state.
+
 load helpers
 
 HVSIM=/sys/kernel/debug/htmtrace_hvsim
 SIZE=262144
 RECORDS=1000
+# The dump chunk (bounce_kb=64): a dump that ends early ends on one.
+CHUNK=65536
+# The alternatives, as parameters of htmtrace load --sim.
+ALT_ARGS=
+for a in ${HTMTRACE_HVSIM_ALT:-}; do
+	ALT_ARGS+=" hvsim.$a"
+done
+
+# alt NAME (helpers.bash): the choice this run makes for alternative NAME.
+
+# dump_size RECORDS [SIZE]: the bytes a dump of a no-wrap trace of RECORDS
+# in a buffer of SIZE (default $SIZE) gives: the whole buffer, or under
+# dump_end=written the chunks up to the records' end (the chunk holding
+# the end is served whole, zeros after the records).
+dump_size() {
+	local size=${2:-$SIZE}
+	if [ "$(alt dump_end)" = written ] && [ $(($1 * 128)) -lt "$size" ]; then
+		echo $((($1 * 128 + CHUNK - 1) / CHUNK * CHUNK))
+	else
+		echo "$size"
+	fi
+}
+
+# ended_early BYTES [SIZE]: what record and dump add to "N bytes of a
+# buffer of M" when the data ended before the buffer's end.
+ended_early() {
+	[ "$1" -ge "${2:-$SIZE}" ] || echo ": the trace ended before the buffer filled"
+}
 # The target of the record tests: core 2 of chip 1 of node 0, type core.
 TARGET='-t core -n 0 -p 1 -c 2'
 TRACE=htm.bin.n0.p1.c2.t2
@@ -38,9 +74,11 @@ teardown() {
 		$HTM_UNLOAD_ALL"
 }
 
+# load_sim [PARAM...]: the modules for these tests, the alternatives of
+# this run applied.
 load_sim() {
 	guest htmtrace load --sim bounce_kb=64 hvsim.log2_size=18 hvsim.rate=0 \
-		>/dev/null
+		$ALT_ARGS "$@" >/dev/null
 }
 
 # What a record into DIR left behind, one line each: the files in DIR, the
@@ -72,12 +110,12 @@ ctrl_c_after() {
 	run guest test -e /dev/htm0
 	[ "$status" -eq 1 ]
 	run --separate-stderr guest htmtrace load --sim bounce_kb=64 \
-		hvsim.log2_size=18 hvsim.rate=0
+		hvsim.log2_size=18 hvsim.rate=0 $ALT_ARGS
 	echo "$output"
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	[ "$output" = "loaded /lib/modules/htmtrace/htmtrace.ko bounce_kb=64
-loaded /lib/modules/htmtrace/htmtrace_hvsim.ko log2_size=18 rate=0" ]
+loaded /lib/modules/htmtrace/htmtrace_hvsim.ko log2_size=18 rate=0${ALT_ARGS// hvsim./ }" ]
 	[ -z "$stderr" ]
 	# both loaded, the parameters reached them, the simulator is the backend
 	run guest "test -c /dev/htm0 && cd /sys/module && cat \
@@ -119,41 +157,46 @@ module htmtrace_hvsim is already loaded" ]
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	record=$output
+	dump=$(dump_size $RECORDS)
 
 	# the length of the memory configuration, and the sizes of the files:
-	# the buffer size and that length
-	run guest "htmtest info /dev/htm0 sysmem 65536 && stat -c %s /tmp/r/$TRACE /tmp/r/$XLATE"
+	# the dump's size and that length
+	run guest "htmtest info /dev/htm0 sysmem 65536 && stat -c %s /tmp/r/$TRACE /tmp/r/$XLATE &&
+		htmtrace sysmem -o /tmp/sysmem.bin"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	len=${lines[0]#length }
 	[ "$len" -gt 0 ]
-	[ "$output" = "length $len
-ok
-$SIZE
-$len" ]
-	# 2 nodes x 2 chips: 4 entries, 3 per call (the simulator's defaults)
+	[ "${lines[1]}" = ok ]
+	[ "${lines[2]}" = "$dump" ]
+	[ "${lines[3]}" = "$len" ]
+	counts=${lines[4]#wrote $len bytes }
+	counts=${counts% to /tmp/sysmem.bin}
+	# 2 nodes x 2 chips: 4 entries, 3 per call (the simulator's defaults;
+	# an alternative may end or cut the iteration otherwise)
+	[ "$(alt iter_end)$(alt partial)" != minus1none ] || [ "$counts" = "(2 blocks, 4 entries)" ]
 	[ "$record" = "traced core node 0 chip 1 core 2 on /dev/htm0
 workload exited with status 0
-wrote $SIZE bytes of a buffer of $SIZE to /tmp/r/$TRACE
-wrote $len bytes of memory configuration (2 blocks, 4 entries) to /tmp/r/$XLATE" ]
+wrote $dump bytes of a buffer of $SIZE to /tmp/r/$TRACE$(ended_early "$dump")
+wrote $len bytes of memory configuration $counts to /tmp/r/$XLATE" ]
 
 	# exactly the two files; the channel and the simulated target are
 	# deconfigured
 	[ "$(leftovers /tmp/r)" = "$TRACE $XLATE
 $IDLE" ]
 	# the translation file is the memory configuration, byte for byte
-	guest "htmtrace sysmem -o /tmp/sysmem.bin >/dev/null && cmp /tmp/sysmem.bin /tmp/r/$XLATE"
+	guest "cmp /tmp/sysmem.bin /tmp/r/$XLATE"
 
 	run --separate-stderr guest htmcheck verify $TARGET /tmp/r/$TRACE
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "file:          /tmp/r/$TRACE
-records:       $((SIZE / 128)) of 128 bytes
+records:       $((dump / 128)) of 128 bytes
 target:        core node 0 chip 1 core 2
 written:       $RECORDS
 wrapped:       no
 records valid: $RECORDS
-zero-filled:   $((SIZE / 128 - RECORDS))
+zero-filled:   $((dump / 128 - RECORDS))
 mismatched:    0" ]
 	# and the records are not those of another core
 	run guest htmcheck verify -t core -n 0 -p 1 -c 3 /tmp/r/$TRACE
@@ -227,7 +270,10 @@ $IDLE" ]
 
 @test "a tmpfs that fills up during record: the bytes written kept, the channel stopped, the printed commands finish it byte for byte" {
 	load_sim
-	run --separate-stderr guest "mkdir -p /tmp/full && mount -t tmpfs -o size=128k tmpfs /tmp/full &&
+	# 64 KiB: less than the dump, even one that ends early (dump_end=written)
+	local dump
+	dump=$(dump_size $RECORDS)
+	run --separate-stderr guest "mkdir -p /tmp/full && mount -t tmpfs -o size=64k tmpfs /tmp/full &&
 		cd /tmp/full && htmtrace record $TARGET $WORKLOAD"
 	echo "$output"
 	echo "$stderr"
@@ -256,13 +302,13 @@ core 0 1 2 state=stopped log2_size=18 nowrap=1 full=0 records=$RECORDS"* ]]
 	echo "$output"
 	echo "$stderr"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "wrote $((SIZE - kept)) bytes from offset $kept of /dev/htm0 to $TRACE, which holds $SIZE bytes of a buffer of $SIZE" ]
+	[ "${lines[0]}" = "wrote $((dump - kept)) bytes from offset $kept of /dev/htm0 to $TRACE, which holds $dump bytes of a buffer of $SIZE$(ended_early "$dump")" ]
 	run guest "htmcheck verify $TARGET /tmp/full/$TRACE | grep -e valid -e zero -e mismatched &&
 		htmtrace sysmem -o /tmp/sysmem.bin >/dev/null && cmp /tmp/sysmem.bin /tmp/full/$XLATE"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "records valid: $RECORDS
-zero-filled:   $((SIZE / 128 - RECORDS))
+zero-filled:   $((dump / 128 - RECORDS))
 mismatched:    0" ]
 	[ "$(leftovers /tmp/full)" = "$TRACE $XLATE
 $IDLE" ]
@@ -327,11 +373,12 @@ htmtrace dump: /dev/htm0 still holds the trace; to resume the dump once there is
 @test "Ctrl-C during a slow dump stops record and dump within a second; the channel stays stopped; the printed commands finish both" {
 	# a 2 MiB trace, 64 KiB a DUMP_DATA (a page of the test kernels is
 	# 64 KiB, the least a DUMP_DATA asks for), 0.2 s each: 6.4 s
-	local size=2097152
-	guest htmtrace load --sim bounce_kb=64 hvsim.log2_size=21 hvsim.rate=0 >/dev/null
+	# (12000 records, 1.5 MB: long under dump_end=written too)
+	local size=2097152 records=12000
+	guest htmtrace load --sim bounce_kb=64 hvsim.log2_size=21 hvsim.rate=0 $ALT_ARGS >/dev/null
 	guest "mkdir -p /tmp/i"
 	# the workload writes the records and slows the hypervisor down
-	run guest "cd /tmp/i || exit 99; $(ctrl_c_after 131072 $TRACE "htmtrace record $TARGET $SLOW_WORKLOAD")"
+	run guest "cd /tmp/i || exit 99; $(ctrl_c_after 131072 $TRACE "htmtrace record $TARGET ${SLOW_WORKLOAD/$RECORDS/$records}")"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "rc=1" ]
@@ -372,7 +419,7 @@ htmtrace dump: /dev/htm0 still holds the trace; to resume the dump:
 	echo "$output"
 	echo "$stderr"
 	[ "$status" -eq 0 ]
-	[ "${lines[-2]}" = "records valid: $RECORDS" ]
+	[ "${lines[-2]}" = "records valid: $records" ]
 	[ "${lines[-1]}" = "mismatched:    0" ]
 	run guest htmtest status /dev/htm0
 	[ "$output" = "$IDLE" ]
@@ -380,7 +427,7 @@ htmtrace dump: /dev/htm0 still holds the trace; to resume the dump:
 }
 
 @test "a trace that ends before its buffer (dump_end=written): record says so and exits 0; verify accepts the file" {
-	guest htmtrace load --sim bounce_kb=64 hvsim.log2_size=18 hvsim.rate=0 hvsim.dump_end=written >/dev/null
+	load_sim hvsim.dump_end=written
 	run --separate-stderr guest "mkdir -p /tmp/r && htmtrace record $TARGET -o /tmp/r $WORKLOAD"
 	echo "$output"
 	echo "$stderr"
@@ -395,6 +442,175 @@ htmtrace dump: /dev/htm0 still holds the trace; to resume the dump:
 	[ "$status" -eq 0 ]
 	[ "$output" = "records valid: $RECORDS
 mismatched:    0" ]
+	assert_no_splat
+}
+
+@test "record of a trace that fills its no-wrap buffer: exit 0, every slot verified; a stop refused (stop_full=state) is said, not fatal" {
+	load_sim
+	run --separate-stderr guest "mkdir -p /tmp/r && htmtrace record $TARGET -o /tmp/r sh -c 'echo 3000 > $HVSIM/advance'"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	if [ "$(alt stop_full)" = state ]; then
+		[ "$stderr" = "htmtrace record: stop /dev/htm0: Input/output error
+htmtrace record: the hypervisor refused the stop: the trace may have stopped by itself; reading it, the hypervisor's answer decides" ]
+	else
+		[ -z "$stderr" ]
+	fi
+	[ "${lines[2]}" = "wrote $SIZE bytes of a buffer of $SIZE to /tmp/r/$TRACE" ]
+	run guest "htmcheck verify $TARGET /tmp/r/$TRACE | grep -e written -e valid -e mismatched"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "written:       $((SIZE / 128))
+records valid: $((SIZE / 128))
+mismatched:    0" ]
+	[ "$(leftovers /tmp/r)" = "$TRACE $XLATE
+$IDLE" ]
+	assert_no_splat
+}
+
+# The 8 targets of the multi-target tests: cores 0-3 of chips 0 and 1 of
+# node 0, in the order record takes them.
+TARGETS8='-t core -n 0 -p 0,1 -c 0-3'
+targets8() {
+	local p c
+	for p in 0 1; do
+		for c in 0 1 2 3; do
+			echo "$p $c"
+		done
+	done
+}
+
+@test "record of 8 targets at once: a channel each, started and stopped together, each file pair byte for byte; progress of the total" {
+	load_sim channels=8
+	# 20 ms a hypervisor call: the dumps last long enough for the
+	# progress line to be drawn
+	run --separate-stderr guest "mkdir -p /tmp/r && cd /tmp/r && htmtrace record $TARGETS8 --progress sh -c 'echo $RECORDS > $HVSIM/advance; echo 20000 > $HVSIM/latency_us'"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	local dump i=0 want=() p c total
+	dump=$(dump_size $RECORDS)
+	while read -r p c; do
+		want+=("traced core node 0 chip $p core $c on /dev/htm$i")
+		i=$((i + 1))
+	done < <(targets8)
+	want+=("workload exited with status 0")
+	while read -r p c; do
+		want+=("wrote $dump bytes of a buffer of $SIZE to htm.bin.n0.p$p.c$c.t2$(ended_early "$dump")")
+		want+=("wrote * bytes of memory configuration (* blocks, * entries) to translation.n0.p$p.c$c.t2")
+	done < <(targets8)
+	[ "${#lines[@]}" -eq "${#want[@]}" ]
+	for i in "${!want[@]}"; do
+		# shellcheck disable=SC2053
+		[[ "${lines[i]}" == ${want[i]} ]]
+	done
+	# one progress line, of the 8 buffers together, ended once
+	total=$((8 * dump))
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"$((total / 1048576)).$((total % 1048576 * 10 / 1048576)) MiB of 2.0 MiB ("*"), "*" MB/s, done in "* ]]
+	# every target wrote its records while the workload ran (all were
+	# tracing), all are idle again, and so is every channel
+	run guest "cat $HVSIM/targets; for i in 0 1 2 3 4 5 6 7; do htmtest status /dev/htm\$i; done"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c "state=" <<<"$output")" -eq 0 ]
+	[ "$(grep -cxF "$IDLE" <<<"$output")" -eq 8 ]
+	# each trace holds its own core's records, byte for byte, and each
+	# translation file the memory configuration
+	run guest "cd /tmp/r && htmtrace sysmem -o /tmp/sysmem.bin >/dev/null &&
+		for t in '0 0' '0 1' '0 2' '0 3' '1 0' '1 1' '1 2' '1 3'; do
+			set -- \$t
+			htmcheck verify -t core -n 0 -p \$1 -c \$2 htm.bin.n0.p\$1.c\$2.t2 | grep -e valid -e mismatched | paste -s -d ' ' &&
+			cmp /tmp/sysmem.bin translation.n0.p\$1.c\$2.t2 || exit 1
+		done; ls | wc -l"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	for i in 0 1 2 3 4 5 6 7; do
+		[ "${lines[i]}" = "records valid: $RECORDS mismatched:    0" ]
+	done
+	[ "${lines[8]}" = 16 ]
+	assert_no_splat
+}
+
+@test "record of 8 targets with 4 channels, or with a busy target: the error names the target, nothing left configured, no files" {
+	load_sim
+	run --separate-stderr guest "mkdir -p /tmp/b && htmtrace record $TARGETS8 -o /tmp/b --duration 0.1"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "htmtrace record: too few channels: no free channel for target core node 0 chip 1 core 0 (8 targets; 4 channels, 0 of them in use by others)
+htmtrace record: load htmtrace with channels=8 or more, or deconfigure a channel; nothing left configured
+htmtrace record: removed the partial files of the 8 targets" ]
+	run guest "ls -A /tmp/b; cat $HVSIM/targets; for i in 0 1 2 3; do htmtest status /dev/htm\$i; done"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '%s\n' "$IDLE" "$IDLE" "$IDLE" "$IDLE")" ]
+
+	# a channel someone else configured is skipped; a target held by
+	# another channel is busy: named, and the 5 claimed before released
+	guest "htmtrace unload --sim >/dev/null"
+	load_sim channels=8
+	guest "htmtrace configure -d 0 -t nest -n 1 -p 1 -c 0 && htmtrace configure -d 7 -t core -n 0 -p 1 -c 1"
+	run --separate-stderr guest "htmtrace record $TARGETS8 -o /tmp/b --duration 0.1"
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "htmtrace record: configure /dev/htm6: Device or resource busy
+htmtrace record: the target is held by another channel or perf event, or the hypervisor stayed busy
+htmtrace record: target core node 0 chip 1 core 1 (6 of 8) is busy: nothing left configured
+htmtrace record: removed the partial files of the 8 targets" ]
+	run guest "ls -A /tmp/b; cat $HVSIM/targets; for i in 0 1 2 3 4 5 6 7; do htmtest status /dev/htm\$i; done"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# the two holders keep their targets; every other channel is idle
+	[ "$(grep -c "state=" <<<"$output")" -eq 2 ]
+	[ "$(grep -cxF "$IDLE" <<<"$output")" -eq 6 ]
+	[ "${lines[2]}" = "state 1 flags 0 size $SIZE" ]
+	[ "${lines[9]}" = "state 1 flags 0 size $SIZE" ]
+	guest "htmtrace deconfigure -d 0 && htmtrace deconfigure -d 7"
+}
+
+@test "a tmpfs that fills up during a record of 3 targets: each target keeps what it wrote and its channel; the commands printed for each finish them byte for byte" {
+	load_sim channels=3
+	local dump room
+	dump=$(dump_size $RECORDS)
+	# room for the first trace and half the second
+	room=$((dump * 3 / 2 / 1024))
+	run --separate-stderr guest "mkdir -p /tmp/full && mount -t tmpfs -o size=${room}k tmpfs /tmp/full &&
+		cd /tmp/full && htmtrace record -t core -n 0 -p 1 -c 0-2 $WORKLOAD"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	# the first whole; the second and the third kept, each with its commands
+	[ "${lines[4]}" = "wrote $dump bytes of a buffer of $SIZE to htm.bin.n0.p1.c0.t2$(ended_early "$dump")" ]
+	[ "${#lines[@]}" -eq 6 ]
+	[ "$(grep -cE '^  htmtrace dump -d [12]( --offset [0-9]+)? -o htm.bin.n0.p1.c[12].t2$' <<<"$stderr")" -eq 2 ]
+	[ "$(grep -c '^  htmtrace deconfigure -d [12]$' <<<"$stderr")" -eq 2 ]
+	[[ "$stderr" == *"htmtrace record: 2 of 3 traces not finished: see the messages above" ]]
+	run guest "for i in 0 1 2; do htmtest status /dev/htm\$i; done"
+	[ "$output" = "$IDLE
+state 3 flags 1 size $SIZE
+state 3 flags 1 size $SIZE" ]
+	# room again: the printed commands finish both
+	run --separate-stderr guest "mount -o remount,size=4m /tmp/full && cd /tmp/full && $(finish_cmds)"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	run guest "cd /tmp/full && htmtrace sysmem -o /tmp/sysmem.bin >/dev/null &&
+		for c in 0 1 2; do
+			htmcheck verify -t core -n 0 -p 1 -c \$c htm.bin.n0.p1.c\$c.t2 | grep -e valid -e mismatched | paste -s -d ' ' &&
+			cmp /tmp/sysmem.bin translation.n0.p1.c\$c.t2 || exit 1
+		done; for i in 0 1 2; do htmtest status /dev/htm\$i; done"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "records valid: $RECORDS mismatched:    0
+records valid: $RECORDS mismatched:    0
+records valid: $RECORDS mismatched:    0
+$IDLE
+$IDLE
+$IDLE" ]
 	assert_no_splat
 }
 
