@@ -9,7 +9,7 @@
  * follow the ABI; the channel state lives in $FAKE_HTM_STATE so that it
  * survives from one htmtrace run to the next, every operation is appended
  * to $FAKE_HTM_LOG, and the trace holds the simulator's records
- * (hvsim_record.h), so that htmtrace verify can check what was read.
+ * (hvsim_record.h), so that htmcheck verify can check what was read.
  *
  *   FAKE_HTM_LOG2      buffer size, log2 (default 12)
  *   FAKE_HTM_WRITTEN   records written while tracing (default 40)
