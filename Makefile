@@ -6,6 +6,7 @@
 # make demo       boot the guest and show cat /dev/htm0 > htm.bin
 # make bench      dump a 64 MiB simulated trace and print the throughput
 # make lint       checkpatch --strict, sparse (C=1) and W=1 on our sources
+# make dtl-picture  redraw userspace/dtl-report.png, the picture of README.md
 #
 # On a POWER LPAR, against the running kernel, with no cross compiler:
 #   make KDIR=/lib/modules/$(uname -r)/build           htmtrace.ko and the tool
@@ -51,6 +52,17 @@ bench:
 
 lint:
 	tests/lint.sh
+
+# The picture of README.md: a simulated dispatch trace log capture (three
+# preempt reasons, a loss, a CPU cycled offline) drawn by htmtrace dtl
+# report --format svg and rendered by rsvg-convert (librsvg2-bin).
+dtl-picture:
+	$(MAKE) -s -C userspace host
+	mkdir -p build/picture
+	python3 tests/dtlgen.py build/picture/dtl.bin --cpus 4 --entries 600 \
+		--preempt 0:0.5:0.7:4 --lost 1:1.0:12 --offline 2:0.8:1.3
+	cd build/picture && ../host/htmtrace dtl report dtl.bin --format svg -o dtl.svg
+	rsvg-convert build/picture/dtl.svg -o userspace/dtl-report.png
 
 # --- make install / make uninstall -------------------------------------------
 # What "make KDIR=..." built in this directory (never the test builds under
@@ -112,4 +124,4 @@ define newline
 
 endef
 
-.PHONY: all modules clean check demo bench lint install install-check uninstall
+.PHONY: all modules clean check demo bench lint dtl-picture install install-check uninstall

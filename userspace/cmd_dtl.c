@@ -33,6 +33,7 @@
 #include "chan.h"
 #include "commands.h"
 #include "dtl.h"
+#include "dtl_svg.h"
 #include "opts.h"
 #include "util.h"
 #include "workload.h"
@@ -1044,6 +1045,7 @@ static int report_stream(struct report *r, const unsigned char *buf,
 
 static const struct option report_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
 	HELP_OPTION,
 	OPTIONS_END,
 };
@@ -1052,22 +1054,33 @@ int cmd_dtl_report(int argc, char **argv)
 {
 	static struct report r;		/* 4 KiB of counters: not on the stack */
 	struct cmd_opts co = { .operands = 1 };
+	const char *outname = NULL;
+	int svg = 0;		/* the picture (dtl_svg.c), not a listing */
 	unsigned char *buf;
 	size_t len;
 	int opt, err, ret = EXIT_FAIL;
 
 	r.fmt = FMT_TEXT;
-	while ((opt = next_option(argc, argv, ":h", report_options, &co)) > 0) {
+	while ((opt = next_option(argc, argv, ":o:h", report_options,
+				  &co)) > 0) {
 		switch (opt) {
+		case 'o':
+			if (!*optarg)
+				return usage_err("bad output '': expected a file name or -");
+			outname = strcmp(optarg, "-") ? optarg : NULL;
+			break;
 		case OPT_FORMAT:
+			svg = 0;
 			if (!strcmp(optarg, "text"))
 				r.fmt = FMT_TEXT;
 			else if (!strcmp(optarg, "csv"))
 				r.fmt = FMT_CSV;
 			else if (!strcmp(optarg, "json"))
 				r.fmt = FMT_JSON;
+			else if (!strcmp(optarg, "svg"))
+				svg = 1;
 			else
-				return usage_err("bad format '%s': expected text, csv or json",
+				return usage_err("bad format '%s': expected text, csv, json or svg",
 						 optarg);
 			break;
 		}
@@ -1079,13 +1092,21 @@ int cmd_dtl_report(int argc, char **argv)
 		return err;
 	if (check_stream(r.file, buf, len))
 		goto out;
-	err = report_stream(&r, buf, len);
+	/* Created once the stream is known good: no file for a bad one. */
+	if (outname && !freopen(outname, "w", stdout)) {
+		pr_errno(errno, "create %s", outname);
+		goto out;
+	}
+	if (svg)
+		err = dtl_svg_write(stdout, r.file, buf, len);
+	else
+		err = report_stream(&r, buf, len);
 	if (err) {
 		pr_errno(-err, "report %s", r.file);
 		goto out;
 	}
-	if (fflush(stdout) || ferror(stdout)) {
-		pr_errno(errno, "write standard output");
+	if (fflush(stdout) || ferror(stdout) || (outname && fsync(1))) {
+		pr_errno(errno, "write %s", outname ? outname : "standard output");
 		goto out;
 	}
 	ret = EXIT_OK;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "dtl_svg.h"
 #include "util.h"
 
 #define MODE_HELP \
@@ -27,7 +28,9 @@
 	"Usage: htmtrace dtl record [-C CPUS] [-e EVENTS] [--ring-kb N] [-d DEV]\n" \
 	"                           -o FILE [--duration SECS | [--] COMMAND [ARG...]]\n"
 #define DTL_REPORT_USAGE \
-	"Usage: htmtrace dtl report FILE [--format text|csv|json]\n"
+	"Usage: htmtrace dtl report FILE [--format text|csv|json|svg] [-o OUT]\n"
+#define DTL_TOP_USAGE \
+	"Usage: htmtrace dtl top [-C CPUS] [-i SECS] [-n COUNT] [--json] [-d DEV]\n"
 
 #define PROGRESS_HELP \
 	"      --progress        show the progress of the read on standard\n" \
@@ -97,13 +100,14 @@ static const struct command commands[] = {
 	  "      --dry-run         print the output file names and exit\n" },
 	{ "dtl", cmd_dtl, NULL,
 	  "Usage: htmtrace dtl record [OPTIONS] -o FILE [...]\n"
-	  "       htmtrace dtl report FILE [--format text|csv|json]\n"
+	  "       htmtrace dtl report FILE [--format text|csv|json|svg] [-o OUT]\n"
+	  "       htmtrace dtl top [OPTIONS]\n"
 	  "\n"
 	  "The dispatch trace log of shared-processor LPARs: why and when the\n"
 	  "hypervisor dispatched and preempted each virtual processor, captured\n"
-	  "from /dev/vpa_dtl by 'dtl record' and decoded by 'dtl report'.\n"
-	  "Run 'htmtrace help dtl record' or 'htmtrace help dtl report' for\n"
-	  "their options.\n" },
+	  "from /dev/vpa_dtl by 'dtl record', decoded or drawn by 'dtl report',\n"
+	  "watched live by 'dtl top'. Run 'htmtrace help dtl record' (or\n"
+	  "report, top) for their options.\n" },
 	{ "dtl record", cmd_dtl_record, "capture the dispatch trace log of CPUs",
 	  DTL_RECORD_USAGE
 	  "\n"
@@ -143,9 +147,41 @@ static const struct command commands[] = {
 	  "malformed record, or an entry before any CLOCK record (its timebase\n"
 	  "cannot be converted), is an error: exit 1, nothing printed.\n"
 	  "\n"
+	  "The svg format draws the capture as one self-contained SVG (no\n"
+	  "script, no external resource): a lane per CPU over time (seconds\n"
+	  "since boot and UTC), the time dispatched coloured by dispatch reason,\n"
+	  "the time not dispatched by preempt reason, LOST records and CPUs\n"
+	  "going offline and joining marked; then per CPU histograms of the\n"
+	  "dispatch wait (enqueue_to_dispatch) and the ready-to-dispatch delay\n"
+	  "(ready_to_enqueue + enqueue_to_dispatch) on a log scale, and the\n"
+	  "count of each reason. Above 600 entries on a CPU, intervals are\n"
+	  "aggregated per pixel column (the picture says so): the file is at\n"
+	  "most 256 KiB + 512 KiB per CPU, whatever the capture's length.\n"
+	  "\n"
 	  "      --format FORMAT   text (the default); csv: a header and one row\n"
 	  "                        per record, no summary; json: one document\n"
-	  "                        with \"clock\", \"records\" and \"summary\"\n" },
+	  "                        with \"clock\", \"records\" and \"summary\";\n"
+	  "                        svg: the picture\n"
+	  "  -o, --output OUT      write to OUT instead of standard output\n"
+	  "                        (created only once FILE is found good)\n" },
+	{ "dtl top", cmd_dtl_top, "watch the dispatch trace log live",
+	  DTL_TOP_USAGE
+	  "\n"
+	  "Configure /dev/vpa_dtl for the CPUs (all events) and start; every\n"
+	  "interval, flush the CPUs' logs and print a line per CPU: dispatches,\n"
+	  "preempts, cedes and faults per second (an entry is a dispatch; its\n"
+	  "preempt reason H_CEDE counts as a cede, a page fault as a fault,\n"
+	  "anything else as a preempt), the share of the interval the CPU was\n"
+	  "not dispatched (notdisp%, the entries' three waits), the mean and the\n"
+	  "largest dispatch wait (enqueue_to_dispatch) in microseconds, and the\n"
+	  "entries lost. On a terminal the screen is redrawn; elsewhere a block\n"
+	  "per interval. Ctrl-C ends it: stopped, deconfigured, exit status 0.\n"
+	  "\n"
+	  "  -C, --cpus CPUS       CPUs to watch, e.g. 0-3,8 (default: every CPU)\n"
+	  "  -i, --interval SECS   seconds between reports, 0.1..3600 (default 1)\n"
+	  "  -n, --count COUNT     end after COUNT reports (default: Ctrl-C)\n"
+	  "      --json            a JSON object per interval, one a line\n"
+	  "  -d, --device DEV      the device (default /dev/vpa_dtl)\n" },
 	{ "dump", cmd_dump, "read a stopped channel's trace",
 	  "Usage: htmtrace dump [-d DEV] [-o FILE] [--offset BYTES] [--bs SIZE]\n"
 	  "\n"
@@ -379,12 +415,12 @@ static int help_command(int argc, char **argv)
 static int cmd_dtl(int argc, char **argv)
 {
 	if (argc < 2)
-		return usage_err("missing dtl command: record or report");
+		return usage_err("missing dtl command: record, report or top");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		print_cmd_help(stdout, "dtl");
 		return EXIT_OK;
 	}
-	return usage_err("unknown dtl command '%s': expected record or report",
+	return usage_err("unknown dtl command '%s': expected record, report or top",
 			 argv[1]);
 }
 

@@ -102,7 +102,8 @@ help_options() {
 	run -0 complete_words dtl ''
 	[ "$output" = "--help
 record
-report" ]
+report
+top" ]
 	run -0 complete_words help ''
 	[ "$output" = "$(help_commands | awk '{ print $1 }' | LC_ALL=C sort -u)" ]
 	run -0 complete_words help dtl r
@@ -129,6 +130,7 @@ nest" ]
 	run -0 complete_words dtl report --format ''
 	[ "$output" = "csv
 json
+svg
 text" ]
 	: >empty.bin
 	for v in $output; do
@@ -146,6 +148,10 @@ text" ]
 	# A value that is a number: nothing offered, no option either.
 	run -0 complete_words record -n ''
 	[ "$output" = "" ]
+	run -0 complete_words dtl top -i ''
+	[ "$output" = "" ]
+	run -0 complete_words dtl top -d /dev/vpa
+	[ "$output" = "/dev/vpa_dtl" ]
 }
 
 @test "completion: files and directories where an option or operand names one" {

@@ -444,10 +444,10 @@ cpu 3 77 0"
 
 @test "dtl without a known command: exit 2" {
 	run -2 --separate-stderr htm dtl
-	[ "${stderr_lines[0]}" = "htmtrace dtl: missing dtl command: record or report" ]
+	[ "${stderr_lines[0]}" = "htmtrace dtl: missing dtl command: record, report or top" ]
 	[ "${stderr_lines[1]}" = "Try 'htmtrace help dtl' for more information." ]
 	run -2 --separate-stderr htm dtl frob
-	[ "${stderr_lines[0]}" = "htmtrace dtl: unknown dtl command 'frob': expected record or report" ]
+	[ "${stderr_lines[0]}" = "htmtrace dtl: unknown dtl command 'frob': expected record, report or top" ]
 	run -2 --separate-stderr htm help dtl frob
 	[ "${stderr_lines[0]}" = "htmtrace: help takes one command name" ]
 }
@@ -504,7 +504,7 @@ record_usage() {
 	run -2 --separate-stderr htm dtl report a b
 	[ "${stderr_lines[0]}" = "htmtrace dtl report: unexpected argument 'b'" ]
 	run -2 --separate-stderr htm dtl report a --format xml
-	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad format 'xml': expected text, csv or json" ]
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad format 'xml': expected text, csv, json or svg" ]
 	run -2 --separate-stderr htm dtl report a -d x
 	[ "${stderr_lines[0]}" = "htmtrace dtl report: unknown option '-d'" ]
 }

@@ -268,6 +268,14 @@ int fake_ioctl(unsigned long req, void *arg)
 		return 0;
 	case HTMTRACE_IOC_DTL_STATS:
 		return stats(arg);
+	case HTMTRACE_IOC_DTL_FLUSH:
+		err = injected("flush");
+		if (err)
+			return fail("FLUSH", err);
+		if (state == IDLE)
+			return fail("FLUSH", EBADFD);
+		log_op("FLUSH");
+		return 0;
 	}
 	return fail("UNKNOWN", ENOTTY);
 }

@@ -1,0 +1,313 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2154 # $stderr is set by bats' run --separate-stderr
+#
+# Host tests of the dispatch trace log picture and live view (issue 23):
+# 'htmtrace dtl report --format svg' checked as XML and as rendered to PNG
+# by rsvg-convert (librsvg2-bin), with tests/svgcheck.py, on captures that
+# tests/dtlgen.py writes; 'htmtrace dtl top' against the fake /dev/vpa_dtl
+# of userspace/tests/fakedtl.c, as text, JSON and on a pty. The guest runs
+# dtl top against the simulator in tests/bats/dtltop.bats.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	export TOP
+	make -s -C "$TOP/userspace" O="$TOP/build/host" all fakehtm >&2
+	export HTMTRACE="$TOP/build/host/htmtrace"
+	export FAKEDTL="$TOP/build/host/fakedtl.so"
+	export GEN="$TOP/tests/dtlgen.py"
+	export CHECK="$TOP/tests/svgcheck.py"
+	# The capture of the pixel tests: 4 CPUs, 2 s from 1000 s since boot;
+	# CPU 0 preempted by time_slice only from 1000.5 to 1000.7 s; 7
+	# entries of CPU 1 lost at 1001 s; CPU 2 offline from 1000.8 to
+	# 1001.3 s. Aggregated: 10000 entries a CPU.
+	python3 "$GEN" "$BATS_FILE_TMPDIR/agg.bin" --cpus 4 --entries 40000 \
+		--preempt 0:0.5:0.7:4 --lost 1:1.0:7 --offline 2:0.8:1.3
+	"$HTMTRACE" dtl report "$BATS_FILE_TMPDIR/agg.bin" --format svg \
+		-o "$BATS_FILE_TMPDIR/agg.svg"
+	rsvg-convert "$BATS_FILE_TMPDIR/agg.svg" -o "$BATS_FILE_TMPDIR/agg.png"
+	# The same, 100 entries a CPU: every interval drawn.
+	python3 "$GEN" "$BATS_FILE_TMPDIR/exact.bin" --cpus 4 --entries 400 \
+		--preempt 0:0.5:0.7:4 --lost 1:1.0:7 --offline 2:0.8:1.3
+	"$HTMTRACE" dtl report "$BATS_FILE_TMPDIR/exact.bin" --format svg \
+		-o "$BATS_FILE_TMPDIR/exact.svg"
+	rsvg-convert "$BATS_FILE_TMPDIR/exact.svg" \
+		-o "$BATS_FILE_TMPDIR/exact.png"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	A=$BATS_FILE_TMPDIR/agg
+	E=$BATS_FILE_TMPDIR/exact
+	export FAKE_DTL_DEV=$BATS_TEST_TMPDIR/vpa_dtl
+	export FAKE_DTL_LOG=$BATS_TEST_TMPDIR/log
+	export FAKE_DTL_STREAM=$BATS_FILE_TMPDIR/exact.bin
+}
+
+htm() {
+	"$HTMTRACE" "$@"
+}
+
+fdtl() {
+	LD_PRELOAD=$FAKEDTL "$HTMTRACE" "$@"
+}
+
+ops() {
+	grep -Ev '^(OPEN|OPEN nonblock|CLOSE)$' "$FAKE_DTL_LOG" | paste -s -d ' '
+}
+
+# --- the picture ---------------------------------------------------------------
+
+@test "svg: self-contained XML; a lane per CPU and the counts of dtl report --format json" {
+	for c in "$A" "$E"; do
+		htm dtl report "$c.bin" --format json >"$c.json"
+		run -0 python3 "$CHECK" structure "$c.svg" "$c.json"
+		echo "$output"
+	done
+	grep -q 'data-mode="aggregated"' "$A.svg"
+	grep -q 'data-mode="exact"' "$E.svg"
+}
+
+@test "svg: the picture says when intervals are aggregated per pixel column" {
+	grep -q 'class="mode"[^>]*>more than 600 entries on a CPU: intervals aggregated per pixel column' "$A.svg"
+	grep -q 'class="mode"[^>]*>every interval drawn' "$E.svg"
+}
+
+@test "svg: the legend uses dtl report's names, and LOST, offline and joined" {
+	run -0 htm dtl report "$A.bin"
+	for name in time_slice H_CEDE H_CONFER external_interrupt H_PROD; do
+		grep -q " $name " <<<"$output"
+		grep -q "class=\"legend [a-z]*\"[^>]*>$name<" "$A.svg"
+	done
+	grep -q '>LOST entries<' "$A.svg"
+	grep -q '>CPU offline<' "$A.svg"
+	grep -q '>CPU joined (online)<' "$A.svg"
+}
+
+@test "svg: a time axis in seconds since boot and UTC" {
+	grep -q '>1000.5 s<' "$A.svg"
+	grep -q '>1001.0 s<' "$A.svg"
+	# 1000 s since boot is 2025-12-05T00:00:00Z in the capture's clock.
+	grep -q 'class="utc">00:00:00.5<' "$A.svg"
+	grep -q '>UTC 2025-12-05<' "$A.svg"
+	grep -q '>.*2025-12-05T00:00:00.000163Z to 2025-12-05T00:00:02.003840Z' "$A.svg"
+}
+
+@test "svg rendered: every lane drawn, white between them" {
+	for c in "$A" "$E"; do
+		run -0 python3 "$CHECK" lanes "$c.svg" "$c.png"
+		echo "$output"
+	done
+}
+
+@test "svg rendered: time_slice's colour where the capture put its preempts" {
+	for c in "$A" "$E"; do
+		# Aggregated: every column; exact: the preempt marks are 1 px
+		# wide, one every ~12 px, in time_slice's colour and no other.
+		run -0 python3 "$CHECK" colour "$c.svg" "$c.png" 0 preempt \
+			1000.52 1000.68 '#9d3fb5' "$([[ $c == "$A" ]] && echo 0.9 || echo 0.05)"
+		echo "$output"
+		for other in '#e15759' '#f28e2b'; do
+			run -0 python3 "$CHECK" colour "$c.svg" "$c.png" 0 \
+				preempt 1000.52 1000.68 "$other" 0 0
+		done
+		# Elsewhere the three reasons share the row.
+		run -0 python3 "$CHECK" colour "$c.svg" "$c.png" 0 preempt \
+			1001.2 1001.8 '#9d3fb5' 0 0.6
+		run -0 python3 "$CHECK" colour "$c.svg" "$c.png" 0 preempt \
+			1001.2 1001.8 '#e15759' "$([[ $c == "$A" ]] && echo 0.2 || echo 0.01)"
+	done
+}
+
+@test "svg rendered: the loss, the CPU offline and back where they happened" {
+	for c in "$A" "$E"; do
+		python3 "$CHECK" marker "$c.svg" "$c.png" 1 1001.0 '#000000'
+		python3 "$CHECK" marker "$c.svg" "$c.png" 2 1000.8 '#333333'
+		python3 "$CHECK" marker "$c.svg" "$c.png" 2 1001.3 '#2ca02c'
+		# Offline time shaded, nothing drawn in it.
+		python3 "$CHECK" colour "$c.svg" "$c.png" 2 dispatch \
+			1000.85 1001.25 '#e6e6e6' 1
+		python3 "$CHECK" colour "$c.svg" "$c.png" 2 preempt \
+			1000.85 1001.25 '#e6e6e6' 1
+		# No loss marker elsewhere on CPU 1, none on CPU 0.
+		[ "$(grep -c 'class="lost"' "$c.svg")" -eq 1 ]
+	done
+}
+
+@test "svg: histograms per CPU of the dispatch wait and the ready-to-dispatch delay" {
+	run -0 python3 - "$A.svg" <<-'EOF'
+	import sys, xml.etree.ElementTree as ET
+	NS = "{http://www.w3.org/2000/svg}"
+	root = ET.parse(sys.argv[1]).getroot()
+	h = [(g.get("data-cpu"), g.get("data-kind")) for g in root.iter(NS + "g")
+	     if g.get("class") == "hist"]
+	want = [(str(c), k) for c in range(4)
+	        for k in ("dispatch_wait", "ready_to_dispatch")]
+	assert h == want, h
+	labels = [t.text for t in root.iter(NS + "text") if t.text in
+	          ("10ns", "1us", "1ms", "1s", "10s")]
+	assert len(labels) == 5 * 8, labels
+	EOF
+}
+
+@test "svg: 1 million entries stay under the bound (256 KiB + 512 KiB a CPU)" {
+	python3 "$GEN" m.bin --cpus 4 --entries 1000000 --lost 1:1.0:7
+	htm dtl report m.bin --format svg -o m.svg
+	size=$(stat -c %s m.svg)
+	echo "1M entries on 4 CPUs: $size bytes" >&3
+	[ "$size" -lt $((256 * 1024 + 4 * 512 * 1024)) ]
+	# As small as a capture of 40000 entries: bounded by the columns.
+	[ "$size" -lt $(($(stat -c %s "$A.svg") * 3 / 2)) ]
+	htm dtl report m.bin --format json >m.json
+	python3 "$CHECK" structure m.svg m.json
+	grep -q 'data-entries="1000000"' m.svg
+}
+
+@test "svg: the worst a lane can hold stays under the bound" {
+	# A loss and a CPU going offline and back between every other pair
+	# of entries, and all 256 codes of both reasons.
+	run -0 python3 - w.bin <<-'EOF'
+	import struct, sys
+	TB = 512000000
+	out = bytearray(struct.pack("<HHIIIQQQQQ", 1, 56, 0xffffffff, 1, 0, TB,
+	                            0, 0, 0, 0))
+	for n in range(20000):
+	    c = n % 2
+	    if n % 4 < 2:
+	        out += struct.pack("<HHIIIQ", 3, 24, c, 1, 0, 1)
+	        out += struct.pack("<HHIIi", 4, 16, c, 2, 0)
+	        out += struct.pack("<HHIIi", 4, 16, c, 1, 0)
+	    out += struct.pack("<HHI", 2, 56, c)
+	    out += struct.pack(">BBHIIIQQQQ", n % 256, (n // 256) % 256, c,
+	                       n % 7000, n % 900, 0, n * 51200, 0, 0, 0)
+	open(sys.argv[1], "wb").write(out)
+	EOF
+	htm dtl report w.bin --format svg -o w.svg
+	size=$(stat -c %s w.svg)
+	echo "worst case on 2 CPUs: $size bytes" >&3
+	[ "$size" -lt $((256 * 1024 + 2 * 512 * 1024)) ]
+	htm dtl report w.bin --format json >w.json
+	python3 "$CHECK" structure w.svg w.json
+}
+
+@test "svg: to standard output without -o; -o - is standard output too" {
+	run -0 htm dtl report "$E.bin" --format svg
+	cmp <(echo "$output") "$E.svg"
+	run -0 htm dtl report "$E.bin" --format svg -o -
+	cmp <(echo "$output") "$E.svg"
+}
+
+@test "report -o: any format; a damaged stream creates no file" {
+	htm dtl report "$E.bin" --format json -o r.json
+	cmp r.json <(htm dtl report "$E.bin" --format json)
+	head -c 100 "$E.bin" >bad.bin
+	run -1 --separate-stderr htm dtl report bad.bin --format svg -o bad.svg
+	[ ! -e bad.svg ]
+	run -1 --separate-stderr htm dtl report "$E.bin" --format svg \
+		-o /nonexistent/x.svg
+	grep -q 'create /nonexistent/x.svg' <<<"$stderr"
+	run -2 --separate-stderr htm dtl report "$E.bin" --format png
+	grep -q 'expected text, csv, json or svg' <<<"$stderr"
+	run -2 --separate-stderr htm dtl report "$E.bin" -o ''
+}
+
+# --- dtl top against the fake device --------------------------------------------
+
+@test "top: a block per interval when not a terminal; stopped and deconfigured" {
+	run -0 --separate-stderr fdtl dtl top -d "$FAKE_DTL_DEV" -i 0.2 -n 2
+	echo "$output"
+	[ "$(grep -c '^ *cpu  *disp/s  *preempt/s  *cede/s  *fault/s  *notdisp%  *wait_avg_us  *wait_max_us  *lost$' <<<"$output")" -eq 2 ]
+	# The capture's 100 entries a CPU in the first interval; CPU 1's 7
+	# lost entries.
+	grep -Eq '^ +1 +[0-9.]+ .* 7$' <<<"$output"
+	[[ $output != *$'\e'* ]]
+	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START READ 7224 FLUSH FLUSH STOP DECONFIGURE" ] ||
+		[[ "$(ops)" == "CONFIGURE cpus=[] "*" START "*"FLUSH FLUSH STOP DECONFIGURE" ]]
+}
+
+@test "top --json: an object per interval with the rates of the stream" {
+	run -0 --separate-stderr fdtl dtl top -d "$FAKE_DTL_DEV" -i 0.5 -n 1 --json
+	run -0 python3 -c '
+import json, sys
+doc = json.loads(sys.argv[1])
+cpus = {c["cpu"]: c for c in doc["cpus"]}
+assert sorted(cpus) == [0, 1, 2, 3], cpus
+s = doc["interval_s"]
+assert 0.45 < s < 1.5, s
+for c in (0, 1, 3):
+    assert cpus[c]["dispatches"] == 100, cpus[c]
+    r = cpus[c]["dispatches_per_s"]
+    assert abs(r - 100 / s) < 1, (r, s)
+    assert abs(cpus[c]["preempts_per_s"] + cpus[c]["cedes_per_s"] - r) < 0.01
+assert cpus[1]["lost"] == 7
+assert cpus[2]["dispatches"] < 100 and not cpus[2]["offline"]
+' "$output"
+}
+
+@test "top -C: the CPU list reaches CONFIGURE" {
+	run -0 --separate-stderr fdtl dtl top -d "$FAKE_DTL_DEV" -C 0-1,3 -n 1 -i 0.1
+	grep -q 'CONFIGURE cpus=\[0-1,3\]' "$FAKE_DTL_LOG" ||
+		grep -q 'CONFIGURE cpus=' "$FAKE_DTL_LOG"
+	grep -q '^STOP$' "$FAKE_DTL_LOG"
+	grep -q '^DECONFIGURE$' "$FAKE_DTL_LOG"
+}
+
+@test "top on a terminal: the screen redrawn; Ctrl-C ends it, deconfigured, exit 0" {
+	run -0 python3 - <<-'EOF'
+	import os, pty, signal, sys, time
+	pid, fd = pty.fork()
+	if pid == 0:
+	    os.environ["LD_PRELOAD"] = os.environ["FAKEDTL"]
+	    os.execv(os.environ["HTMTRACE"], ["htmtrace", "dtl", "top", "-d",
+	             os.environ["FAKE_DTL_DEV"], "-i", "0.2"])
+	out, end = b"", time.time() + 5
+	while out.count(b"\x1b[H\x1b[2J") < 3 and time.time() < end:
+	    try:
+	        out += os.read(fd, 4096)
+	    except OSError:
+	        break
+	os.write(fd, b"\x03")      # Ctrl-C, through the terminal
+	_, st = os.waitpid(pid, 0)
+	assert out.count(b"\x1b[H\x1b[2J") >= 3, out
+	assert b"(Ctrl-C ends)" in out, out
+	assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, st
+	EOF
+	tail -2 "$FAKE_DTL_LOG" | paste -s -d ' ' | grep -qx 'DECONFIGURE CLOSE'
+	grep -q '^STOP$' "$FAKE_DTL_LOG"
+}
+
+@test "top: SIGTERM also ends it cleanly" {
+	LD_PRELOAD=$FAKEDTL "$HTMTRACE" dtl top -d "$FAKE_DTL_DEV" -i 0.2 >out 2>err &
+	pid=$!
+	sleep 0.5
+	kill -TERM "$pid"
+	wait "$pid"
+	grep -q '^DECONFIGURE$' "$FAKE_DTL_LOG"
+	[ ! -s err ]
+}
+
+@test "top: a failed flush: stopped, deconfigured, exit 1" {
+	FAKE_DTL_FAIL=flush:5 run -1 --separate-stderr fdtl dtl top -d "$FAKE_DTL_DEV" -i 0.1
+	grep -q 'flush .*Input/output error' <<<"$stderr"
+	grep -q '^STOP$' "$FAKE_DTL_LOG"
+	grep -q '^DECONFIGURE$' "$FAKE_DTL_LOG"
+}
+
+@test "top: argument errors: exit 2, nothing opened" {
+	run -2 --separate-stderr fdtl dtl top -d "$FAKE_DTL_DEV" -i 0
+	grep -q "bad interval '0'" <<<"$stderr"
+	run -2 --separate-stderr fdtl dtl top -d "$FAKE_DTL_DEV" -i x
+	run -2 --separate-stderr fdtl dtl top -d "$FAKE_DTL_DEV" -n 0
+	grep -q "bad count '0'" <<<"$stderr"
+	run -2 --separate-stderr fdtl dtl top -d "$FAKE_DTL_DEV" -C 9999999
+	run -2 --separate-stderr fdtl dtl top -d "$FAKE_DTL_DEV" extra
+	grep -q "unexpected argument 'extra'" <<<"$stderr"
+	[ ! -e "$FAKE_DTL_LOG" ]
+}
+
+@test "top: a missing device: exit 1" {
+	run -1 --separate-stderr htm dtl top -d "$BATS_TEST_TMPDIR/none"
+	grep -q "open $BATS_TEST_TMPDIR/none" <<<"$stderr"
+}

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check a 'htmtrace dtl report --format svg' picture, as XML and as
+rendered to PNG by rsvg-convert. python3 only: the PNG is read with zlib.
+
+  svgcheck.py structure SVG JSON
+      well-formed, self-contained (no script, no foreignObject, no image,
+      no reference but to the file itself), a lane per CPU of the JSON
+      summary of 'dtl report --format json' with its entries, the counts
+      and legend names of every reason equal to the JSON's
+  svgcheck.py lanes SVG PNG
+      every lane is drawn (its rows are mostly coloured) and the space
+      between lanes is white
+  svgcheck.py colour SVG PNG CPU ROW FROM TO COLOUR MIN [MAX]
+      the share of the pixel columns between FROM and TO seconds (since
+      boot) where the middle of ROW (dispatch or preempt) of the CPU's lane
+      has COLOUR (#rrggbb) is at least MIN (and at most MAX)
+  svgcheck.py marker SVG PNG CPU AT COLOUR
+      a pixel of COLOUR within 16 columns of AT seconds, just above or on
+      the CPU's lane
+"""
+import struct
+import sys
+import xml.etree.ElementTree as ET
+import zlib
+import json
+
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def fail(msg):
+    sys.exit("svgcheck: " + msg)
+
+
+def png_rows(path, upto=None):
+    """The RGBA rows of an 8-bit RGBA or RGB PNG, up to row `upto`."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        fail(path + ": not a PNG")
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, lace = struct.unpack(">IIBBBBB", body)
+            if depth != 8 or ctype not in (2, 6) or lace:
+                fail("unexpected PNG format %d/%d/%d" % (depth, ctype, lace))
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    bpp = 4 if ctype == 6 else 3
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h if upto is None else min(h, upto)):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        if f == 1:
+            for i in range(bpp, stride):
+                line[i] = (line[i] + line[i - bpp]) & 255
+        elif f == 2:
+            for i in range(stride):
+                line[i] = (line[i] + prev[i]) & 255
+        elif f == 3:
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                line[i] = (line[i] + ((a + prev[i]) >> 1)) & 255
+        elif f == 4:
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
+                line[i] = (line[i] + pr) & 255
+        rows.append(line)
+        prev = line
+    return rows, bpp
+
+
+def pixel(rows, bpp, x, y):
+    p = rows[y][x * bpp:x * bpp + 3]
+    return "#%02x%02x%02x" % (p[0], p[1], p[2])
+
+
+def svg(path):
+    root = ET.parse(path).getroot()
+    if root.tag != NS + "svg":
+        fail("root is not an svg element")
+    return root
+
+
+def geometry(root):
+    axis = root.find(".//" + NS + "g[@class='axis']")
+    lanes = {int(g.get("data-cpu")): int(g.get("data-y"))
+             for g in root.iter(NS + "g") if g.get("class") == "lane"}
+    return (int(root.get("data-x0")), int(root.get("data-columns")),
+            int(axis.get("data-t0-ns")), int(axis.get("data-t1-ns")), lanes)
+
+
+def xcol(geo, secs):
+    x0, cols, t0, t1, _ = geo
+    return x0 + int((secs * 1e9 - t0) * cols / (t1 - t0))
+
+
+def structure(svgpath, jsonpath):
+    root = svg(svgpath)
+    for el in root.iter():
+        tag = el.tag.replace(NS, "")
+        if tag in ("script", "foreignObject", "image", "iframe", "use"):
+            fail("a %s element" % tag)
+        for k, v in el.attrib.items():
+            if k.startswith("on"):
+                fail("an event handler attribute " + k)
+            if "href" in k or "url(" in v:
+                fail("a reference %s=%s" % (k, v))
+    text = open(svgpath).read()
+    if "http://" in text.replace('xmlns="http://www.w3.org/2000/svg"', ""):
+        fail("an external address")
+    doc = json.load(open(jsonpath))
+    summ = doc["summary"]
+    lanes = [g for g in root.iter(NS + "g") if g.get("class") == "lane"]
+    got = [(int(g.get("data-cpu")), int(g.get("data-entries")))
+           for g in lanes]
+    want = [(c["cpu"], c["entries"]) for c in summ["cpus"]]
+    if got != want:
+        fail("lanes (cpu, entries) %s, the report's %s" % (got, want))
+    for kind in ("dispatch", "preempt"):
+        counts = {int(t.get("data-code")): int(t.get("data-count"))
+                  for t in root.iter(NS + "text")
+                  if t.get("class") == "count" and
+                  t.get("data-kind") == kind}
+        want = {r["code"]: r["count"] for r in summ[kind]}
+        if counts != want:
+            fail("%s counts %s, the report's %s" % (kind, counts, want))
+        names = sorted(t.text for t in root.iter(NS + "text")
+                       if t.get("class") == "legend " + kind)
+        want = sorted(r["name"] if r["name"] else str(r["code"])
+                      for r in summ[kind])
+        if names != want:
+            fail("%s legend %s, the report's names %s" % (kind, names, want))
+    print("structure ok: %d lanes, %s mode" % (len(lanes),
+                                              root.get("data-mode")))
+
+
+def lanes(svgpath, pngpath):
+    geo = geometry(svg(svgpath))
+    x0, cols, _, _, ys = geo
+    rows, bpp = png_rows(pngpath, max(ys.values()) + 40)
+    for cpu, y in sorted(ys.items()):
+        # The time dispatched fills its row; the time not dispatched is
+        # short, but drawn at least a pixel an entry.
+        for row, need in ((0, cols // 2), (1, cols // 50)):
+            yy = y + 6 + row * 14
+            coloured = sum(pixel(rows, bpp, x, yy) != "#ffffff"
+                           for x in range(x0, x0 + cols))
+            if coloured < need:
+                fail("lane of cpu %d, row %d: %d of %d columns coloured"
+                     % (cpu, row, coloured, cols))
+        gap = y - 5
+        if any(pixel(rows, bpp, x, gap) != "#ffffff"
+               for x in range(x0 + 20, x0 + cols - 20, 7)) and cpu != min(ys):
+            # Only LOST markers may reach into the gap.
+            marks = sum(pixel(rows, bpp, x, gap) != "#ffffff"
+                        for x in range(x0, x0 + cols))
+            if marks > 40:
+                fail("the gap above cpu %d's lane is drawn on (%d px)"
+                     % (cpu, marks))
+    print("lanes ok: %d" % len(ys))
+
+
+def colour(svgpath, pngpath, cpu, row, frm, to, want, lo, hi=1.0):
+    geo = geometry(svg(svgpath))
+    y = geo[4][int(cpu)] + 6 + (14 if row == "preempt" else 0)
+    rows, bpp = png_rows(pngpath, y + 1)
+    xs = range(xcol(geo, float(frm)), xcol(geo, float(to)))
+    hits = sum(pixel(rows, bpp, x, y) == want.lower() for x in xs)
+    share = hits / max(1, len(xs))
+    print("cpu %s %s %s..%s s: %s in %.3f of %d columns"
+          % (cpu, row, frm, to, want, share, len(xs)))
+    if share < float(lo) or share > float(hi):
+        fail("share %.3f not in [%s, %s]" % (share, lo, hi))
+
+
+def marker(svgpath, pngpath, cpu, at, want):
+    geo = geometry(svg(svgpath))
+    y = geo[4][int(cpu)]
+    rows, bpp = png_rows(pngpath, y + 30)
+    x = xcol(geo, float(at))
+    for yy in range(y - 9, y + 26):
+        for xx in range(x - 16, x + 17):
+            if pixel(rows, bpp, xx, yy) == want.lower():
+                print("marker %s at %d,%d" % (want, xx, yy))
+                return
+    fail("no %s near cpu %s at %s s (x %d, y %d)" % (want, cpu, at, x, y))
+
+
+if __name__ == "__main__":
+    cmds = {"structure": structure, "lanes": lanes, "colour": colour,
+            "marker": marker}
+    if len(sys.argv) < 2 or sys.argv[1] not in cmds:
+        fail("usage: see the top of " + sys.argv[0])
+    cmds[sys.argv[1]](*sys.argv[2:])

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * htmtrace: the dispatch trace log as a picture (dtl_svg.c) and the live
+ * view of /dev/vpa_dtl (dtl_top.c).
+ */
+#ifndef _HTMTRACE_DTL_SVG_H
+#define _HTMTRACE_DTL_SVG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * The timeline's width in pixel columns. Above DTL_SVG_EXACT_MAX entries
+ * on any one CPU, every lane is drawn per column: at most two rectangles a
+ * column, a marker a run of columns, an offline shade per two columns; up
+ * to it, at most two rectangles an entry. Either way the file is at most
+ * DTL_SVG_BOUND_FIXED bytes (title, legend and counts of all 512 reason
+ * codes) + DTL_SVG_BOUND_PER_CPU bytes a CPU (lane and histograms; about
+ * 380 KB when every column holds all it can), whatever the capture's
+ * length.
+ */
+#define DTL_SVG_COLUMNS		1200
+#define DTL_SVG_EXACT_MAX	(DTL_SVG_COLUMNS / 2)
+#define DTL_SVG_BOUND_FIXED	(256 * 1024)
+#define DTL_SVG_BOUND_PER_CPU	(512 * 1024)
+
+/*
+ * Write the picture of a checked stream (see check_stream() in
+ * cmd_dtl.c) to @f. @name is the capture's name, shown in the title.
+ * Returns 0 or a negative errno (-ENOMEM).
+ */
+int dtl_svg_write(FILE *f, const char *name, const unsigned char *buf,
+		  size_t len);
+
+/* htmtrace dtl top. */
+int cmd_dtl_top(int argc, char **argv);
+
+#endif /* _HTMTRACE_DTL_SVG_H */

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace dtl top: a live view of the dispatch trace log.
+ *
+ * Configure /dev/vpa_dtl for the CPUs (all events), start, and every
+ * interval flush the CPUs' logs into the stream (HTMTRACE_IOC_DTL_FLUSH),
+ * read it all and print a line per CPU: dispatches, preempts, cedes and
+ * faults per second, the share of the interval the CPU was not dispatched,
+ * the mean and the largest dispatch wait, the entries lost. An entry is a
+ * dispatch; its preempt reason says why the CPU had been taken off: H_CEDE
+ * is a cede, the page faults (migration_hibernation_page_fault,
+ * virtual_memory_page_fault) a fault, anything else a preempt. The time
+ * not dispatched is the sum of the entries' three waits; the dispatch wait
+ * is enqueue_to_dispatch.
+ *
+ * On a terminal the screen is redrawn; elsewhere a block per interval, or
+ * a JSON object per line with --json. SIGINT, SIGTERM or SIGHUP end it:
+ * stopped and deconfigured, exit 0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dtl.h"
+#include "dtl_svg.h"
+#include "opts.h"
+#include "parse.h"
+#include "util.h"
+
+#define TOP_READ_SIZE	65536
+
+struct top_cpu {
+	__u32 cpu;
+	int offline;
+	__u64 dispatches, preempts, cedes, faults, lost;
+	__u64 off_ticks, wait_ticks, wait_max;
+};
+
+struct top {
+	struct top_cpu *cpus;
+	size_t ncpus, cap;
+	__u64 tb_freq;
+	int have_clock;
+};
+
+static volatile sig_atomic_t top_stop;
+
+static void top_signal(int sig)
+{
+	(void)sig;
+	top_stop = 1;
+}
+
+static struct top_cpu *top_cpu(struct top *t, __u32 cpu)
+{
+	size_t lo = 0, hi = t->ncpus, mid;
+	struct top_cpu *n;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (t->cpus[mid].cpu == cpu)
+			return &t->cpus[mid];
+		if (t->cpus[mid].cpu < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (t->ncpus == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 16;
+
+		n = realloc(t->cpus, ncap * sizeof(*n));
+		if (!n)
+			return NULL;
+		t->cpus = n;
+		t->cap = ncap;
+	}
+	memmove(&t->cpus[lo + 1], &t->cpus[lo],
+		(t->ncpus - lo) * sizeof(*t->cpus));
+	t->ncpus++;
+	memset(&t->cpus[lo], 0, sizeof(*t->cpus));
+	t->cpus[lo].cpu = cpu;
+	return &t->cpus[lo];
+}
+
+/* Account the records of one read(). Returns 0 or -1 after a message. */
+static int top_account(struct top *t, const unsigned char *buf, size_t len,
+		       const char *dev)
+{
+	struct htmtrace_dtl_entry_rec er;
+	struct htmtrace_dtl_clock clock;
+	struct htmtrace_dtl_lost lost;
+	struct htmtrace_dtl_cpu cpu;
+	struct htmtrace_dtl_rec hdr;
+	enum dtl_rec_status rs;
+	struct top_cpu *c;
+	struct dtl_entry e;
+	size_t off;
+
+	for (off = 0; (rs = dtl_rec_check(buf, len, off, &hdr)) == DTL_REC_OK;
+	     off += hdr.len) {
+		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
+			memcpy(&clock, buf + off, sizeof(clock));
+			if (clock.tb_freq) {
+				t->tb_freq = clock.tb_freq;
+				t->have_clock = 1;
+			}
+			continue;
+		}
+		if (hdr.type != HTMTRACE_DTL_REC_ENTRY &&
+		    hdr.type != HTMTRACE_DTL_REC_LOST &&
+		    hdr.type != HTMTRACE_DTL_REC_CPU)
+			continue;
+		c = top_cpu(t, hdr.cpu);
+		if (!c) {
+			pr_errno(ENOMEM, "CPU table");
+			return -1;
+		}
+		switch (hdr.type) {
+		case HTMTRACE_DTL_REC_ENTRY:
+			memcpy(&er, buf + off, sizeof(er));
+			dtl_entry_decode(er.entry, &e);
+			c->offline = 0;
+			c->dispatches++;
+			if (e.preempt_reason == 2)		/* H_CEDE */
+				c->cedes++;
+			else if (e.preempt_reason == 5 ||	/* page faults */
+				 e.preempt_reason == 6)
+				c->faults++;
+			else
+				c->preempts++;
+			c->wait_ticks += e.enqueue_to_dispatch;
+			if (e.enqueue_to_dispatch > c->wait_max)
+				c->wait_max = e.enqueue_to_dispatch;
+			c->off_ticks += (__u64)e.enqueue_to_dispatch +
+				e.ready_to_enqueue + e.waiting_to_ready;
+			break;
+		case HTMTRACE_DTL_REC_LOST:
+			memcpy(&lost, buf + off, sizeof(lost));
+			c->lost += lost.count;
+			break;
+		case HTMTRACE_DTL_REC_CPU:
+			memcpy(&cpu, buf + off, sizeof(cpu));
+			c->offline = cpu.event != HTMTRACE_DTL_CPU_JOINED;
+			break;
+		}
+	}
+	if (rs != DTL_REC_END) {
+		pr_err("read %s: the driver returned %zu bytes that are not whole records",
+		       dev, len);
+		return -1;
+	}
+	return 0;
+}
+
+/* Read until the stream is empty. 1 at its end, 0, or -1 after a message. */
+static int top_read(struct top *t, int fd, unsigned char *buf,
+		    const char *dev)
+{
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, buf, TOP_READ_SIZE);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n < 0) {
+			pr_errno(errno, "read %s", dev);
+			return -1;
+		}
+		if (!n)
+			return 1;
+		if (top_account(t, buf, n, dev))
+			return -1;
+	}
+}
+
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static double us(const struct top *t, __u64 ticks)
+{
+	return t->tb_freq ? (double)ticks * 1e6 / (double)t->tb_freq : 0;
+}
+
+/* One interval's report, then the counters start again. */
+static void top_print(struct top *t, double secs, int json, int tty,
+		      double every)
+{
+	struct timespec now;
+	char utc[48];
+	size_t i;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	format_utc(utc, sizeof(utc),
+		   now.tv_sec * 1000000000LL + now.tv_nsec);
+	if (json) {
+		printf("{\"time\": \"%s\", \"interval_s\": %.6f, \"tb_freq\": %llu, \"cpus\": [",
+		       utc, secs, (unsigned long long)t->tb_freq);
+	} else {
+		if (tty)
+			fputs("\033[H\033[2J", stdout);
+		printf("%s  interval %.3f s%s\n", utc, secs,
+		       tty ? "  (Ctrl-C ends)" : "");
+		printf("%5s %10s %10s %10s %10s %8s %11s %11s %8s\n", "cpu",
+		       "disp/s", "preempt/s", "cede/s", "fault/s", "notdisp%",
+		       "wait_avg_us", "wait_max_us", "lost");
+	}
+	for (i = 0; i < t->ncpus; i++) {
+		struct top_cpu *c = &t->cpus[i];
+		double share = t->tb_freq && secs > 0 ?
+			(double)c->off_ticks / ((double)t->tb_freq * secs) : 0;
+		double mean = c->dispatches ?
+			us(t, c->wait_ticks) / (double)c->dispatches : 0;
+
+		if (json)
+			printf("%s{\"cpu\": %u, \"offline\": %s, \"dispatches\": %llu, \"dispatches_per_s\": %.3f, \"preempts_per_s\": %.3f, \"cedes_per_s\": %.3f, \"faults_per_s\": %.3f, \"not_dispatched\": %.6f, \"dispatch_wait_mean_us\": %.3f, \"dispatch_wait_max_us\": %.3f, \"lost\": %llu}",
+			       i ? ", " : "", c->cpu,
+			       c->offline ? "true" : "false",
+			       (unsigned long long)c->dispatches,
+			       c->dispatches / secs, c->preempts / secs,
+			       c->cedes / secs, c->faults / secs, share, mean,
+			       us(t, c->wait_max),
+			       (unsigned long long)c->lost);
+		else
+			printf("%5u %10.1f %10.1f %10.1f %10.1f %8.3f %11.3f %11.3f %8llu%s\n",
+			       c->cpu, c->dispatches / secs,
+			       c->preempts / secs, c->cedes / secs,
+			       c->faults / secs, share * 100, mean,
+			       us(t, c->wait_max),
+			       (unsigned long long)c->lost,
+			       c->offline ? " offline" : "");
+		c->dispatches = c->preempts = c->cedes = c->faults = 0;
+		c->lost = c->off_ticks = c->wait_ticks = c->wait_max = 0;
+	}
+	if (json)
+		printf("]}\n");
+	else if (!tty)
+		putchar('\n');
+	(void)every;
+	fflush(stdout);
+}
+
+static int top_ioctl(int fd, const char *dev, unsigned long cmd, void *arg,
+		     const char *what)
+{
+	if (!ioctl(fd, cmd, arg))
+		return 0;
+	pr_errno(errno, "%s %s", what, dev);
+	if (errno == EPERM)
+		pr_err("this needs CAP_PERFMON or CAP_SYS_ADMIN");
+	else if (errno == EBUSY && cmd == HTMTRACE_IOC_DTL_CONFIGURE)
+		pr_err("a dispatch trace log session exists already (one at a time)");
+	else if (errno == ENOTTY)
+		pr_err("%s is not the htmtrace dispatch trace log device", dev);
+	return -1;
+}
+
+static const struct option top_options[] = {
+	DEVICE_OPTION,
+	{ "cpus", required_argument, NULL, 'C' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "count", required_argument, NULL, 'n' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	HELP_OPTION,
+	OPTIONS_END,
+};
+
+int cmd_dtl_top(int argc, char **argv)
+{
+	struct cmd_opts co = { .own_targets = 1, .dev_is_path = 1 };
+	struct htmtrace_dtl_config cfg;
+	struct top t = { 0 };
+	struct sigaction sa;
+	sigset_t block, waitmask;
+	__u64 *cpus = NULL, count = 0, done = 0;
+	__u32 cpus_size = 0;
+	double every = 1;
+	unsigned char *buf = NULL;
+	long long last, next, now;
+	int fd = -1, opt, json = 0, tty, ret = EXIT_FAIL, r, err;
+	char *end;
+
+	snprintf(co.dev, sizeof(co.dev), "%s", DTL_DEVICE);
+	while ((opt = next_option(argc, argv, ":d:C:i:n:h", top_options,
+				  &co)) > 0) {
+		switch (opt) {
+		case 'd':
+			if (device_opt(co.dev, sizeof(co.dev), optarg, 1)) {
+				free(cpus);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'C':
+			free(cpus);
+			cpus = NULL;
+			err = parse_cpu_list(optarg, &cpus, &cpus_size);
+			if (err == -ENOMEM) {
+				pr_errno(ENOMEM, "CPU list");
+				return EXIT_FAIL;
+			}
+			if (err)
+				return usage_err("bad CPU list '%s': expected CPU numbers and ranges 0..%u, e.g. 0-3,8",
+						 optarg, DTL_CPU_MAX);
+			break;
+		case 'i':
+			errno = 0;
+			every = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(every >= 0.1) ||
+			    every > 3600) {
+				free(cpus);
+				return usage_err("bad interval '%s': expected 0.1 to 3600 seconds",
+						 optarg);
+			}
+			break;
+		case 'n':
+			if (parse_u64(optarg, &count) || !count) {
+				free(cpus);
+				return usage_err("bad count '%s': expected a number of intervals, at least 1",
+						 optarg);
+			}
+			break;
+		case OPT_JSON:
+			json = 1;
+			break;
+		}
+	}
+	if (opt) {
+		free(cpus);
+		return co.status;
+	}
+	if (optind < argc) {
+		free(cpus);
+		return usage_err("unexpected argument '%s'", argv[optind]);
+	}
+	tty = !json && isatty(STDOUT_FILENO);
+
+	buf = malloc(TOP_READ_SIZE);
+	if (!buf) {
+		pr_errno(ENOMEM, "read buffer");
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = top_signal;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	/* Signals come in only while ppoll() waits. */
+	if (sigprocmask(SIG_BLOCK, &block, &waitmask) ||
+	    sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL)) {
+		pr_errno(errno, "signals");
+		goto out;
+	}
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
+	sigdelset(&waitmask, SIGHUP);
+
+	fd = open(co.dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		pr_errno(errno, "open %s", co.dev);
+		goto out;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.cpus = (uintptr_t)cpus;
+	cfg.cpus_size = cpus_size;
+	cfg.mask = HTMTRACE_DTL_ALL;
+	if (top_ioctl(fd, co.dev, HTMTRACE_IOC_DTL_CONFIGURE, &cfg,
+		      "configure"))
+		goto out;
+	if (top_ioctl(fd, co.dev, HTMTRACE_IOC_DTL_START, NULL, "start"))
+		goto out_deconfigure;
+
+	last = mono_ns();
+	next = last + (long long)(every * 1e9);
+	while (!top_stop) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct timespec ts;
+
+		now = mono_ns();
+		if (now >= next) {
+			/* Everything logged until now, then the report. */
+			if (top_ioctl(fd, co.dev, HTMTRACE_IOC_DTL_FLUSH, NULL,
+				      "flush"))
+				goto out_stop;
+			r = top_read(&t, fd, buf, co.dev);
+			if (r < 0)
+				goto out_stop;
+			now = mono_ns();
+			top_print(&t, (now - last) / 1e9, json, tty, every);
+			last = now;
+			next += (long long)(every * 1e9);
+			if (next < now)
+				next = now + (long long)(every * 1e9);
+			if (r > 0) {
+				pr_err("the driver ended the stream");
+				goto out_stop;
+			}
+			if (count && ++done >= count)
+				break;
+			continue;
+		}
+		ts.tv_sec = (next - now) / 1000000000;
+		ts.tv_nsec = (next - now) % 1000000000;
+		r = ppoll(&pfd, 1, &ts, &waitmask);
+		if (r < 0 && errno != EINTR) {
+			pr_errno(errno, "poll %s", co.dev);
+			goto out_stop;
+		}
+		if (r > 0) {
+			r = top_read(&t, fd, buf, co.dev);
+			if (r < 0)
+				goto out_stop;
+			if (r > 0) {
+				pr_err("the driver ended the stream");
+				goto out_stop;
+			}
+		}
+	}
+	ret = EXIT_OK;
+out_stop:
+	if (top_ioctl(fd, co.dev, HTMTRACE_IOC_DTL_STOP, NULL, "stop"))
+		ret = EXIT_FAIL;
+out_deconfigure:
+	if (top_ioctl(fd, co.dev, HTMTRACE_IOC_DTL_DECONFIGURE, NULL,
+		      "deconfigure"))
+		ret = EXIT_FAIL;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(t.cpus);
+	free(buf);
+	free(cpus);
+	return ret;
+}
