@@ -198,8 +198,7 @@ static double us(const struct top *t, __u64 ticks)
 }
 
 /* One interval's report, then the counters start again. */
-static void top_print(struct top *t, double secs, int json, int tty,
-		      double every)
+static void top_print(struct top *t, double secs, int json, int tty)
 {
 	struct timespec now;
 	char utc[48];
@@ -251,7 +250,6 @@ static void top_print(struct top *t, double secs, int json, int tty,
 		printf("]}\n");
 	else if (!tty)
 		putchar('\n');
-	(void)every;
 	fflush(stdout);
 }
 
@@ -403,7 +401,7 @@ int cmd_dtl_top(int argc, char **argv)
 			if (r < 0)
 				goto out_stop;
 			now = mono_ns();
-			top_print(&t, (now - last) / 1e9, json, tty, every);
+			top_print(&t, (now - last) / 1e9, json, tty);
 			last = now;
 			next += (long long)(every * 1e9);
 			if (next < now)
