@@ -303,7 +303,7 @@ size_t htm_aux_plan(const phys_addr_t *phys, unsigned int nr_pages,
 int htm_pmu_register(const struct htmtrace_hv_ops *hv);
 void htm_pmu_unregister(void);
 
-/* dtl.c: the dispatch trace log capture */
+/* dtl_*.c: the dispatch trace log capture */
 
 #define HTM_DTL_ENTRIES		N_DISPATCH_LOG		/* 85 */
 #define HTM_DTL_BYTES		DISPATCH_LOG_BYTES	/* 4096 */

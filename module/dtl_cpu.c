@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace: the dispatch trace log capture on one CPU.
+ *
+ * Per CPU, where the kernel owns a log (it registered one for stolen-time
+ * accounting), the kernel's ring is read with an index of our own and our
+ * event mask is ORed into the CPU's; elsewhere a buffer of our own is
+ * registered (registered, its index reset, then the mask set, as
+ * mainline's users do). A pinned hrtimer per CPU copies new entries; its
+ * period adapts to the rate. Entries the hypervisor overwrote before they
+ * were copied are counted. Another user's change to the log or the mask
+ * ends the CPU's capture.
+ */
+#define pr_fmt(fmt) "htmtrace: " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
+#include <linux/errno.h>
+#include <linux/hrtimer.h>
+#include <linux/kmemleak.h>
+#include <linux/log2.h>
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+#include <kunit/visibility.h>
+
+#include <asm/paca.h>
+#include <asm/time.h>
+
+#include "htmtrace.h"
+#include "dtl_internal.h"
+
+/* the hypervisor's ring */
+
+/**
+ * htm_dtl_span() - which entries of the hypervisor's ring can still be read
+ * @last: index of the next entry the reader wants
+ * @cur: the CPU's index now (one past the newest entry)
+ * @first: receives the index of the first entry to copy
+ * @overwritten: receives how many entries from @last on are gone
+ *
+ * The ring holds HTM_DTL_ENTRIES entries, but the slot after the newest may
+ * be being written: only the HTM_DTL_READABLE newest can be read.
+ */
+void htm_dtl_span(u64 last, u64 cur, u64 *first, u64 *overwritten)
+{
+	u64 oldest = cur > HTM_DTL_READABLE ? cur - HTM_DTL_READABLE : 0;
+
+	*first = max(last, oldest);
+	*overwritten = *first - last;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_dtl_span);
+
+/**
+ * htm_dtl_next_period() - the capture timer's next period
+ * @period_ns: the period that just ended
+ * @n: entries it found
+ *
+ * Aims at HTM_DTL_PER_PERIOD entries a period, a fifth of what the ring
+ * can hold, so that a rate that doubles between two periods still fits;
+ * grows at most twice a period and doubles while the CPU logs nothing, up
+ * to HTM_DTL_PERIOD_MAX.
+ *
+ * Return: the next period in ns.
+ */
+u64 htm_dtl_next_period(u64 period_ns, u64 n)
+{
+	u64 next;
+
+	if (!n)
+		next = period_ns * 2;
+	else
+		next = min(period_ns * HTM_DTL_PER_PERIOD / n, period_ns * 2);
+	return clamp_t(u64, next, HTM_DTL_PERIOD_MIN, HTM_DTL_PERIOD_MAX);
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_dtl_next_period);
+
+/*
+ * capture on one CPU: on that CPU in its timer, or from anywhere once the
+ * timer is cancelled
+ */
+
+/* The event mask the CPU has while we capture: what we set. */
+static u8 htm_dtl_cpu_our_mask(const struct htm_dtl_cpu *c)
+{
+	return c->kernel_owned ? c->saved_mask | c->mask : c->mask;
+}
+
+/*
+ * Has another user changed the CPU's log under us? Return: 0 no;
+ * HTM_DTL_TAKEN_MASK if the event mask is no longer exactly what we set,
+ * wider or narrower (the log is still the one we read); HTM_DTL_TAKEN_LOG
+ * if the log itself changed: a kernel log freed or replaced, or the index
+ * moved back (a new registration resets it), so that the registration may
+ * no longer be ours.
+ */
+static int htm_dtl_cpu_taken(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
+			     u64 cur)
+{
+	u8 mask = htm_hv_dtl_mask(dtl->hv, c->cpu);
+
+	if (c->kernel_owned && READ_ONCE(paca_ptrs[c->cpu]->dispatch_log) !=
+	    c->log)
+		return HTM_DTL_TAKEN_LOG;
+	if (cur < c->last)
+		return HTM_DTL_TAKEN_LOG;
+	return mask != htm_dtl_cpu_our_mask(c) ? HTM_DTL_TAKEN_MASK : 0;
+}
+
+/* The CPU's capture is over: record why, and stop polling. */
+static void htm_dtl_cpu_ended(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
+			      unsigned int why)
+{
+	unsigned long flags;
+
+	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_ENDED);
+	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+	if (c->rejoined)
+		c->reended = why;
+	else
+		set_bit(why, &c->events);
+	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	wake_up_interruptible(&dtl->wait);
+}
+
+/*
+ * Copy the entries logged since the last poll into the session's ring, and
+ * count in c->logged what the hypervisor logged.
+ */
+void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
+{
+	struct htmtrace_dtl_entry_rec rec;
+	unsigned long flags;
+	u64 cur, again, first, over, valid, n, i, pushed = 0, dropped = 0;
+	bool room, began = false;
+	u64 *lost;
+
+	cur = htm_hv_dtl_index(dtl->hv, c->cpu);
+	c->taken = htm_dtl_cpu_taken(dtl, c, cur);
+	if (c->taken) {
+		htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST);
+		return;
+	}
+	if (cur == c->last)
+		return;
+
+	/* Entries below the index are whole (the hypervisor wrote them first). */
+	smp_rmb();
+	htm_dtl_span(c->last, cur, &first, &over);
+	n = cur - first;
+	for (i = 0; i < n; i++)
+		c->stage[i] = c->log[(first + i) % HTM_DTL_ENTRIES];
+	/* Entries overwritten while they were copied are not valid. */
+	smp_rmb();
+	again = htm_hv_dtl_index(dtl->hv, c->cpu);
+	/*
+	 * The kernel may have freed its log while we copied (dtl_access_lock,
+	 * which orders its users, is not exported): the copy is then
+	 * discarded. The window that remains - the log freed and its memory
+	 * reused between the two looks - is documented in htmtrace(4).
+	 */
+	if (c->kernel_owned &&
+	    READ_ONCE(paca_ptrs[c->cpu]->dispatch_log) != c->log) {
+		c->taken = HTM_DTL_TAKEN_LOG;
+		htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST);
+		return;
+	}
+	htm_dtl_span(first, again, &valid, &i);
+	i = min(i, n);
+	over += i;
+	c->logged += cur - c->last;
+
+	memset(&rec, 0, sizeof(rec));
+	htm_dtl_rec_init(&rec.hdr, HTMTRACE_DTL_REC_ENTRY, sizeof(rec), c->cpu);
+	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+	/* While the last capture's end waits for room, this one's losses wait too. */
+	lost = c->rejoined ? c->relost : c->lost;
+	c->overwritten += over;
+	lost[0] += over;
+	/*
+	 * What is pending goes first; once an entry does not fit, the rest of
+	 * this poll is dropped too (the reader's next read reports them).
+	 */
+	if (c->sink) {
+		began = c->sink->begin(c->sink_arg, false);
+		room = began && htm_dtl_flush_cpu(dtl, c);
+	} else {
+		room = htm_dtl_flush(dtl, c);
+	}
+	for (; i < n; i++) {
+		memcpy(rec.entry, &c->stage[i], sizeof(rec.entry));
+		room = room && htm_dtl_put(dtl, c, &rec);
+		if (room) {
+			pushed++;
+		} else {
+			dropped++;
+			lost[1]++;
+		}
+	}
+	if (began)
+		c->sink->end(c->sink_arg, dropped);
+	c->entries += pushed;
+	c->dropped += dropped;
+	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	WRITE_ONCE(c->last, cur);
+	if (pushed && !c->sink)
+		wake_up_interruptible(&dtl->wait);
+}
+
+static enum hrtimer_restart htm_dtl_timer(struct hrtimer *timer)
+{
+	struct htm_dtl_cpu *c = container_of(timer, struct htm_dtl_cpu, timer);
+	u32 fixed_us = READ_ONCE(htm_dtl_period_us);
+	u64 logged = c->logged, dropped = c->dropped;
+
+	c->wakeups++;
+	htm_dtl_cpu_poll(c->dtl, c);
+	if (READ_ONCE(c->state) != HTMTRACE_DTL_CPU_CAPTURING)
+		return HRTIMER_NORESTART;
+	/* A fixed period (dtl_period_us) is for comparisons: see make bench. */
+	if (fixed_us)
+		c->period_ns = max_t(u64, fixed_us, 100) * NSEC_PER_USEC;
+	else if (c->dropped != dropped)
+		/* The ring is full and unread: polling faster saves nothing. */
+		c->period_ns = HTM_DTL_PERIOD_MAX;
+	else
+		c->period_ns = htm_dtl_next_period(c->period_ns,
+						   c->logged - logged);
+	hrtimer_forward_now(timer, ns_to_ktime(c->period_ns));
+	return HRTIMER_RESTART;
+}
+
+/*
+ * Begin capturing on the CPU we run on (bound to it, in process context).
+ * Return: 0 or the errno of the registration (also in the stream).
+ */
+long htm_dtl_cpu_begin(void *arg)
+{
+	struct htm_dtl_cpu *c = arg;
+	struct htm_dtl *dtl = c->dtl;
+	struct dtl_entry *klog;
+	unsigned long flags;
+	int cpu = c->cpu, ret;
+
+	c->saved_mask = htm_hv_dtl_mask(dtl->hv, cpu);
+	c->taken = 0;
+	/* The kernel's log pointer is read once: c->log is what we read. */
+	klog = READ_ONCE(paca_ptrs[cpu]->dispatch_log);
+	if (klog) {
+		/*
+		 * Never register over the kernel's log: read it alongside. The
+		 * mask is set before the capture's first index is taken, so
+		 * that every entry captured was logged under the whole mask.
+		 */
+		c->kernel_owned = true;
+		htm_hv_dtl_set_mask(dtl->hv, cpu, c->saved_mask | c->mask);
+		c->log = klog;
+		c->last = htm_hv_dtl_index(dtl->hv, cpu);
+	} else {
+		c->kernel_owned = false;
+		/* Another user's mask: not ours to take over (see configure). */
+		ret = c->saved_mask ? -EBUSY : 0;
+		if (!ret) {
+			memset(c->own, 0, HTM_DTL_BYTES);
+			/* H_REGISTER_VPA reads the length from the second word. */
+			((__be32 *)c->own)[1] = cpu_to_be32(HTM_DTL_BYTES);
+			/* Registers, then resets the index to 0. */
+			ret = htm_hv_dtl_register(dtl->hv, cpu, c->own);
+		}
+		if (ret) {
+			c->error = ret;
+			htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_FAILED);
+			return ret;
+		}
+		c->log = c->own;
+		c->last = 0;
+		/*
+		 * As mainline's register_dtl users: the mask only once the
+		 * log is registered and its index reset, so that nothing is
+		 * logged where the reset would lose it.
+		 */
+		smp_wmb();
+		htm_hv_dtl_set_mask(dtl->hv, cpu, c->mask);
+	}
+	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_CAPTURING);
+	/*
+	 * If records of the last capture (its end, or losses counted before
+	 * a STOP) still wait for room, this capture's records wait after
+	 * them (@rejoined). A capture that ends and begins again while they
+	 * wait is folded into this one.
+	 */
+	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+	if (htm_dtl_cpu_pending(c) && !c->rejoined)
+		c->rejoined = true;
+	else if (!c->rejoined)
+		set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
+	c->reended = 0;
+	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	c->period_ns = HTM_DTL_PERIOD_START;
+	hrtimer_start(&c->timer, ns_to_ktime(c->period_ns),
+		      HRTIMER_MODE_REL_PINNED);
+	return 0;
+}
+
+/*
+ * End capturing on a CPU (from any CPU): stop the timer, take what is left,
+ * and give back what we changed (unless another user changed it since).
+ * @why: HTMTRACE_DTL_CPU_OFFLINE, or 0 for the end of the session.
+ */
+void htm_dtl_cpu_end(struct htm_dtl_cpu *c, unsigned int why)
+{
+	struct htm_dtl *dtl = c->dtl;
+	int cpu = c->cpu, ret;
+
+	hrtimer_cancel(&c->timer);
+	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING) {
+		htm_dtl_cpu_poll(dtl, c);
+		if (why)
+			htm_dtl_cpu_ended(dtl, c, why);
+	}
+	/* The mask is given back only if it is still exactly what we set. */
+	if (c->log && c->taken != HTM_DTL_TAKEN_LOG &&
+	    htm_hv_dtl_mask(dtl->hv, cpu) == htm_dtl_cpu_our_mask(c))
+		htm_hv_dtl_set_mask(dtl->hv, cpu, c->saved_mask);
+	if (c->log && !c->kernel_owned) {
+		/* A log another user replaced is theirs to unregister. */
+		ret = c->taken == HTM_DTL_TAKEN_LOG ? -EBUSY :
+		      htm_hv_dtl_unregister(dtl->hv, cpu);
+		if (ret) {
+			pr_warn("cpu%d: dispatch trace log buffer %s (%d): left allocated, the hypervisor may still write it\n",
+				cpu, ret == -EBUSY ? "replaced by another user" :
+				"not unregistered", ret);
+			c->keep_own = true;
+		}
+	}
+	c->log = NULL;
+	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
+		WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_WAITING);
+	wake_up_interruptible(&dtl->wait);
+}
+
+/* A CPU's capture, allocated and idle. */
+void htm_dtl_cpu_setup(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
+		       unsigned int cpu, u8 mask)
+{
+	c->dtl = dtl;
+	c->cpu = cpu;
+	c->mask = mask;
+	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
+	c->timer.function = htm_dtl_timer;
+}
+
+/* On a CPU, interrupts off: so never beside its timer. */
+void htm_dtl_cpu_flush_ipi(void *arg)
+{
+	struct htm_dtl_cpu *c = arg;
+
+	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
+		htm_dtl_cpu_poll(c->dtl, c);
+}
