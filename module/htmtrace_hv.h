@@ -12,6 +12,7 @@
 
 #include <linux/bits.h>
 #include <linux/types.h>
+#include <linux/htmtrace.h>
 
 struct module;
 
@@ -54,17 +55,18 @@ struct module;
 /*
  * Information blocks (STATUS, DUMP_SYSPROC_CONF, DUMP_SYSMEM_CONF) start with
  * a 32-byte header: big-endian u64 "next entry" iterator at +0x08 (0 or -1:
- * no more data) and big-endian u64 entry count at +0x10. Byte +0x01 of the
- * STATUS header is log2 of the current HTM buffer size.
+ * no more data) and big-endian u64 entry count at +0x10. The layout the user
+ * gets is the ABI's (uapi/linux/htmtrace.h): one definition. Byte +0x01 of
+ * the STATUS header is log2 of the current HTM buffer size.
  */
-#define HTM_BLOCK_HDR_SIZE		32
-#define HTM_BLOCK_NEXT			0x08
-#define HTM_BLOCK_NR_ENTRIES		0x10
+#define HTM_BLOCK_HDR_SIZE		HTMTRACE_BLOCK_HDR_SIZE
+#define HTM_BLOCK_NEXT			HTMTRACE_BLOCK_NEXT
+#define HTM_BLOCK_NR_ENTRIES		HTMTRACE_BLOCK_NR_ENTRIES
 #define HTM_STATUS_LOG2_SIZE		0x01
 #define HTM_STATUS_ENTRY_CORE		8
 #define HTM_STATUS_ENTRY_NEST		6
-#define HTM_SYSPROC_ENTRY_SIZE		16
-#define HTM_SYSMEM_ENTRY_SIZE		32
+#define HTM_SYSPROC_ENTRY_SIZE		HTMTRACE_SYSPROC_ENTRY_SIZE
+#define HTM_SYSMEM_ENTRY_SIZE		HTMTRACE_SYSMEM_ENTRY_SIZE
 #define HTM_CAPS_SIZE			0x80
 
 /* Size of one HTM trace record. */

@@ -176,10 +176,10 @@ block() {
 	# the information-block layout: the uapi header's, not the tool's own
 	run -1 grep -rlE '#define (HVBLOCK_|SYSMEM_ENTRY_SIZE|SYSPROC_ENTRY_SIZE)' "$u"
 	grep -q 'HTMTRACE_BLOCK_NR_ENTRIES' "$u/hvblock.c"
-	# and the module's names for it say the same (until it uses the uapi's)
+	# and the module takes its names for it from the uapi header
 	for n in HDR_SIZE:32 NEXT:0x08 NR_ENTRIES:0x10; do
 		grep -qE "^#define HTMTRACE_BLOCK_${n%%:*}[[:space:]]+${n#*:}\$" "$TOP/uapi/linux/htmtrace.h"
-		grep -qE "^#define HTM_BLOCK_${n%%:*}[[:space:]]+${n#*:}\$" "$TOP/module/htmtrace_hv.h"
+		grep -qE "^#define HTM_BLOCK_${n%%:*}[[:space:]]+HTMTRACE_BLOCK_${n%%:*}\$" "$TOP/module/htmtrace_hv.h"
 	done
 }
 
