@@ -163,9 +163,9 @@ missing4() {
 	run -0 options "dtl record"
 	[ "$(paste -s -d ' ' <<<"$output")" = "-C --cpus -e --events --ring-kb -d --device -o --output --duration" ]
 	run -0 uapi_ioctls
-	[ "${#lines[@]}" -eq 14 ]
+	[ "${#lines[@]}" -eq 15 ]
 	[ "${lines[0]}" = HTMTRACE_IOC_CAPS ]
-	[ "${lines[13]}" = HTMTRACE_IOC_DTL_STATS ]
+	[ "${lines[14]}" = HTMTRACE_IOC_DTL_FLUSH ]
 	run -0 uapi_errnos
 	[[ " ${lines[*]} " == *" ESTALE "* ]]
 	[[ " ${lines[*]} " == *" ENOSPC "* ]]
