@@ -96,8 +96,10 @@ static u8 htm_dtl_cpu_our_mask(const struct htm_dtl_cpu *c)
  * HTM_DTL_TAKEN_MASK if the event mask is no longer exactly what we set,
  * wider or narrower (the log is still the one we read); HTM_DTL_TAKEN_LOG
  * if the log itself changed: a kernel log freed or replaced, or the index
- * moved back (a new registration resets it), so that the registration may
- * no longer be ours.
+ * moved back (a new registration resets it), or, in our own buffer, the
+ * newest entry the index points at is not there (empty, or older than one
+ * we read: the hypervisor writes another user's buffer, whose index passed
+ * ours), so that the registration may no longer be ours.
  */
 static int htm_dtl_cpu_taken(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 			     u64 cur)
@@ -109,6 +111,16 @@ static int htm_dtl_cpu_taken(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 		return HTM_DTL_TAKEN_LOG;
 	if (cur < c->last)
 		return HTM_DTL_TAKEN_LOG;
+	if (!c->kernel_owned && cur > c->last) {
+		u64 tb;
+
+		/* Entries below the index are whole (written before it). */
+		smp_rmb();
+		tb = be64_to_cpu(READ_ONCE(c->log[(cur - 1) %
+						  HTM_DTL_ENTRIES].timebase));
+		if (!tb || tb < c->last_tb)
+			return HTM_DTL_TAKEN_LOG;
+	}
 	return mask != htm_dtl_cpu_our_mask(c) ? HTM_DTL_TAKEN_MASK : 0;
 }
 
@@ -172,6 +184,9 @@ void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	}
 	htm_dtl_span(first, again, &valid, &i);
 	i = min(i, n);
+	/* The newest entry is valid unless all were overwritten. */
+	if (i < n)
+		c->last_tb = be64_to_cpu(c->stage[n - 1].timebase);
 	over += i;
 	c->logged += cur - c->last;
 
@@ -249,6 +264,7 @@ long htm_dtl_cpu_begin(void *arg)
 
 	c->saved_mask = htm_hv_dtl_mask(dtl->hv, cpu);
 	c->taken = 0;
+	c->last_tb = 0;
 	/* The kernel's log pointer is read once: c->log is what we read. */
 	klog = READ_ONCE(paca_ptrs[cpu]->dispatch_log);
 	if (klog) {

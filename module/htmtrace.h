@@ -372,6 +372,8 @@ struct htm_dtl_sink {
  * @own: our buffer, registered where the kernel owns no log
  * @saved_mask: the CPU's event mask before the capture, restored after it
  * @last: index of the next entry to read
+ * @last_tb: timebase of the newest entry read (own buffer: a newer entry
+ *	must follow it)
  * @period_ns: the timer's current period
  * @timer: the pinned capture timer
  * @lost: entries lost and not yet reported, [0] overwritten, [1] dropped;
@@ -411,6 +413,7 @@ struct htm_dtl_cpu {
 	void *own;
 	u8 saved_mask;
 	u64 last;
+	u64 last_tb;
 	u64 period_ns;
 	struct hrtimer timer;
 	u64 lost[2];

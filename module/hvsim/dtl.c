@@ -20,6 +20,9 @@
  *			partition resets the index (a dispatch in between)
  *	dtl_meddle	write "CPU MASK": set the CPU's event mask as another
  *			user of the log would (debugfs dtl, vcpudispatch_stats)
+ *	dtl_thief	write "CPU COUNT": another user registers a buffer of
+ *			its own for CPU (its index reset to 0), and COUNT
+ *			events are logged there
  *	dtl_cpus	per CPU: where it logs and what it logged
  */
 #define pr_fmt(fmt) "htmtrace_hvsim: " fmt
@@ -60,6 +63,7 @@
  * @last: when the timer last ran
  * @carry: nanoseconds times events per second not yet logged
  * @registered: the buffer registered through register_dtl, or NULL
+ * @thief: another user's buffer (dtl_thief), kept until unload
  * @entries: its capacity in entries
  * @events: events so far (n of the next one)
  * @written: entries logged
@@ -73,6 +77,7 @@ struct hvsim_dtl_cpu {
 	ktime_t last;
 	u64 carry;
 	struct dtl_entry *registered;
+	struct dtl_entry *thief;
 	u32 entries;
 	u64 events;
 	u64 written;
@@ -374,6 +379,56 @@ static const struct file_operations hvsim_dtl_meddle_fops = {
 	.llseek = noop_llseek,
 };
 
+/* Another user's registration, then a burst into it. On the CPU. */
+static void hvsim_dtl_thief_on_cpu(void *arg)
+{
+	struct hvsim_dtl_burst *b = arg;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&hvsim_dtl_lock, flags);
+	b->d->registered = b->d->thief;
+	b->d->entries = N_DISPATCH_LOG;
+	WRITE_ONCE(lppaca_of(b->d->cpu).dtl_idx, 0);
+	while (b->count--)
+		hvsim_dtl_log(b->d);
+	raw_spin_unlock_irqrestore(&hvsim_dtl_lock, flags);
+}
+
+static ssize_t hvsim_dtl_thief_write(struct file *file,
+				     const char __user *ubuf, size_t len,
+				     loff_t *ppos)
+{
+	struct hvsim_dtl_burst b;
+	unsigned int cpu, count;
+	int ret;
+
+	ret = hvsim_dtl_two(ubuf, len, &cpu, &count);
+	if (ret)
+		return ret;
+	if (cpu >= nr_cpu_ids || count > HVSIM_DTL_BURST_MAX)
+		return -EINVAL;
+	b.d = &hvsim_dtl_cpus[cpu];
+	b.count = count;
+	cpus_read_lock();
+	ret = -ENODEV;
+	if (cpu_online(cpu)) {
+		/* Kept until unload: the simulated hypervisor may write it. */
+		if (!b.d->thief)
+			b.d->thief = kzalloc(DISPATCH_LOG_BYTES, GFP_KERNEL);
+		ret = b.d->thief ?
+		      smp_call_function_single(cpu, hvsim_dtl_thief_on_cpu,
+					       &b, 1) : -ENOMEM;
+	}
+	cpus_read_unlock();
+	return ret ?: len;
+}
+
+static const struct file_operations hvsim_dtl_thief_fops = {
+	.owner = THIS_MODULE,
+	.write = hvsim_dtl_thief_write,
+	.llseek = noop_llseek,
+};
+
 static int hvsim_dtl_cpus_show(struct seq_file *m, void *v)
 {
 	unsigned int cpu;
@@ -452,6 +507,8 @@ int hvsim_dtl_init(struct dentry *dir)
 			   &hvsim_dtl_register_log);
 	debugfs_create_file("dtl_meddle", 0200, dir, NULL,
 			    &hvsim_dtl_meddle_fops);
+	debugfs_create_file("dtl_thief", 0200, dir, NULL,
+			    &hvsim_dtl_thief_fops);
 	debugfs_create_file("dtl_cpus", 0400, dir, NULL, &hvsim_dtl_cpus_fops);
 	return 0;
 }
@@ -459,7 +516,11 @@ int hvsim_dtl_init(struct dentry *dir)
 /* After the backend is unregistered: nothing logs any more. */
 void hvsim_dtl_exit(void)
 {
+	unsigned int cpu;
+
 	hvsim_dtl_reset();
 	cpuhp_remove_state_nocalls(hvsim_dtl_hp_state);
+	for_each_possible_cpu(cpu)
+		kfree(hvsim_dtl_cpus[cpu].thief);
 	kfree(hvsim_dtl_cpus);
 }

@@ -534,3 +534,29 @@ own_buffer_mode() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
+
+@test "own buffers: another user's registration whose index passes ours ends the CPU's capture" {
+	own_buffer_mode || skip "the kernel owns the log: htmtrace registers none"
+	guest "htmtest dtl-configure $DEV 1 7 && htmtest dtl-start $DEV"
+	guest "echo '1 10' > $HVSIM/dtl_burst"
+	caught_up 1
+	# another user registers its own buffer: the index restarts at 0 and
+	# passes ours (10) before the capture's next poll
+	guest "echo '1 40' > $HVSIM/dtl_thief"
+	run guest "for i in \$(seq 100); do
+			grep -q '^capture cpu 1 state 2 ' $DTLFS && exit 0
+			sleep 0.05
+		done
+		exit 1"
+	[ "$status" -eq 0 ]
+	guest htmtest dtl-stop $DEV
+	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin 7"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# the 10 entries of our buffer, none of the other user's, no garbage
+	[ "${lines[1]}" = "cpu 1 entries 10 overwritten 0 dropped 0 events 1/0/1/0" ]
+	guest htmtest dtl-deconfigure $DEV
+	# the log is the other user's: not unregistered, our buffer kept
+	run guest_dmesg
+	[[ $output == *"replaced by another user"* ]]
+}

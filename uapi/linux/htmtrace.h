@@ -369,7 +369,10 @@ struct htmtrace_hvbuf {
  * user's: CONFIGURE fails with -EBUSY (at START, such a CPU says so with a
  * HTMTRACE_DTL_CPU_FAILED record, error -EBUSY). The buffer is registered,
  * its index reset, and only then the mask set, as the kernel's own users
- * do.
+ * do. Another user's registration over it is noticed by the index going
+ * back, or by the newest entry the index points at missing from the
+ * driver's buffer (empty, or older than the last one read): the index of
+ * the other buffer may have passed the driver's.
  *
  * Where the kernel owns the log, the stream carries every entry the CPU
  * logs while the driver reads it: with an event mask of cede only, the
