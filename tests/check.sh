@@ -58,7 +58,7 @@ stock_boot=(6.12-64k 6.12)
 # and the tool's suite, htmtrace record under that guest's alternatives.
 # The harness's own suite knows no kernel: it runs there too, off the
 # debug guest, whose suites are the longest path of a run.
-declare -A stock_suites=([6.12-64k]="harness.bats htm.bats dtl.bats"
+declare -A stock_suites=([6.12-64k]="harness.bats htm.bats dtl.bats tool.bats"
 	[6.12]="pmu.bats htm.bats tool.bats")
 stock_strict=6.12-64k
 # htm.bats under the simulator's alternatives, its answers where no public
