@@ -172,6 +172,21 @@ alt() {
 	esac
 }
 
+# dump_size RECORDS [SIZE]: the bytes a dump of a trace of RECORDS in a
+# buffer of SIZE (the suite's $SIZE) gives, read in chunks of the suite's
+# $CHUNK: the whole buffer, or, where the simulator ends the data at the
+# records written (dump_end=written) and the trace never wrapped, the
+# chunks up to that end (the chunk holding the end is served whole, zeros
+# after the records: H_HTM tells no byte count).
+dump_size() {
+	local size=${2:-$SIZE}
+	if [ "$(alt dump_end)" = written ] && [ $(($1 * 128)) -lt "$size" ]; then
+		echo $((($1 * 128 + CHUNK - 1) / CHUNK * CHUNK))
+	else
+		echo "$size"
+	fi
+}
+
 # hv_protocol_unload: unload our modules, and fail if, while the simulator
 # was loaded, a DUMP_DATA went to a running trace or asked for other than
 # whole pages at a page-aligned address (its counters since load; what no

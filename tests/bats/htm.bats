@@ -20,19 +20,6 @@ RECORDS=$((SIZE / 128))
 # "Alternatives"); make check runs this file under every one of them.
 SIM_ARGS="rate=0 log2_size=18${HTMTRACE_HVSIM_STRICT:+ strict=1}${HTMTRACE_HVSIM_ALT:+ $HTMTRACE_HVSIM_ALT}"
 
-# dump_size RECORDS: the bytes a dump of a trace of RECORDS gives. The
-# whole buffer, or, where the simulator ends the data at the records
-# written (dump_end=written) and the trace never wrapped, the chunks up to
-# that end: the chunk that holds the end is served whole (zeros after the
-# records), since H_HTM tells no byte count.
-dump_size() {
-	if [ "$(alt dump_end)" = written ] && [ "$1" -lt $RECORDS ]; then
-		echo $((($1 * 128 + CHUNK - 1) / CHUNK * CHUNK))
-	else
-		echo $SIZE
-	fi
-}
-
 setup() {
 	requires module htmtrace_hvsim
 	requires tool

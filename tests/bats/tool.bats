@@ -35,19 +35,6 @@ done
 
 # alt NAME (helpers.bash): the choice this run makes for alternative NAME.
 
-# dump_size RECORDS [SIZE]: the bytes a dump of a no-wrap trace of RECORDS
-# in a buffer of SIZE (default $SIZE) gives: the whole buffer, or under
-# dump_end=written the chunks up to the records' end (the chunk holding
-# the end is served whole, zeros after the records).
-dump_size() {
-	local size=${2:-$SIZE}
-	if [ "$(alt dump_end)" = written ] && [ $(($1 * 128)) -lt "$size" ]; then
-		echo $((($1 * 128 + CHUNK - 1) / CHUNK * CHUNK))
-	else
-		echo "$size"
-	fi
-}
-
 # ended_early BYTES [SIZE]: what record and dump add to "N bytes of a
 # buffer of M" when the data ended before the buffer's end.
 ended_early() {
