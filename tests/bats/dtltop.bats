@@ -2,16 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # htmtrace dtl top in the QEMU pseries guest, against /dev/vpa_dtl and the
 # simulator's dispatch trace log (module/hvsim/README.md, "Dispatch trace
-# log"): at dtl_rate events a second on each online CPU (under TCG a
-# little fewer: its own count, dtl_cpus, says how many), event n of a CPU
-# is a cede, a preempt or a fault in turn, so dispatches come at that rate
-# and cedes, preempts and faults at a third of it each; enqueue_to_dispatch
-# is 1000 to 4999 ticks of the 512 MHz timebase (1.95 to 9.77 us). dtl top
-# must show those rates within 10%; as text when its output is a file, with
-# the screen redrawn when it is a terminal (the console, /dev/hvc0: the host
-# reads it in the console log); a signal ends it with the device
-# deconfigured. And a capture of the simulator drawn by dtl report --format
-# svg has the entries dtl report counts.
+# log"). Event n of a CPU is a cede, a preempt or a fault in turn, with an
+# enqueue_to_dispatch of 1000 to 4999 ticks of the 512 MHz timebase (1.95
+# to 9.77 us). dtl top must count every entry of the simulator's bursts
+# once, in the interval that read it, as a rate of that interval, with the
+# waits in range; as text when its output is a file, with the screen
+# redrawn when it is a terminal (the console, /dev/hvc0: the host reads it
+# in the console log); a signal ends it with the device deconfigured. And a
+# capture of the simulator drawn by dtl report --format svg has the entries
+# dtl report counts. Nothing here compares a rate with the clock: under TCG
+# the simulator's timer drifts, and CI machines are shared.
 
 load helpers
 
@@ -40,54 +40,79 @@ assert_released() {
 	[ "$output" = ENODATA ]
 }
 
-@test "dtl top --json: the simulator's rates within 10%, its waits, no loss" {
+@test "dtl top --json: every entry of the simulator's bursts counted once, as a rate of its interval" {
 	load_sim
-	# The simulator's own count of the events it logged on each CPU
-	# (dtl_cpus), before and after, with the uptime: under TCG its timer
-	# may log fewer than dtl_rate a second, and what it did log is the
-	# rate dtl top must show.
-	run -0 guest "echo $RATE > $HVSIM/dtl_rate && cat $HVSIM/dtl_cpus /proc/uptime &&
-		htmtrace dtl top -C 0-1 -i 1 -n 4 --json && cat $HVSIM/dtl_cpus /proc/uptime"
+	# Bursts, not the timer: under TCG the timer's rate drifts, and a
+	# rate read off a drifting source can only be compared loosely. The
+	# bursts come after the first report and end two reports before
+	# SIGINT, so every entry is in some report (each flushes the logs),
+	# as an entry or as a loss; 60 and 30 are whole cede, preempt, fault
+	# cycles.
+	run -0 guest "htmtrace dtl top -C 0-1 -i 0.5 --json >/tmp/top.out 2>/tmp/top.err & pid=\$!
+		reports() { grep -c '^{' /tmp/top.out; }
+		wait_reports() {
+			i=0
+			until [ \$(reports) -ge \$1 ]; do
+				i=\$((i + 1)); [ \$i -lt 600 ] || { echo no report; exit 9; }
+				sleep 0.1
+			done
+		}
+		wait_reports 1
+		for b in 1 2 3 4 5; do
+			echo '0 60' > $HVSIM/dtl_burst && echo '1 30' > $HVSIM/dtl_burst || exit 8
+			sleep 0.2
+		done
+		wait_reports \$((\$(reports) + 2))
+		kill -INT \$pid; wait \$pid; echo rc=\$?
+		cat /tmp/top.out /tmp/top.err"
 	echo "$output"
+	[ "${lines[0]}" = rc=0 ]
 	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/top.out"
-	run -0 python3 - "$RATE" "$BATS_TEST_TMPDIR/top.out" <<-'EOF'
-	import json, re, sys
-	rate = float(sys.argv[1])
-	lines = open(sys.argv[2]).read().splitlines()
+	run -0 python3 - "$BATS_TEST_TMPDIR/top.out" <<-'EOF'
+	import json, sys
+	lines = open(sys.argv[1]).read().splitlines()
 	reports = [json.loads(l) for l in lines if l.startswith("{")]
-	assert len(reports) == 4, reports
-	assert all(r["tb_freq"] == 512000000 for r in reports)
-	events, uptime = [], []
-	for l in lines:
-	    m = re.match(r"cpu (\d+) .*\bevents (\d+)", l)
-	    if m:
-	        if int(m.group(1)) == 0:
-	            events.append({})
-	        events[-1][int(m.group(1))] = int(m.group(2))
-	    elif re.match(r"^[0-9.]+ [0-9.]+$", l):
-	        uptime.append(float(l.split()[0]))
-	assert len(events) == 2 and len(uptime) == 2, (events, uptime)
-	for cpu in (0, 1):
-	    sim = (events[1][cpu] - events[0][cpu]) / (uptime[1] - uptime[0])
-	    print("cpu", cpu, "simulator", round(sim, 1), "a second; dtl_rate", rate)
-	    # The simulator is near its rate (a sanity check, not the test).
-	    assert 0.6 * rate <= sim <= 1.1 * rate, sim
-	    # Every interval but the first (it holds the start).
-	    for r in reports[1:]:
-	        c = {c["cpu"]: c for c in r["cpus"]}[cpu]
-	        assert sorted(x["cpu"] for x in r["cpus"]) == [0, 1], r
-	        def near(key, want):
-	            assert abs(c[key] - want) <= 0.1 * want, (key, c[key], want)
-	        near("dispatches_per_s", sim)
-	        near("cedes_per_s", sim / 3)
-	        near("preempts_per_s", sim / 3)
-	        near("faults_per_s", sim / 3)
-	        assert 1.95 <= c["dispatch_wait_mean_us"] <= 9.77, c
-	        assert 1.95 <= c["dispatch_wait_max_us"] <= 9.77, c
-	        # At most 4999 + 1999 + 9999 ticks (33.2 us) an entry.
-	        assert 0 < c["not_dispatched"] <= c["dispatches_per_s"] * 33.2e-6, c
-	        assert c["lost"] == 0, c
+	assert len(reports) >= 3, reports
+	want = {0: 300, 1: 150}
+	got = {cpu: dict(dispatches=0, cedes=0, preempts=0, faults=0, lost=0)
+	       for cpu in want}
+	def count(c, key, secs):
+	    # A rate is a whole count over the interval (printed to 3 places).
+	    n = round(c[key] * secs)
+	    assert abs(c[key] * secs - n) < 0.01, (key, c, secs)
+	    return n
+	for r in reports:
+	    secs = r["interval_s"]
+	    assert r["tb_freq"] == 512000000, r
+	    assert secs > 0, r
+	    assert sorted(c["cpu"] for c in r["cpus"]) == [0, 1], r
+	    for c in r["cpus"]:
+	        n = c["dispatches"]
+	        assert count(c, "dispatches_per_s", secs) == n, (c, secs)
+	        kinds = {k: count(c, k + "_per_s", secs)
+	                 for k in ("cedes", "preempts", "faults")}
+	        assert sum(kinds.values()) == n, (kinds, c)
+	        if n:
+	            # enqueue_to_dispatch is 1000 to 4999 ticks (1.95 to 9.77 us).
+	            assert 1.95 <= c["dispatch_wait_mean_us"] <= 9.77, c
+	            assert 1.95 <= c["dispatch_wait_max_us"] <= 9.77, c
+	            # At most 4999 + 1999 + 9999 ticks (33.2 us) an entry.
+	            assert 0 < c["not_dispatched"] <= n * 33.2e-6 / secs, c
+	        else:
+	            assert c["not_dispatched"] == 0, c
 	        assert not c["offline"], c
+	        g = got[c["cpu"]]
+	        g["dispatches"] += n
+	        g["lost"] += c["lost"]
+	        for k, v in kinds.items():
+	            g[k] += v
+	for cpu, total in want.items():
+	    g = got[cpu]
+	    print("cpu", cpu, g)
+	    # Every entry once: read, or counted lost.
+	    assert g["dispatches"] + g["lost"] == total, (cpu, g)
+	    if not g["lost"]:
+	        assert g["cedes"] == g["preempts"] == g["faults"] == total // 3, g
 	EOF
 	echo "$output"
 	assert_released
@@ -98,7 +123,12 @@ assert_released() {
 	load_sim
 	run -0 guest "echo $RATE > $HVSIM/dtl_rate
 		htmtrace dtl top -i 0.5 >/tmp/top.out 2>/tmp/top.err & pid=\$!
-		sleep 2.2; kill -INT \$pid; wait \$pid; echo rc=\$?
+		i=0
+		until [ \$(grep -c '^ *cpu  *disp/s' /tmp/top.out) -ge 3 ]; do
+			i=\$((i + 1)); [ \$i -lt 600 ] || break
+			sleep 0.1
+		done
+		kill -INT \$pid; wait \$pid; echo rc=\$?
 		cat /tmp/top.out; cat /tmp/top.err"
 	echo "$output"
 	[ "${lines[0]}" = rc=0 ]
@@ -119,6 +149,11 @@ assert_released() {
 	load_sim
 	run -0 guest "echo $RATE > $HVSIM/dtl_rate
 		htmtrace dtl top -C 0 -i 0.5 >/dev/hvc0 2>/tmp/top.err & pid=\$!
+		i=0
+		until htmtest dtl-stats /dev/vpa_dtl >/dev/null 2>&1; do
+			i=\$((i + 1)); [ \$i -lt 600 ] || break
+			sleep 0.1
+		done
 		sleep 2.2; kill -INT \$pid; wait \$pid; echo rc=\$?; cat /tmp/top.err"
 	echo "$output"
 	[ "$output" = rc=0 ]
@@ -128,7 +163,9 @@ assert_released() {
 	data = open(sys.argv[1], "rb").read()[int(sys.argv[2]):]
 	n = data.count(b"\x1b[H\x1b[2J")
 	print("redrawn", n, "times")
-	assert n >= 3, data[-2000:]
+	# Four intervals of 0.5 s after the session began: at least two
+	# screens, however slowly this machine runs.
+	assert n >= 2, data[-2000:]
 	assert b"(Ctrl-C ends)" in data, data[-2000:]
 	assert b"wait_max_us" in data
 	EOF
@@ -145,7 +182,7 @@ assert_released() {
 	echo "$output"
 	e0=$(awk '$1 == 0 { print $2 }' <<<"$output")
 	e1=$(awk '$1 == 1 { print $2 }' <<<"$output")
-	[ "$e0" -gt $((RATE * 3 / 2)) ]
+	[ "$e0" -gt 0 ] && [ "$e1" -gt 0 ]
 	grep -q "data-cpu=\"0\" data-y=\"[0-9]*\" data-entries=\"$e0\"" <<<"$output"
 	grep -q "data-cpu=\"1\" data-y=\"[0-9]*\" data-entries=\"$e1\"" <<<"$output"
 	[ "$(grep -c '<g class="lane"' <<<"$output")" -eq 2 ]
