@@ -93,24 +93,24 @@ static u8 htm_dtl_cpu_our_mask(const struct htm_dtl_cpu *c)
 
 /*
  * Has another user changed the CPU's log under us? Return: 0 no;
- * HTM_DTL_TAKEN_MASK if the event mask is no longer exactly what we set,
- * wider or narrower (the log is still the one we read); HTM_DTL_TAKEN_LOG
+ * HTM_DTL_OTHER_MASK if the event mask is no longer exactly what we set,
+ * wider or narrower (the log is still the one we read); HTM_DTL_OTHER_LOG
  * if the log itself changed: a kernel log freed or replaced, or the index
  * moved back (a new registration resets it), or, in our own buffer, the
  * newest entry the index points at is not there (empty, or older than one
  * we read: the hypervisor writes another user's buffer, whose index passed
  * ours), so that the registration may no longer be ours.
  */
-static int htm_dtl_cpu_taken(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
-			     u64 cur)
+static int htm_dtl_cpu_other_change(struct htm_dtl *dtl,
+				    struct htm_dtl_cpu *c, u64 cur)
 {
 	u8 mask = htm_hv_dtl_mask(dtl->hv, c->cpu);
 
 	if (c->kernel_owned && READ_ONCE(paca_ptrs[c->cpu]->dispatch_log) !=
 	    c->log)
-		return HTM_DTL_TAKEN_LOG;
+		return HTM_DTL_OTHER_LOG;
 	if (cur < c->last)
-		return HTM_DTL_TAKEN_LOG;
+		return HTM_DTL_OTHER_LOG;
 	if (!c->kernel_owned && cur > c->last) {
 		u64 tb;
 
@@ -119,9 +119,9 @@ static int htm_dtl_cpu_taken(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 		tb = be64_to_cpu(READ_ONCE(c->log[(cur - 1) %
 						  HTM_DTL_ENTRIES].timebase));
 		if (!tb || tb < c->last_tb)
-			return HTM_DTL_TAKEN_LOG;
+			return HTM_DTL_OTHER_LOG;
 	}
-	return mask != htm_dtl_cpu_our_mask(c) ? HTM_DTL_TAKEN_MASK : 0;
+	return mask != htm_dtl_cpu_our_mask(c) ? HTM_DTL_OTHER_MASK : 0;
 }
 
 /* The CPU's capture is over: record why, and stop polling. */
@@ -132,8 +132,8 @@ static void htm_dtl_cpu_ended(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 
 	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_ENDED);
 	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
-	if (c->rejoined)
-		c->reended = why;
+	if (c->next_waits)
+		c->next_end = why;
 	else
 		set_bit(why, &c->events);
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
@@ -153,8 +153,8 @@ void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	u64 *lost;
 
 	cur = htm_hv_dtl_index(dtl->hv, c->cpu);
-	c->taken = htm_dtl_cpu_taken(dtl, c, cur);
-	if (c->taken) {
+	c->other_change = htm_dtl_cpu_other_change(dtl, c, cur);
+	if (c->other_change) {
 		htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST);
 		return;
 	}
@@ -178,7 +178,7 @@ void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	 */
 	if (c->kernel_owned &&
 	    READ_ONCE(paca_ptrs[c->cpu]->dispatch_log) != c->log) {
-		c->taken = HTM_DTL_TAKEN_LOG;
+		c->other_change = HTM_DTL_OTHER_LOG;
 		htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST);
 		return;
 	}
@@ -194,7 +194,7 @@ void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	htm_dtl_rec_init(&rec.hdr, HTMTRACE_DTL_REC_ENTRY, sizeof(rec), c->cpu);
 	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
 	/* While the last capture's end waits for room, this one's losses wait too. */
-	lost = c->rejoined ? c->relost : c->lost;
+	lost = c->next_waits ? c->next_lost : c->lost;
 	c->overwritten += over;
 	lost[0] += over;
 	/*
@@ -263,7 +263,7 @@ long htm_dtl_cpu_begin(void *arg)
 	int cpu = c->cpu, ret;
 
 	c->saved_mask = htm_hv_dtl_mask(dtl->hv, cpu);
-	c->taken = 0;
+	c->other_change = 0;
 	c->last_tb = 0;
 	/* The kernel's log pointer is read once: c->log is what we read. */
 	klog = READ_ONCE(paca_ptrs[cpu]->dispatch_log);
@@ -307,15 +307,15 @@ long htm_dtl_cpu_begin(void *arg)
 	/*
 	 * If records of the last capture (its end, or losses counted before
 	 * a STOP) still wait for room, this capture's records wait after
-	 * them (@rejoined). A capture that ends and begins again while they
+	 * them (@next_waits). A capture that ends and begins again while they
 	 * wait is folded into this one.
 	 */
 	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
-	if (htm_dtl_cpu_pending(c) && !c->rejoined)
-		c->rejoined = true;
-	else if (!c->rejoined)
+	if (htm_dtl_cpu_pending(c) && !c->next_waits)
+		c->next_waits = true;
+	else if (!c->next_waits)
 		set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
-	c->reended = 0;
+	c->next_end = 0;
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	c->period_ns = HTM_DTL_PERIOD_START;
 	hrtimer_start(&c->timer, ns_to_ktime(c->period_ns),
@@ -340,18 +340,18 @@ void htm_dtl_cpu_end(struct htm_dtl_cpu *c, unsigned int why)
 			htm_dtl_cpu_ended(dtl, c, why);
 	}
 	/* The mask is given back only if it is still exactly what we set. */
-	if (c->log && c->taken != HTM_DTL_TAKEN_LOG &&
+	if (c->log && c->other_change != HTM_DTL_OTHER_LOG &&
 	    htm_hv_dtl_mask(dtl->hv, cpu) == htm_dtl_cpu_our_mask(c))
 		htm_hv_dtl_set_mask(dtl->hv, cpu, c->saved_mask);
 	if (c->log && !c->kernel_owned) {
 		/* A log another user replaced is theirs to unregister. */
-		ret = c->taken == HTM_DTL_TAKEN_LOG ? -EBUSY :
+		ret = c->other_change == HTM_DTL_OTHER_LOG ? -EBUSY :
 		      htm_hv_dtl_unregister(dtl->hv, cpu);
 		if (ret) {
 			pr_warn("cpu%d: dispatch trace log buffer %s (%d): left allocated, the hypervisor may still write it\n",
 				cpu, ret == -EBUSY ? "replaced by another user" :
 				"not unregistered", ret);
-			c->keep_own = true;
+			c->own_registered = true;
 		}
 	}
 	c->log = NULL;

@@ -140,7 +140,7 @@ void htm_dtl_pmu_cpu_remove(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	dtl->pcpu[c->cpu] = NULL;
 	cpumask_clear_cpu(c->cpu, dtl->cpus);
 	mutex_unlock(&dtl->lock);
-	if (c->keep_own)
+	if (c->own_registered)
 		kmemleak_not_leak(c->own);
 	else
 		kfree(c->own);

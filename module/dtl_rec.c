@@ -6,7 +6,7 @@
  * A CPU's records come in the order of its capture: JOINED, entries and
  * LOST records, then what ended it. What finds no room waits: the CPU's
  * oldest capture's records first, then those of the capture it began again
- * meanwhile (@rejoined); what the captures before a START left goes before
+ * meanwhile (@next_waits); what the captures before a START left goes before
  * that START's clock record.
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
@@ -159,27 +159,27 @@ static bool htm_dtl_flush_capture(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 /* The oldest capture's records are out: the one begun after it is next. */
 static void htm_dtl_next_capture(struct htm_dtl_cpu *c)
 {
-	if (!c->rejoined)
+	if (!c->next_waits)
 		return;
-	c->rejoined = false;
+	c->next_waits = false;
 	set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
-	memcpy(c->lost, c->relost, sizeof(c->lost));
-	memset(c->relost, 0, sizeof(c->relost));
-	if (c->reended)
-		set_bit(c->reended, &c->events);
-	c->reended = 0;
+	memcpy(c->lost, c->next_lost, sizeof(c->lost));
+	memset(c->next_lost, 0, sizeof(c->next_lost));
+	if (c->next_end)
+		set_bit(c->next_end, &c->events);
+	c->next_end = 0;
 }
 
 /*
  * Push a CPU's pending records: those of its oldest capture, then those of
- * the capture it began again meanwhile (@rejoined). Caller holds the ring
+ * the capture it began again meanwhile (@next_waits). Caller holds the ring
  * lock.
  */
 bool htm_dtl_flush_cpu(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 {
 	if (!htm_dtl_flush_capture(dtl, c))
 		return false;
-	if (!c->rejoined)
+	if (!c->next_waits)
 		return true;
 	htm_dtl_next_capture(c);
 	return htm_dtl_flush_capture(dtl, c);

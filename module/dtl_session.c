@@ -69,7 +69,7 @@ void htm_dtl_free(struct htm_dtl *dtl)
 			if (!c)
 				continue;
 			/* Never freed, so not a leak for kmemleak either. */
-			if (c->keep_own)
+			if (c->own_registered)
 				kmemleak_not_leak(c->own);
 			else
 				kfree(c->own);

@@ -309,9 +309,9 @@ void htm_pmu_unregister(void);
 #define HTM_DTL_BYTES		DISPATCH_LOG_BYTES	/* 4096 */
 /* The slot after the newest entry may be being written. */
 #define HTM_DTL_READABLE	(HTM_DTL_ENTRIES - 1)
-/* How another user changed a CPU's log (struct htm_dtl_cpu @taken). */
-#define HTM_DTL_TAKEN_MASK	1
-#define HTM_DTL_TAKEN_LOG	2
+/* How another user changed a CPU's log (struct htm_dtl_cpu @other_change). */
+#define HTM_DTL_OTHER_MASK	1
+#define HTM_DTL_OTHER_LOG	2
 /* The capture timer: entries aimed at per period, and its bounds. */
 #define HTM_DTL_PER_PERIOD	16
 #define HTM_DTL_PERIOD_MIN	(250 * NSEC_PER_USEC)
@@ -360,10 +360,11 @@ struct htm_dtl_sink {
  * @cpu: logical CPU
  * @state: HTMTRACE_DTL_CPU_*; written on the CPU or with its timer stopped
  * @kernel_owned: @log is the kernel's (paca dispatch_log)
- * @taken: another user changed the log under us: HTM_DTL_TAKEN_MASK (our
- *	event bits only: the mask is theirs now) or HTM_DTL_TAKEN_LOG (the
+ * @other_change: what another user changed under us: HTM_DTL_OTHER_MASK (our
+ *	event bits only: the mask is theirs now) or HTM_DTL_OTHER_LOG (the
  *	log itself: the registration is theirs too); else 0
- * @keep_own: @own may still be registered: never free it
+ * @own_registered: @own may still be registered with the hypervisor (its
+ *	unregistration failed, or another user replaced it): never free it
  * @mask: HTMTRACE_DTL_* events this CPU logs for us
  * @clock_pending: (with @sink) a clock record is due before the next one
  * @sink: where the records go, NULL for the session's ring
@@ -376,17 +377,20 @@ struct htm_dtl_sink {
  *	must follow it)
  * @period_ns: the timer's current period
  * @timer: the pinned capture timer
- * @lost: entries lost and not yet reported, [0] overwritten, [1] dropped;
- *	under the session's ring lock
+ * @lost: entries lost and not yet reported, [0] overwritten, [1] dropped
  * @events: HTMTRACE_DTL_CPU_* records to emit, as bits
- * @rejoined: the CPU began a capture again while the record of what ended
- *	the last one still waited for room in @events: this capture's
- *	JOINED, @relost and @reended are due after it; under the ring lock
- * @relost: as @lost, for the capture begun again
+ * @next_waits: a newer capture began (a START, or the CPU back online)
+ *	while records of the older one still waited for room (START first
+ *	pushes what fits: this is the ring-full case). The older capture's
+ *	records stay in @lost and @events; the newer one's JOINED is due
+ *	after them, and its losses and end wait in @next_lost and @next_end
+ *	until htm_dtl_next_capture() moves them in. A third capture that
+ *	begins while they still wait folds into the newer one.
+ * @next_lost: as @lost, for the newer capture (@next_waits)
+ * @next_end: 0, or the HTMTRACE_DTL_CPU_* event that ended the newer
+ *	capture (@next_waits)
  * @prev_pending: at the last START, records of a capture before it still
  *	waited for room: they go out before that START's clock record
- * @reended: 0, or the HTMTRACE_DTL_CPU_* event that ended the capture
- *	begun again (a later one folds into it: see htm_dtl_cpu_begin())
  * @error: the errno a HTMTRACE_DTL_CPU_FAILED record carries
  * @logged: entries the hypervisor logged during the capture
  * @entries: entries copied into the stream
@@ -395,16 +399,19 @@ struct htm_dtl_sink {
  * @wakeups: timer runs
  * @stage: the entries of one poll, checked before they go to the ring
  *
- * The counters are written by the CPU's timer (or with it stopped) and read
- * without a lock.
+ * The pending records (@clock_pending, @lost, @events, @next_waits,
+ * @next_lost, @next_end, @prev_pending) are read and written under the
+ * session's @ring_lock, except @clock_pending and @sink, also set before
+ * the capture begins (its timer not yet started). The counters are written by the
+ * CPU's timer (or with it stopped) and read without a lock.
  */
 struct htm_dtl_cpu {
 	struct htm_dtl *dtl;
 	int cpu;
 	u32 state;
 	bool kernel_owned;
-	u8 taken;
-	bool keep_own;
+	u8 other_change;
+	bool own_registered;
 	u8 mask;
 	bool clock_pending;
 	const struct htm_dtl_sink *sink;
@@ -418,10 +425,10 @@ struct htm_dtl_cpu {
 	struct hrtimer timer;
 	u64 lost[2];
 	unsigned long events;
-	bool rejoined;
-	u64 relost[2];
+	bool next_waits;
+	u64 next_lost[2];
+	u8 next_end;
 	bool prev_pending;
-	u8 reended;
 	s32 error;
 	u64 logged;
 	u64 entries;
