@@ -14,6 +14,12 @@ out=$top/build/$variant
 cross=powerpc64le-linux-gnu-
 
 kdir=$("$top/tests/kernel.sh" "$variant")
+# Objects built against another kernel tree (its config changed: a new
+# cache key) are not rebuilt by kbuild, whose dependencies on the old
+# tree's headers vanish with it: start the module build afresh.
+if [ "$(readlink "$out/kdir" 2>/dev/null)" != "$kdir" ]; then
+	rm -rf "$out/kmod"
+fi
 mkdir -p "$out/kmod"
 ln -sfn "$kdir" "$out/kdir"
 
