@@ -70,6 +70,8 @@
  * @filtered: events the CPU's mask left out
  * @unlogged: events with no log to go to
  * @stolen: ticks of stolen time the logged entries report
+ * @unscanned: ticks of stolen time in kernel-log entries overwritten before
+ *	the kernel scanned them (its steal accounting skips what it missed)
  */
 struct hvsim_dtl_cpu {
 	int cpu;
@@ -84,6 +86,7 @@ struct hvsim_dtl_cpu {
 	u64 filtered;
 	u64 unlogged;
 	u64 stolen;
+	u64 unscanned;
 };
 
 /* Guards every hvsim_dtl_cpu and the knobs; taken with interrupts off. */
@@ -101,6 +104,7 @@ static void hvsim_dtl_log(struct hvsim_dtl_cpu *d)
 	struct dtl_entry *log = d->registered;
 	u32 nent = d->entries;
 	u64 n = d->events++, idx;
+	bool kernel_log = false;
 
 	if (!(READ_ONCE(vpa->dtl_enable_mask) & hvsim_dtl_type(d->cpu, n))) {
 		d->filtered++;
@@ -109,12 +113,24 @@ static void hvsim_dtl_log(struct hvsim_dtl_cpu *d)
 	if (!log) {
 		log = READ_ONCE(paca_ptrs[d->cpu]->dispatch_log);
 		nent = N_DISPATCH_LOG;
+		kernel_log = true;
 	}
 	if (!log) {
 		d->unlogged++;
 		return;
 	}
 	idx = be64_to_cpu(READ_ONCE(vpa->dtl_idx));
+	/*
+	 * The kernel scans its log with interrupts off on this CPU, so its
+	 * read index holds still here: an entry it has not read yet that
+	 * this one overwrites is stolen time it will never count.
+	 */
+	if (kernel_log && idx >= paca_ptrs[d->cpu]->dtl_ridx + nent) {
+		const struct dtl_entry *old = &log[idx % nent];
+
+		d->unscanned += be32_to_cpu(old->enqueue_to_dispatch_time) +
+				be32_to_cpu(old->ready_to_enqueue_time);
+	}
 	hvsim_dtl_fill((unsigned char *)&log[idx % nent], d->cpu,
 		       get_hard_smp_processor_id(d->cpu), n, get_tb());
 	/* The entry is whole before the index says it is there. */
@@ -312,27 +328,40 @@ static int hvsim_dtl_two(const char __user *ubuf, size_t len, unsigned int *a,
 	return 0;
 }
 
+/**
+ * struct hvsim_dtl_burst - a burst of events on one CPU
+ * @d: the CPU's log
+ * @count: events
+ * @thief: first, another user registers a buffer of its own (dtl_thief)
+ */
 struct hvsim_dtl_burst {
 	struct hvsim_dtl_cpu *d;
 	unsigned int count;
+	bool thief;
 };
 
+/* On the CPU, as the hypervisor logs: nothing else runs there meanwhile. */
 static void hvsim_dtl_burst_on_cpu(void *arg)
 {
 	struct hvsim_dtl_burst *b = arg;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&hvsim_dtl_lock, flags);
+	if (b->thief) {
+		b->d->registered = b->d->thief;
+		b->d->entries = N_DISPATCH_LOG;
+		WRITE_ONCE(lppaca_of(b->d->cpu).dtl_idx, 0);
+	}
 	while (b->count--)
 		hvsim_dtl_log(b->d);
 	raw_spin_unlock_irqrestore(&hvsim_dtl_lock, flags);
 }
 
-static ssize_t hvsim_dtl_burst_write(struct file *file,
-				     const char __user *ubuf, size_t len,
-				     loff_t *ppos)
+/* "CPU COUNT" written to dtl_burst or dtl_thief. */
+static ssize_t hvsim_dtl_burst_parse_run(const char __user *ubuf, size_t len,
+					 bool thief)
 {
-	struct hvsim_dtl_burst b;
+	struct hvsim_dtl_burst b = { .thief = thief };
 	unsigned int cpu, count;
 	int ret;
 
@@ -344,11 +373,24 @@ static ssize_t hvsim_dtl_burst_write(struct file *file,
 	b.d = &hvsim_dtl_cpus[cpu];
 	b.count = count;
 	cpus_read_lock();
-	ret = cpu_online(cpu) ?
-	      smp_call_function_single(cpu, hvsim_dtl_burst_on_cpu, &b, 1) :
-	      -ENODEV;
+	ret = -ENODEV;
+	if (cpu_online(cpu)) {
+		/* Kept until unload: the simulated hypervisor may write it. */
+		if (thief && !b.d->thief)
+			b.d->thief = kzalloc(DISPATCH_LOG_BYTES, GFP_KERNEL);
+		ret = thief && !b.d->thief ? -ENOMEM :
+		      smp_call_function_single(cpu, hvsim_dtl_burst_on_cpu,
+					       &b, 1);
+	}
 	cpus_read_unlock();
 	return ret ?: len;
+}
+
+static ssize_t hvsim_dtl_burst_write(struct file *file,
+				     const char __user *ubuf, size_t len,
+				     loff_t *ppos)
+{
+	return hvsim_dtl_burst_parse_run(ubuf, len, false);
 }
 
 static const struct file_operations hvsim_dtl_burst_fops = {
@@ -379,48 +421,11 @@ static const struct file_operations hvsim_dtl_meddle_fops = {
 	.llseek = noop_llseek,
 };
 
-/* Another user's registration, then a burst into it. On the CPU. */
-static void hvsim_dtl_thief_on_cpu(void *arg)
-{
-	struct hvsim_dtl_burst *b = arg;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&hvsim_dtl_lock, flags);
-	b->d->registered = b->d->thief;
-	b->d->entries = N_DISPATCH_LOG;
-	WRITE_ONCE(lppaca_of(b->d->cpu).dtl_idx, 0);
-	while (b->count--)
-		hvsim_dtl_log(b->d);
-	raw_spin_unlock_irqrestore(&hvsim_dtl_lock, flags);
-}
-
 static ssize_t hvsim_dtl_thief_write(struct file *file,
 				     const char __user *ubuf, size_t len,
 				     loff_t *ppos)
 {
-	struct hvsim_dtl_burst b;
-	unsigned int cpu, count;
-	int ret;
-
-	ret = hvsim_dtl_two(ubuf, len, &cpu, &count);
-	if (ret)
-		return ret;
-	if (cpu >= nr_cpu_ids || count > HVSIM_DTL_BURST_MAX)
-		return -EINVAL;
-	b.d = &hvsim_dtl_cpus[cpu];
-	b.count = count;
-	cpus_read_lock();
-	ret = -ENODEV;
-	if (cpu_online(cpu)) {
-		/* Kept until unload: the simulated hypervisor may write it. */
-		if (!b.d->thief)
-			b.d->thief = kzalloc(DISPATCH_LOG_BYTES, GFP_KERNEL);
-		ret = b.d->thief ?
-		      smp_call_function_single(cpu, hvsim_dtl_thief_on_cpu,
-					       &b, 1) : -ENOMEM;
-	}
-	cpus_read_unlock();
-	return ret ?: len;
+	return hvsim_dtl_burst_parse_run(ubuf, len, true);
 }
 
 static const struct file_operations hvsim_dtl_thief_fops = {
@@ -435,7 +440,7 @@ static int hvsim_dtl_cpus_show(struct seq_file *m, void *v)
 
 	for_each_possible_cpu(cpu) {
 		const struct hvsim_dtl_cpu *d = &hvsim_dtl_cpus[cpu];
-		u64 events, written, filtered, unlogged, stolen;
+		u64 events, written, filtered, unlogged, stolen, unscanned;
 		unsigned long flags;
 		bool registered;
 
@@ -447,12 +452,13 @@ static int hvsim_dtl_cpus_show(struct seq_file *m, void *v)
 		filtered = d->filtered;
 		unlogged = d->unlogged;
 		stolen = d->stolen;
+		unscanned = d->unscanned;
 		raw_spin_unlock_irqrestore(&hvsim_dtl_lock, flags);
-		seq_printf(m, "cpu %u log %s events %llu written %llu filtered %llu unlogged %llu stolen %llu index %llu mask %u\n",
+		seq_printf(m, "cpu %u log %s events %llu written %llu filtered %llu unlogged %llu stolen %llu unscanned %llu index %llu mask %u\n",
 			   cpu, registered ? "registered" :
 			   READ_ONCE(paca_ptrs[cpu]->dispatch_log) ? "kernel" :
 			   "none", events, written, filtered, unlogged, stolen,
-			   hvsim_dtl_index(cpu), hvsim_dtl_mask(cpu));
+			   unscanned, hvsim_dtl_index(cpu), hvsim_dtl_mask(cpu));
 	}
 	return 0;
 }

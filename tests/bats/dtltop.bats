@@ -182,7 +182,8 @@ assert_released() {
 	echo "$output"
 	e0=$(awk '$1 == 0 { print $2 }' <<<"$output")
 	e1=$(awk '$1 == 1 { print $2 }' <<<"$output")
-	[ "$e0" -gt 0 ] && [ "$e1" -gt 0 ]
+	[ "$e0" -gt 0 ]
+	[ "$e1" -gt 0 ]
 	grep -q "data-cpu=\"0\" data-y=\"[0-9]*\" data-entries=\"$e0\"" <<<"$output"
 	grep -q "data-cpu=\"1\" data-y=\"[0-9]*\" data-entries=\"$e1\"" <<<"$output"
 	[ "$(grep -c '<g class="lane"' <<<"$output")" -eq 2 ]

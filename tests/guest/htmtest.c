@@ -637,18 +637,35 @@ struct dtl_seen {
 	int in;			/* between its JOINED and what ended it */
 };
 
+/*
+ * The next record header of a stream file: 1, 0 at the end of the file, or
+ * -1 (and a line saying so) when fewer bytes than a header are left.
+ */
+static int read_rec_hdr(FILE *f, struct htmtrace_dtl_rec *hdr)
+{
+	size_t n = fread(hdr, 1, sizeof(*hdr), f);
+
+	if (n == sizeof(*hdr))
+		return 1;
+	if (n)
+		printf("%zu trailing bytes, less than a record header\n", n);
+	return n ? -1 : 0;
+}
+
 static int cmd_dtl_dump(const char *path)
 {
 	unsigned char rec[HTMTRACE_DTL_REC_MAX];
 	struct htmtrace_dtl_rec hdr;
 	FILE *f = fopen(path, "rb");
+	int r;
 
 	if (!f)
 		return fail();
-	while (fread(&hdr, sizeof(hdr), 1, f) == 1) {
+	while ((r = read_rec_hdr(f, &hdr)) > 0) {
 		if (hdr.len < sizeof(hdr) || hdr.len > sizeof(rec) ||
 		    fread(rec + sizeof(hdr), hdr.len - sizeof(hdr), 1, f) != 1) {
 			printf("bad record\n");
+			fclose(f);
 			return 1;
 		}
 		memcpy(rec, &hdr, sizeof(hdr));
@@ -666,7 +683,7 @@ static int cmd_dtl_dump(const char *path)
 		}
 	}
 	fclose(f);
-	return 0;
+	return r < 0;
 }
 
 static int cmd_dtl_verify(const char *path, unsigned int mask)
@@ -677,10 +694,11 @@ static int cmd_dtl_verify(const char *path, unsigned int mask)
 	struct htmtrace_dtl_rec hdr;
 	FILE *f = fopen(path, "rb");
 	unsigned int cpu;
+	int r;
 
 	if (!f)
 		return fail();
-	while (fread(&hdr, sizeof(hdr), 1, f) == 1) {
+	while ((r = read_rec_hdr(f, &hdr)) > 0) {
 		struct dtl_seen *c;
 
 		if (hdr.len < sizeof(hdr) || hdr.len > sizeof(rec) ||
@@ -785,6 +803,9 @@ static int cmd_dtl_verify(const char *path, unsigned int mask)
 		}
 	}
 	fclose(f);
+	/* A stream is whole records: a tail shorter than a header is bad. */
+	if (r < 0)
+		bad++;
 	printf("clock %lu\n", clocks);
 	for (cpu = 0; cpu < 1024; cpu++) {
 		struct dtl_seen *c = &seen[cpu];
