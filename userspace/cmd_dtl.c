@@ -6,12 +6,13 @@
  * record: open the device and create the file (so that a bad -o fails
  * before anything is configured), fork the workload held on a pipe,
  * configure, start, release the workload, copy the stream while it runs
- * (or for the duration, or until Ctrl-C), stop, copy the rest until
- * read() returns 0, read the counters, deconfigure. Once configured, every
- * exit path deconfigures. A failure before anything was captured removes
- * the file; after, the file keeps the whole records written until then (a
- * full disk, a read error, a second Ctrl-C while the rest is copied): the
- * log is a stream, read once, so what was copied is kept and said so.
+ * (or for the duration, or until Ctrl-C; with --latency, a FLUSH at least
+ * that often), stop, copy the rest until read() returns 0, read the
+ * counters, deconfigure. Once configured, every exit path deconfigures. A
+ * failure before anything was captured removes the file; after, the file
+ * keeps the whole records written until then (a full disk, a read error, a
+ * second Ctrl-C while the rest is copied): the log is a stream, read once,
+ * so what was copied is kept and said so.
  *
  * report: the file is checked whole before anything is printed, so that a
  * damaged file gives one error and no partial report.
@@ -48,6 +49,9 @@
 #define RING_KB_MIN		4
 #define RING_KB_MAX		65536
 
+/* --latency: milliseconds between two FLUSHes at most (0: none). */
+#define LATENCY_MS_MAX		60000
+
 /* Report a failed DTL ioctl with a hint for the errors the ABI documents. */
 static int dtl_ioctl(int fd, const char *dev, unsigned long cmd, void *arg,
 		     const char *what)
@@ -80,6 +84,8 @@ struct dtl_copy {
 	unsigned char *buf;
 	__u64 bytes, records, entries, lost;
 	int write_err;		/* -errno of the output's failure, or 0 */
+	long long flush_ns;	/* --latency, or 0 */
+	long long next_flush;	/* CLOCK_MONOTONIC of the next FLUSH, ns */
 };
 
 /*
@@ -149,9 +155,30 @@ static long long now_ns(void)
 }
 
 /*
+ * --latency: copy every CPU's log into the stream now (the poll that
+ * follows reads it), and again at most cp->flush_ns from now. A session
+ * that is no longer running (EBADFD: stopped from another file) is no
+ * error: its stream ends by itself. Returns 0, or -1 after a message.
+ */
+static int flush_stream(struct dtl_copy *cp, long long now)
+{
+	int err;
+
+	cp->next_flush = now + cp->flush_ns;
+	if (!ioctl(cp->fd, HTMTRACE_IOC_DTL_FLUSH) || errno == EBADFD)
+		return 0;
+	err = errno;
+	pr_errno(err, "flush %s", cp->dev);
+	if (err == ENOTTY)
+		pr_err("the driver has no HTMTRACE_IOC_DTL_FLUSH (an htmtrace.ko older than this tool): --latency needs it");
+	return -1;
+}
+
+/*
  * Copy the stream until the workload ends, @secs pass or a signal comes
- * (the capture signals are blocked: ppoll() lets them in). Returns 1 if the
- * stream ended by itself, 0, or -1 after a message.
+ * (the capture signals are blocked: ppoll() lets them in); with --latency,
+ * a FLUSH each time cp->next_flush comes. Returns 1 if the stream ended by
+ * itself, 0, or -1 after a message.
  */
 static int capture(struct dtl_copy *cp, struct workload *wl,
 		   const sigset_t *waitmask)
@@ -159,6 +186,7 @@ static int capture(struct dtl_copy *cp, struct workload *wl,
 	long long deadline = now_ns() + (long long)(wl->secs * 1e9), left;
 	struct pollfd pfd = { .fd = cp->fd, .events = POLLIN };
 	struct timespec ts, *tsp;
+	long long now;
 	ssize_t n;
 	int ret;
 
@@ -170,11 +198,21 @@ static int capture(struct dtl_copy *cp, struct workload *wl,
 			return -1;
 		if (ret)
 			return 0;
-		tsp = NULL;
+		now = now_ns();
+		left = -1;
 		if (wl->have_secs) {
-			left = deadline - now_ns();
+			left = deadline - now;
 			if (left <= 0)
 				return 0;
+		}
+		if (cp->flush_ns) {
+			if (now >= cp->next_flush && flush_stream(cp, now))
+				return -1;
+			if (left < 0 || cp->next_flush - now < left)
+				left = cp->next_flush - now;
+		}
+		tsp = NULL;
+		if (left >= 0) {
 			ts.tv_sec = left / 1000000000;
 			ts.tv_nsec = left % 1000000000;
 			tsp = &ts;
@@ -313,6 +351,7 @@ static const struct option record_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "ring-kb", required_argument, NULL, OPT_RING_KB },
 	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "latency", required_argument, NULL, OPT_LATENCY },
 	HELP_OPTION,
 	OPTIONS_END,
 };
@@ -327,7 +366,7 @@ int cmd_dtl_record(int argc, char **argv)
 	sigset_t block, waitmask;
 	const char *dev = co.dev, *outname = NULL, *cpus_arg = NULL;
 	char cpus_text[256], events_text[64];
-	__u64 *cpus = NULL, ring_kb = 0;
+	__u64 *cpus = NULL, ring_kb = 0, latency_ms = 0;
 	__u32 cpus_size = 0, events = HTMTRACE_DTL_ALL, nstats = 0;
 	int blocked = 0, keep = 0, ended = 0, partial = 0;
 	int fd, opt, err, ret = EXIT_FAIL;
@@ -373,6 +412,14 @@ int cmd_dtl_record(int argc, char **argv)
 			if (workload_duration(&wl, optarg)) {
 				free(cpus);
 				return EXIT_USAGE;
+			}
+			break;
+		case OPT_LATENCY:
+			if (parse_u64(optarg, &latency_ms) ||
+			    latency_ms > LATENCY_MS_MAX) {
+				free(cpus);
+				return usage_err("bad latency '%s': expected 1 to %u milliseconds, or 0 for none",
+						 optarg, LATENCY_MS_MAX);
 			}
 			break;
 		}
@@ -427,6 +474,12 @@ int cmd_dtl_record(int argc, char **argv)
 		goto out_workload;
 	if (dtl_ioctl(fd, dev, HTMTRACE_IOC_DTL_START, NULL, "start"))
 		goto out_deconfigure;
+	/* --latency: a driver without FLUSH fails here, before the workload. */
+	cp.flush_ns = (long long)latency_ms * 1000000;
+	if (cp.flush_ns && flush_stream(&cp, now_ns())) {
+		ioctl(fd, HTMTRACE_IOC_DTL_STOP);
+		goto out_deconfigure;
+	}
 
 	/* From here the capture signals only come in while ppoll() waits. */
 	capture_sigset(&block, 1);

@@ -25,8 +25,9 @@
 	"  -c, --core CORE       core index on the chip, 0..65535\n"
 
 #define DTL_RECORD_USAGE \
-	"Usage: htmtrace dtl record [-C CPUS] [-e EVENTS] [--ring-kb N] [-d DEV]\n" \
-	"                           -o FILE [--duration SECS | [--] COMMAND [ARG...]]\n"
+	"Usage: htmtrace dtl record [-C CPUS] [-e EVENTS] [--ring-kb N]\n" \
+	"                           [--latency MS] [-d DEV] -o FILE\n" \
+	"                           [--duration SECS | [--] COMMAND [ARG...]]\n"
 #define DTL_REPORT_USAGE \
 	"Usage: htmtrace dtl report FILE [--format text|csv|json|svg] [-o OUT]\n"
 #define DTL_TOP_USAGE \
@@ -130,6 +131,13 @@ static const struct command commands[] = {
 	  "                        (default all)\n"
 	  "      --ring-kb N       the session's ring of records, 4..65536 KiB\n"
 	  "                        (default: the driver's, 256)\n"
+	  "      --latency MS      bound the delay of an entry: flush every CPU's\n"
+	  "                        log into the stream at least every MS\n"
+	  "                        milliseconds, 1..60000, so that no entry\n"
+	  "                        reaches FILE later than MS after it was logged\n"
+	  "                        (plus the read); 0: no flush (default: the\n"
+	  "                        driver's poll period bounds it, 200 ms on an\n"
+	  "                        idle CPU)\n"
 	  "  -d, --device DEV      the device (default /dev/vpa_dtl)\n"
 	  "  -o, --output FILE     the stream, as read from the device\n"
 	  "      --duration SECS   capture for SECS seconds, e.g. 2 or 0.5\n" },

@@ -150,6 +150,10 @@ text" ]
 	[ "$output" = "" ]
 	run -0 complete_words dtl top -i ''
 	[ "$output" = "" ]
+	run -0 complete_words dtl record --lat
+	[ "$output" = "--latency" ]
+	run -0 complete_words dtl record --latency ''
+	[ "$output" = "" ]
 	run -0 complete_words dtl top -d /dev/vpa
 	[ "$output" = "/dev/vpa_dtl" ]
 }

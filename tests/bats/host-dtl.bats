@@ -487,6 +487,14 @@ record_usage() {
 	done
 }
 
+@test "record: bad --latency: exit 2" {
+	local bad
+	for bad in 60001 '' x -1 1.5 100ms 99999999999999999999; do
+		record_usage "bad latency '$bad': expected 1 to 60000 milliseconds, or 0 for none" \
+			--latency "$bad" -o x.bin --duration 0
+	done
+}
+
 @test "record: output, duration and command errors: exit 2" {
 	record_usage "missing output: -o FILE is required" --duration 0
 	record_usage "bad output '-': expected a file name (the counters go to standard output)" -o - --duration 0
@@ -587,6 +595,71 @@ record_usage() {
 	grep -qx "STATS room=100 count=100" "$FAKE_DTL_LOG"
 	[ "${#lines[@]}" -eq 104 ]
 	[ "${lines[103]}" = "99     capturing  kernel            0            0            0          199" ]
+}
+
+# The operations of a record on the fake device's virtual clock: a FLUSH
+# is logged with its time since START.
+CONF="CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0"
+END="STOP READ EOF at 320 STATS room=64 count=4 DECONFIGURE"
+
+@test "record --latency MS: a FLUSH at the START, then one every MS until the stop" {
+	vector "$FAKE_DTL_STREAM"
+	export FAKE_DTL_VTIME=1
+	run -0 --separate-stderr fdtl dtl record -d "$DEV" --latency 300 -o dtl.bin --duration 1
+	[ "$stderr" = "" ]
+	[ "${lines[2]}" = "wrote 320 bytes (9 records: 3 entries, 8 lost) to dtl.bin" ]
+	[ "$(ops)" = "$CONF START FLUSH at 0 ms READ 320 FLUSH at 300 ms FLUSH at 600 ms FLUSH at 900 ms $END" ]
+	cmp "$FAKE_DTL_STREAM" dtl.bin
+	# the smallest period; the largest, longer than the capture
+	rm "$FAKE_DTL_LOG"
+	run -0 fdtl dtl record -d "$DEV" --latency 1 -o dtl.bin --duration 0.005
+	[ "$(ops)" = "$CONF START FLUSH at 0 ms READ 320 FLUSH at 1 ms FLUSH at 2 ms FLUSH at 3 ms FLUSH at 4 ms $END" ]
+	rm "$FAKE_DTL_LOG"
+	run -0 fdtl dtl record -d "$DEV" --latency 60000 -o dtl.bin --duration 100
+	[ "$(ops)" = "$CONF START FLUSH at 0 ms READ 320 FLUSH at 60000 ms $END" ]
+	# 0, as without the option: no FLUSH at all
+	rm "$FAKE_DTL_LOG"
+	run -0 fdtl dtl record -d "$DEV" --latency 0 -o dtl.bin --duration 1
+	[ "$(ops)" = "$CONF START READ 320 $END" ]
+}
+
+@test "record --latency MS: a stream that never runs dry still gets a FLUSH every MS, plus one read" {
+	vector "$FAKE_DTL_STREAM"
+	# one record a read, 100 ms each: the stream is always ready
+	export FAKE_DTL_VTIME=1 FAKE_DTL_CHUNK=1 FAKE_DTL_READ_US=100000
+	run -0 fdtl dtl record -d "$DEV" --latency 250 -o dtl.bin --duration 1
+	[ "$(ops)" = "$CONF START FLUSH at 0 ms READ 56 READ 16 READ 56 FLUSH at 300 ms READ 56 READ 24 READ 56 FLUSH at 600 ms READ 24 READ 16 READ 16 FLUSH at 900 ms $END" ]
+	cmp "$FAKE_DTL_STREAM" dtl.bin
+}
+
+@test "record --latency on a driver without FLUSH: said before the workload runs, stopped, deconfigured, file removed" {
+	vector "$FAKE_DTL_STREAM"
+	export FAKE_DTL_FAIL=flush:25
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" --latency 100 -o dtl.bin -- touch ran
+	[ "$output" = "" ]
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: flush $DEV: Inappropriate ioctl for device" ]
+	[ "${stderr_lines[1]}" = "htmtrace dtl record: the driver has no HTMTRACE_IOC_DTL_FLUSH (an htmtrace.ko older than this tool): --latency needs it" ]
+	[ "${stderr_lines[2]}" = "htmtrace dtl record: removed the partial dtl.bin" ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[ "$(ops)" = "$CONF START FLUSH FAIL 25 STOP DECONFIGURE" ]
+	[ ! -e ran ]
+	[ ! -e dtl.bin ]
+}
+
+@test "record --latency: a FLUSH failing mid-capture keeps what was copied; one on a stopped session is no error" {
+	vector "$FAKE_DTL_STREAM"
+	export FAKE_DTL_VTIME=1 FAKE_DTL_FAIL=flush:5:2
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" --latency 300 -o dtl.bin --duration 1
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: flush $DEV: Input/output error" ]
+	[ "${stderr_lines[1]}" = "htmtrace dtl record: kept 320 bytes (9 records: 3 entries, 8 lost) in dtl.bin: whole records, the capture cut short there" ]
+	[ "$(ops)" = "$CONF START FLUSH at 0 ms READ 320 FLUSH FAIL 5 STOP DECONFIGURE" ]
+	cmp "$FAKE_DTL_STREAM" dtl.bin
+	# EBADFD: the session was stopped from another file; its stream ends
+	rm "$FAKE_DTL_LOG"
+	export FAKE_DTL_FAIL=flush:77:2
+	run -0 --separate-stderr fdtl dtl record -d "$DEV" --latency 400 -o dtl.bin --duration 1
+	[ "$stderr" = "" ]
+	[ "$(ops)" = "$CONF START FLUSH at 0 ms READ 320 FLUSH FAIL 77 FLUSH FAIL 77 $END" ]
 }
 
 @test "record: a failed start: deconfigured, never stopped, workload never run, file removed" {

@@ -14,10 +14,18 @@
  *                    all); the rest comes after STOP, then EOF
  *   FAKE_DTL_CHUNK   largest read() answer in bytes, at least one record
  *                    (default: as much as the buffer holds)
- *   FAKE_DTL_READ_US microseconds each read() of records takes (default 0)
+ *   FAKE_DTL_READ_US microseconds each read() of records takes (default 0;
+ *                    with FAKE_DTL_VTIME, of the virtual clock)
  *   FAKE_DTL_NCPUS   CPUs of a session of every CPU (default 4)
  *   FAKE_DTL_FAIL    op:errno: fail op (configure, start, stop,
- *                    deconfigure, stats, read) with errno
+ *                    deconfigure, stats, read, flush) with errno;
+ *                    flush:errno:N fails the N-th FLUSH and those after
+ *   FAKE_DTL_VTIME   1: the tool runs on a virtual clock, so that when it
+ *                    does what is exact: CLOCK_MONOTONIC stands still but
+ *                    for a ppoll() that would wait for the fake fd with a
+ *                    timeout, which returns at once, the clock moved on by
+ *                    the timeout; each FLUSH is logged with the time since
+ *                    START ("FLUSH at 300 ms")
  *
  * The counters of STATS are those of the stream: entries and lost counts
  * of each CPU's records, wakeups 100 + cpu, kernel_owned for odd CPUs,
@@ -44,6 +52,8 @@ enum { IDLE, CONFIGURED, RUNNING, STOPPED };
 #define MAX_CPUS	8192
 
 static int state;
+static long long vtime_ns, vstart_ns;	/* FAKE_DTL_VTIME: now, START */
+static unsigned long flushes;		/* FLUSHes so far */
 static unsigned char *stream;
 static size_t stream_len, pos;
 static unsigned char cpus[MAX_CPUS];	/* CPUs of the session */
@@ -231,6 +241,7 @@ static int stats(struct htmtrace_dtl_stats *st)
 
 int fake_ioctl(unsigned long req, void *arg)
 {
+	char *end;
 	int err;
 
 	switch (req) {
@@ -243,6 +254,7 @@ int fake_ioctl(unsigned long req, void *arg)
 		if (state != CONFIGURED)
 			return fail("START", EBADFD);
 		state = RUNNING;
+		vstart_ns = vtime_ns;
 		log_op("START");
 		return 0;
 	case HTMTRACE_IOC_DTL_STOP:
@@ -269,12 +281,18 @@ int fake_ioctl(unsigned long req, void *arg)
 	case HTMTRACE_IOC_DTL_STATS:
 		return stats(arg);
 	case HTMTRACE_IOC_DTL_FLUSH:
-		err = injected("flush");
+		flushes++;
+		err = injected_err("flush", &end);
+		if (err && *end == ':' && flushes < strtoul(end + 1, NULL, 0))
+			err = 0;
 		if (err)
 			return fail("FLUSH", err);
 		if (state == IDLE)
 			return fail("FLUSH", EBADFD);
-		log_op("FLUSH");
+		if (env_num("FAKE_DTL_VTIME", 0))
+			log_op("FLUSH at %lld ms", (vtime_ns - vstart_ns) / 1000000);
+		else
+			log_op("FLUSH");
 		return 0;
 	}
 	return fail("UNKNOWN", ENOTTY);
@@ -316,7 +334,9 @@ ssize_t fake_read(void *buf, size_t count)
 	memcpy(buf, stream + pos, n);
 	pos += n;
 	log_op("READ %zu", n);
-	if (env_num("FAKE_DTL_READ_US", 0))
+	if (env_num("FAKE_DTL_VTIME", 0))
+		vtime_ns += env_num("FAKE_DTL_READ_US", 0) * 1000LL;
+	else if (env_num("FAKE_DTL_READ_US", 0))
 		usleep(env_num("FAKE_DTL_READ_US", 0));
 	return n;
 }
@@ -346,11 +366,33 @@ int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *tmo,
 		fds[fake].revents = POLLIN;
 		return 1;
 	}
+	if (tmo && nfds == 1 && env_num("FAKE_DTL_VTIME", 0)) {
+		vtime_ns += tmo->tv_sec * 1000000000LL + tmo->tv_nsec;
+		fds[fake].revents = 0;
+		return 0;
+	}
 	fds[fake].fd = -1;
 	ret = real_ppoll(fds, nfds, tmo, sigmask);
 	fds[fake].fd = fake_fd;
 	fds[fake].revents = 0;
 	return ret;
+}
+
+/* FAKE_DTL_VTIME: CLOCK_MONOTONIC is the virtual clock (from 1000 s). */
+int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	static int (*real_clock_gettime)(clockid_t, struct timespec *);
+	long long t;
+
+	if (clk == CLOCK_MONOTONIC && env_num("FAKE_DTL_VTIME", 0)) {
+		t = 1000000000000LL + vtime_ns;
+		ts->tv_sec = t / 1000000000;
+		ts->tv_nsec = t % 1000000000;
+		return 0;
+	}
+	if (!real_clock_gettime)
+		real_clock_gettime = dlsym(RTLD_NEXT, "clock_gettime");
+	return real_clock_gettime(clk, ts);
 }
 
 int poll(struct pollfd *fds, nfds_t nfds, int timeout)
