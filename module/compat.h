@@ -28,14 +28,4 @@
 #define HTM_PMU_CAP_AUX_PREFER_LARGE	0
 #endif
 
-/*
- * The kernel's own vpa_dtl PMU: Kbuild defines HTMTRACE_KERNEL_VPA_DTL_PMU
- * from the kernel's version (6.18 on) and CONFIG_HV_PERF_CTRS.
- */
-#ifdef HTMTRACE_KERNEL_VPA_DTL_PMU
-#define HTM_KERNEL_HAS_DTL_PMU		true
-#else
-#define HTM_KERNEL_HAS_DTL_PMU		false
-#endif
-
 #endif /* _HTMTRACE_COMPAT_H */

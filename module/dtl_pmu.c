@@ -1,48 +1,84 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * htmtrace: the "vpa_dtl" perf PMU.
+ * htmtrace: the "vpa_dtl" perf PMU, a drop-in for mainline's (6.18,
+ * arch/powerpc/perf/vpa-dtl.c) on kernels that have none.
  *
- * For users who have perf, on kernels without a vpa_dtl PMU of their own
- * (main.c decides): one event per CPU captures that CPU's dispatch trace
- * log into its AUX area, with the capture engine of /dev/vpa_dtl (dtl.c)
- * and in the stream format of /dev/vpa_dtl (uapi/linux/htmtrace.h): a
- * clock record first, then entry records holding the hypervisor's 48-byte
- * big-endian entries as they are, LOST records where entries were
- * overwritten by the hypervisor or found no room in the AUX area, and CPU
- * records. The log has one owner: while an event exists, /dev/vpa_dtl
- * cannot configure a session (-EBUSY), and the reverse.
+ * Mainline's name, events, format and AUX format: one event per CPU
+ * captures that CPU's dispatch trace log, and its AUX area holds one
+ * struct htm_dtl_boottb_freq first (host-endian, timebase 0), then the
+ * hypervisor's 48-byte big-endian dtl_entry records as they are, nothing
+ * else, so that perf's decoder (tools/perf/util/powerpc-vpadtl.c) reads it.
+ * Main.c registers it only where no PMU of that name exists already.
  *
- * The capture runs from add to del, on the event's CPU: enabling the event
- * begins it (registering a log, or ORing the mask into the kernel's), and
- * disabling it takes what is left and gives the log back. A poll that
- * finds no room drops its entries, counts them in a LOST record once there
- * is room again, and marks its PERF_RECORD_AUX with PERF_AUX_FLAG_PARTIAL
- * (TRUNCATED would make the perf core disable the event); room for the
- * last LOST record is kept until the capture ends. read() first takes
- * what the log holds, then returns the entries written so far; after
- * DISABLE, all of them. The timer's period adapts to the rate, as
- * for /dev/vpa_dtl: the sample period is required (a sampling event) but
- * unused.
+ * What differs: the capture is /dev/vpa_dtl's (dtl_cpu.c): where the kernel
+ * owns a log (stolen-time accounting) it is read alongside rather than
+ * registered over; the poll timer adapts to the rate, and sample_period
+ * (ns, at least 1 ms, as mainline) is the longest it may wait. Entries the
+ * hypervisor overwrote before they were copied, and entries that found no
+ * room in the AUX area, are counted, and the PERF_RECORD_AUX that follows
+ * them carries PERF_AUX_FLAG_PARTIAL (TRUNCATED would make the perf core
+ * disable the event; a full AUX area never does either: one byte is
+ * always left free). The log has one owner: while an event exists,
+ * /dev/vpa_dtl cannot configure a session (-EBUSY), and the reverse.
+ *
+ * perf calls add and del under its raw context lock, where no spinlock_t
+ * may be taken: the capture's begin and end (which register the log and
+ * wake /dev/vpa_dtl's readers) run in an irq_work on the event's CPU right
+ * after; the timers and the irq_work write the AUX area, one AUX
+ * transaction per poll.
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
+#include <linux/debugfs.h>
+#include <linux/device.h>
 #include <linux/err.h>
 #include <linux/errno.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/sched/clock.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include <asm/time.h>
+
 #include "htmtrace.h"
+
+/**
+ * struct htm_dtl_boottb_freq - the first record of mainline's AUX format
+ * @boot_tb: the timebase when the kernel's clock (sched_clock) read 0
+ * @tb_freq: timebase ticks a second
+ * @timebase: 0, which no entry has: how a reader tells this record apart
+ * @padded: zero, to the size of a struct dtl_entry
+ *
+ * Host-endian, unlike the entries. An entry's time since boot is
+ * (timebase - @boot_tb) / @tb_freq seconds.
+ */
+struct htm_dtl_boottb_freq {
+	u64 boot_tb;
+	u64 tb_freq;
+	u64 timebase;
+	u64 padded[3];
+};
+
+static_assert(sizeof(struct htm_dtl_boottb_freq) == sizeof(struct dtl_entry));
 
 /**
  * struct htm_dtl_aux - an event's AUX area, mapped in one piece
  * @base: its mapping
  * @size: bytes, a power of two
+ * @boottb_done: the boottb_freq record is written (once per AUX area, as
+ *	mainline)
  */
 struct htm_dtl_aux {
 	void *base;
 	size_t size;
+	bool boottb_done;
 };
 
 /**
@@ -52,11 +88,22 @@ struct htm_dtl_aux {
  * @handle: the AUX transaction of the poll under way
  * @aux: the AUX area of that transaction
  * @written: bytes put in that transaction
- * @reserve: bytes that transaction leaves free (HTM_DTL_AUX_RESERVE, but
- *	for the capture's last records)
+ * @lost: entries lost (overwritten, dropped) up to the last AUX record:
+ *	the next record that comes after more is flagged PARTIAL
+ * @aux_records: PERF_RECORD_AUX records posted
+ * @partial: of which flagged PERF_AUX_FLAG_PARTIAL
+ * @work: begins and ends the capture, out of perf's raw context lock
+ * @want: between add and del: the capture should run
+ * @began: the capture is begun (by @work)
+ * @deadline: polls at least every @deadline_ns (the user's sample_period),
+ *	from add to del
+ * @deadline_ns: 0 if the capture's own timer never waits that long
+ * @deadline_polls: @deadline's runs
+ * @node: in htm_dtl_pmu_events
  *
- * @handle, @aux and @written are used on the event's CPU with interrupts
- * off (the capture timer, add, del), under the session's ring lock.
+ * The transaction fields and the counters are used on the event's CPU with
+ * interrupts off (the timers, @work), the transaction under the session's
+ * ring lock; debugfs reads the counters without a lock.
  */
 struct htm_dtl_pmu_event {
 	struct perf_event *event;
@@ -64,55 +111,131 @@ struct htm_dtl_pmu_event {
 	struct perf_output_handle handle;
 	struct htm_dtl_aux *aux;
 	size_t written;
-	size_t reserve;
+	u64 lost;
+	u64 aux_records;
+	u64 partial;
+	struct irq_work work;
+	bool want;
+	bool began;
+	struct hrtimer deadline;
+	u64 deadline_ns;
+	u64 deadline_polls;
+	struct list_head node;
 };
-
-/*
- * Room kept free until a capture ends, for the records pending then: its
- * losses (overwritten, dropped) and how it ended. So an AUX area the reader
- * never drains still says, at its end, how many entries it could not hold.
- */
-#define HTM_DTL_AUX_RESERVE	(2 * sizeof(struct htmtrace_dtl_lost) + \
-				 2 * sizeof(struct htmtrace_dtl_cpu))
 
 /* Set while the PMU is registered. */
 static const struct htmtrace_hv_ops *htm_dtl_pmu_hv;
 static struct htm_dtl *htm_dtl_pmu_session;
 
-/* the sink: records into the AUX area */
+/* The events, for debugfs htmtrace/vpa_dtl_pmu. */
+static LIST_HEAD(htm_dtl_pmu_events);
+static DEFINE_MUTEX(htm_dtl_pmu_events_lock);
+static struct dentry *htm_dtl_pmu_debugfs;
+
+/* the sink: mainline's AUX format */
+
+/*
+ * Room for @len more bytes in this transaction? One byte always stays
+ * free: an AUX area with none left makes perf_aux_output_begin() disable
+ * the event.
+ */
+static bool htm_dtl_aux_room(const struct htm_dtl_pmu_event *pe, size_t len)
+{
+	return pe->written + len < pe->handle.size;
+}
+
+/* Copy @len bytes at the transaction's end, across the area's end. */
+static void htm_dtl_aux_copy(struct htm_dtl_pmu_event *pe, const void *src,
+			     size_t len)
+{
+	size_t off, part;
+
+	off = (pe->handle.head + pe->written) & (pe->aux->size - 1);
+	part = min_t(size_t, len, pe->aux->size - off);
+	memcpy(pe->aux->base + off, src, part);
+	memcpy(pe->aux->base, src + part, len - part);
+	pe->written += len;
+}
+
+/**
+ * htm_dtl_boottb_freq_now() - the boottb_freq record
+ * @rec: result
+ *
+ * get_boot_tb() is not exported: the timebase at the kernel clock's zero is
+ * the timebase now less the clock, both read with interrupts off. perf's
+ * timestamps are that clock (local_clock()), so entries and perf's other
+ * records share one time line.
+ */
+static void htm_dtl_boottb_freq_now(struct htm_dtl_boottb_freq *rec)
+{
+	unsigned long flags;
+	u64 tb, ns;
+
+	local_irq_save(flags);
+	tb = get_tb();
+	ns = local_clock();
+	local_irq_restore(flags);
+	memset(rec, 0, sizeof(*rec));
+	rec->tb_freq = tb_ticks_per_sec;
+	rec->boot_tb = tb - mul_u64_u64_div_u64(ns, tb_ticks_per_sec,
+						NSEC_PER_SEC);
+}
 
 static bool htm_dtl_aux_begin(void *arg, bool last)
 {
 	struct htm_dtl_pmu_event *pe = arg;
+	struct htm_dtl_boottb_freq first;
 
 	pe->aux = perf_aux_output_begin(&pe->handle, pe->event);
 	pe->written = 0;
-	pe->reserve = last ? 0 : HTM_DTL_AUX_RESERVE;
-	return pe->aux;
+	if (!pe->aux)
+		return false;
+	if (!pe->aux->boottb_done && htm_dtl_aux_room(pe, sizeof(first))) {
+		htm_dtl_boottb_freq_now(&first);
+		htm_dtl_aux_copy(pe, &first, sizeof(first));
+		pe->aux->boottb_done = true;
+	}
+	return true;
 }
 
+/*
+ * Only the hypervisor's entries go into the AUX area; the stream's other
+ * records (clock, CPU events, LOST) have no place in mainline's format and
+ * are taken without a trace: losses are told by the AUX records' flags.
+ */
 static bool htm_dtl_aux_put(void *arg, const void *rec)
 {
+	const struct htmtrace_dtl_entry_rec *e = rec;
 	struct htm_dtl_pmu_event *pe = arg;
-	u32 len = ((const struct htmtrace_dtl_rec *)rec)->len;
-	size_t off, part;
 
-	if (pe->written + len + pe->reserve > pe->handle.size)
+	if (e->hdr.type != HTMTRACE_DTL_REC_ENTRY)
+		return true;
+	if (!pe->aux->boottb_done || !htm_dtl_aux_room(pe, sizeof(e->entry)))
 		return false;
-	off = (pe->handle.head + pe->written) & (pe->aux->size - 1);
-	part = min_t(size_t, len, pe->aux->size - off);
-	memcpy(pe->aux->base + off, rec, part);
-	memcpy(pe->aux->base, rec + part, len - part);
-	pe->written += len;
+	htm_dtl_aux_copy(pe, e->entry, sizeof(e->entry));
 	return true;
 }
 
 static void htm_dtl_aux_end(void *arg, u64 dropped)
 {
 	struct htm_dtl_pmu_event *pe = arg;
+	struct htm_dtl_cpu *c = pe->c;
+	u64 lost;
 
-	if (dropped)
+	/*
+	 * Entries lost since the last record: this poll's and those of polls
+	 * that found no AUX area (the capture counts this poll's drops once
+	 * the sink is done).
+	 */
+	lost = READ_ONCE(c->overwritten) + READ_ONCE(c->dropped) + dropped;
+	if (lost != pe->lost) {
 		perf_aux_output_flag(&pe->handle, PERF_AUX_FLAG_PARTIAL);
+		pe->lost = lost;
+		WRITE_ONCE(pe->partial, pe->partial + 1);
+	}
+	/* perf_aux_output_end() posts a record if there are bytes or flags. */
+	if (pe->written || pe->handle.aux_flags & PERF_AUX_FLAG_PARTIAL)
+		WRITE_ONCE(pe->aux_records, pe->aux_records + 1);
 	perf_aux_output_end(&pe->handle, pe->written);
 	pe->aux = NULL;
 }
@@ -123,6 +246,40 @@ static const struct htm_dtl_sink htm_dtl_aux_sink = {
 	.end = htm_dtl_aux_end,
 };
 
+/* the capture's begin and end, and the deadline poll */
+
+/* On the event's CPU, in hard interrupt context (not under perf's locks). */
+static void htm_dtl_pmu_work(struct irq_work *work)
+{
+	struct htm_dtl_pmu_event *pe = container_of(work, struct htm_dtl_pmu_event,
+						    work);
+	bool want = READ_ONCE(pe->want);
+
+	if (want && !pe->began) {
+		pe->began = true;
+		htm_dtl_pmu_cpu_begin(pe->c);
+	} else if (!want && pe->began) {
+		pe->began = false;
+		htm_dtl_pmu_cpu_end(pe->c);
+		/* What the end took counts too: a read after DISABLE says so. */
+		local64_set(&pe->event->count, READ_ONCE(pe->c->entries));
+	}
+}
+
+static enum hrtimer_restart htm_dtl_pmu_deadline(struct hrtimer *timer)
+{
+	struct htm_dtl_pmu_event *pe = container_of(timer,
+						    struct htm_dtl_pmu_event,
+						    deadline);
+
+	if (!READ_ONCE(pe->want))
+		return HRTIMER_NORESTART;
+	WRITE_ONCE(pe->deadline_polls, pe->deadline_polls + 1);
+	htm_dtl_pmu_cpu_read(pe->c);
+	hrtimer_forward_now(timer, ns_to_ktime(pe->deadline_ns));
+	return HRTIMER_RESTART;
+}
+
 /* perf callbacks */
 
 static struct pmu htm_dtl_pmu;
@@ -131,6 +288,13 @@ static void htm_dtl_pmu_destroy(struct perf_event *event)
 {
 	struct htm_dtl_pmu_event *pe = event->pmu_private;
 
+	/* del queued the capture's end: it has run once this returns. */
+	irq_work_sync(&pe->work);
+	hrtimer_cancel(&pe->deadline);
+	WARN_ON_ONCE(pe->began);
+	mutex_lock(&htm_dtl_pmu_events_lock);
+	list_del(&pe->node);
+	mutex_unlock(&htm_dtl_pmu_events_lock);
 	htm_dtl_pmu_cpu_remove(htm_dtl_pmu_session, pe->c);
 	htm_dtl_pmu_put(htm_dtl_pmu_session);
 	kfree(pe);
@@ -138,6 +302,40 @@ static void htm_dtl_pmu_destroy(struct perf_event *event)
 	htm_hv_session_put();
 }
 
+/**
+ * htm_dtl_pmu_period() - mainline's period: frequency mode made a period
+ * @event: the event being opened
+ *
+ * As mainline: sample_freq F becomes the period NSEC_PER_SEC / F, and the
+ * event is no longer in frequency mode. The poll's deadline is the period,
+ * at least 1 ms; none where the capture's own timer never waits as long.
+ *
+ * Return: the deadline in ns, or 0.
+ */
+static u64 htm_dtl_pmu_period(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 period;
+
+	if (event->attr.freq) {
+		event->attr.sample_period = NSEC_PER_SEC / event->attr.sample_freq;
+		hwc->sample_period = event->attr.sample_period;
+		local64_set(&hwc->period_left, hwc->sample_period);
+		hwc->last_period = hwc->sample_period;
+		event->attr.freq = 0;
+	}
+	period = max_t(u64, NSEC_PER_MSEC, hwc->sample_period);
+	return period < HTM_DTL_PERIOD_MAX ? period : 0;
+}
+
+/*
+ * Mainline's refusals, in its order and with its errnos: another PMU's
+ * type -ENOENT; without CAP_PERFMON (or CAP_SYS_ADMIN) -EACCES; a counting
+ * event or a branch stack -EOPNOTSUPP; a config other than one of the four
+ * events -EINVAL; the log held elsewhere (/dev/vpa_dtl, or another event
+ * on the CPU) -EBUSY. A per-task event is -EINVAL, as the perf core says
+ * for a CPU-only PMU. Inherit is taken (a CPU-wide event has no children).
+ */
 static int htm_dtl_pmu_event_init(struct perf_event *event)
 {
 	struct htm_dtl_pmu_event *pe;
@@ -145,17 +343,29 @@ static int htm_dtl_pmu_event_init(struct perf_event *event)
 
 	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
-	ret = htm_pmu_attr_check(event);
-	if (ret)
-		return ret;
-	/* An event mask of no or unknown events. */
-	if (!event->attr.config || event->attr.config & ~(u64)HTMTRACE_DTL_ALL)
+	if (!perfmon_capable())
+		return -EACCES;
+	if (!is_sampling_event(event) || has_branch_stack(event))
+		return -EOPNOTSUPP;
+	switch (event->attr.config) {
+	case HTMTRACE_DTL_CEDE:
+	case HTMTRACE_DTL_PREEMPT:
+	case HTMTRACE_DTL_FAULT:
+	case HTMTRACE_DTL_ALL:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (event->cpu < 0 || event->attach_state & PERF_ATTACH_TASK)
 		return -EINVAL;
 
 	pe = kzalloc(sizeof(*pe), GFP_KERNEL);
 	if (!pe)
 		return -ENOMEM;
 	pe->event = event;
+	init_irq_work(&pe->work, htm_dtl_pmu_work);
+	hrtimer_init(&pe->deadline, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
+	pe->deadline.function = htm_dtl_pmu_deadline;
 	ret = htm_hv_session_get();
 	if (ret)
 		goto free;
@@ -168,6 +378,10 @@ static int htm_dtl_pmu_event_init(struct perf_event *event)
 		ret = PTR_ERR(pe->c);
 		goto put_dtl;
 	}
+	pe->deadline_ns = htm_dtl_pmu_period(event);
+	mutex_lock(&htm_dtl_pmu_events_lock);
+	list_add_tail(&pe->node, &htm_dtl_pmu_events);
+	mutex_unlock(&htm_dtl_pmu_events_lock);
 	event->pmu_private = pe;
 	event->destroy = htm_dtl_pmu_destroy;
 	return 0;
@@ -181,11 +395,20 @@ free:
 	return ret;
 }
 
+/*
+ * add and del run on the event's CPU under perf's raw context lock: the
+ * capture's begin and end are left to the irq_work, the deadline timer is
+ * started and cancelled here (its lock is raw).
+ */
 static int htm_dtl_pmu_add(struct perf_event *event, int flags)
 {
 	struct htm_dtl_pmu_event *pe = event->pmu_private;
 
-	htm_dtl_pmu_cpu_begin(pe->c);
+	WRITE_ONCE(pe->want, true);
+	irq_work_queue(&pe->work);
+	if (pe->deadline_ns)
+		hrtimer_start(&pe->deadline, ns_to_ktime(pe->deadline_ns),
+			      HRTIMER_MODE_REL_PINNED);
 	event->hw.state = flags & PERF_EF_START ? 0 : PERF_HES_STOPPED;
 	return 0;
 }
@@ -194,8 +417,9 @@ static void htm_dtl_pmu_del(struct perf_event *event, int flags)
 {
 	struct htm_dtl_pmu_event *pe = event->pmu_private;
 
-	htm_dtl_pmu_cpu_end(pe->c);
-	/* What the end took counts too: a read after DISABLE says so. */
+	WRITE_ONCE(pe->want, false);
+	hrtimer_cancel(&pe->deadline);
+	irq_work_queue(&pe->work);
 	local64_set(&event->count, READ_ONCE(pe->c->entries));
 	event->hw.state = PERF_HES_STOPPED;
 }
@@ -211,11 +435,12 @@ static void htm_dtl_pmu_stop(struct perf_event *event, int flags)
 	event->hw.state |= PERF_HES_STOPPED;
 }
 
+/* The entries in the AUX area so far (mainline's count stays 0). */
 static void htm_dtl_pmu_read(struct perf_event *event)
 {
 	struct htm_dtl_pmu_event *pe = event->pmu_private;
 
-	local64_set(&event->count, htm_dtl_pmu_cpu_read(pe->c));
+	local64_set(&event->count, READ_ONCE(pe->c->entries));
 }
 
 static void *htm_dtl_pmu_setup_aux(struct perf_event *event, void **pages,
@@ -225,7 +450,7 @@ static void *htm_dtl_pmu_setup_aux(struct perf_event *event, void **pages,
 	struct page **pg;
 	int i;
 
-	/* Records are never overwritten: they are counted when lost. */
+	/* Entries are never overwritten: they are counted when lost. */
 	if (overwrite || nr_pages <= 0)
 		return NULL;
 	aux = kzalloc(sizeof(*aux), GFP_KERNEL);
@@ -254,7 +479,7 @@ static void htm_dtl_pmu_free_aux(void *data)
 	kfree(aux);
 }
 
-/* sysfs: the format and events of the kernel's own vpa_dtl PMU */
+/* sysfs: the format and events of mainline's vpa_dtl PMU */
 
 PMU_FORMAT_ATTR(event, "config:0-7");
 
@@ -301,7 +526,7 @@ static const struct pmu htm_dtl_pmu_template = {
 	.module = THIS_MODULE,
 	.task_ctx_nr = perf_invalid_context,
 	.attr_groups = htm_dtl_pmu_attr_groups,
-	.capabilities = PERF_PMU_CAP_NO_EXCLUDE,
+	.capabilities = PERF_PMU_CAP_NO_EXCLUDE | PERF_PMU_CAP_EXCLUSIVE,
 	.event_init = htm_dtl_pmu_event_init,
 	.add = htm_dtl_pmu_add,
 	.del = htm_dtl_pmu_del,
@@ -312,18 +537,73 @@ static const struct pmu htm_dtl_pmu_template = {
 	.free_aux = htm_dtl_pmu_free_aux,
 };
 
+/* debugfs htmtrace/vpa_dtl_pmu: each event's counters */
+
+static int htm_dtl_pmu_show(struct seq_file *m, void *v)
+{
+	struct htm_dtl_pmu_event *pe;
+
+	mutex_lock(&htm_dtl_pmu_events_lock);
+	list_for_each_entry(pe, &htm_dtl_pmu_events, node) {
+		const struct htm_dtl_cpu *c = pe->c;
+
+		seq_printf(m, "cpu %d config %llu deadline_ns %llu entries %llu overwritten %llu dropped %llu aux_records %llu partial %llu deadline_polls %llu\n",
+			   c->cpu, pe->event->attr.config, pe->deadline_ns,
+			   READ_ONCE(c->entries), READ_ONCE(c->overwritten),
+			   READ_ONCE(c->dropped), READ_ONCE(pe->aux_records),
+			   READ_ONCE(pe->partial), READ_ONCE(pe->deadline_polls));
+	}
+	mutex_unlock(&htm_dtl_pmu_events_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(htm_dtl_pmu);
+
+/**
+ * htm_dtl_pmu_name_taken() - is there a perf PMU of this name already?
+ * @name: the name
+ *
+ * The PMUs are devices on perf's event_source bus, which is not exported:
+ * a software event made and released at once names it (its PMU's device).
+ *
+ * Return: true if a PMU of that name is registered.
+ */
+static bool htm_dtl_pmu_name_taken(const char *name)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+	};
+	struct perf_event *ev;
+	struct device *dev = NULL;
+
+	ev = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(),
+					      NULL, NULL, NULL);
+	if (IS_ERR(ev))
+		return false;
+	if (ev->pmu->dev && ev->pmu->dev->bus)
+		dev = bus_find_device_by_name(ev->pmu->dev->bus, NULL, name);
+	perf_event_release_kernel(ev);
+	put_device(dev);
+	return dev;
+}
+
 /**
  * htm_dtl_pmu_register() - make the vpa_dtl PMU
  * @hv: the backend, which offers the dispatch trace log
  * @dtl: the session, shared with /dev/vpa_dtl
  *
- * Return: 0 or the error of perf_pmu_register().
+ * Return: 0, -EEXIST if a PMU named vpa_dtl exists already (the kernel's
+ * own, or a distribution's backport), or the error of perf_pmu_register().
  */
 int htm_dtl_pmu_register(const struct htmtrace_hv_ops *hv,
 			 struct htm_dtl *dtl)
 {
 	int ret;
 
+	if (htm_dtl_pmu_name_taken("vpa_dtl"))
+		return -EEXIST;
 	htm_dtl_pmu_hv = hv;
 	htm_dtl_pmu_session = dtl;
 	htm_dtl_pmu = htm_dtl_pmu_template;
@@ -331,8 +611,12 @@ int htm_dtl_pmu_register(const struct htmtrace_hv_ops *hv,
 	if (ret) {
 		htm_dtl_pmu_hv = NULL;
 		htm_dtl_pmu_session = NULL;
+		return ret;
 	}
-	return ret;
+	htm_dtl_pmu_debugfs = debugfs_create_file("vpa_dtl_pmu", 0400,
+						  htm_debugfs_dir(), NULL,
+						  &htm_dtl_pmu_fops);
+	return 0;
 }
 
 /* Remove the PMU, if registered; no event exists. */
@@ -340,6 +624,8 @@ void htm_dtl_pmu_unregister(void)
 {
 	if (!htm_dtl_pmu_hv)
 		return;
+	debugfs_remove(htm_dtl_pmu_debugfs);
+	htm_dtl_pmu_debugfs = NULL;
 	perf_pmu_unregister(&htm_dtl_pmu);
 	htm_dtl_pmu_hv = NULL;
 	htm_dtl_pmu_session = NULL;

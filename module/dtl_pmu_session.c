@@ -4,8 +4,8 @@
  *
  * One owner of the log at a time: the first event makes the session the
  * PMU's. Each CPU's capture is begun and ended by its event, on that CPU,
- * and its records go to the event's sink (the AUX area), each CPU's stream
- * starting with its own clock record, instead of into the session's ring.
+ * and its records go to the event's sink (dtl_pmu.c: the AUX area, which
+ * keeps only the entries) instead of into the session's ring.
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
@@ -152,9 +152,9 @@ EXPORT_SYMBOL_IF_KUNIT(htm_dtl_pmu_cpu_remove);
  * htm_dtl_pmu_cpu_begin() - begin a perf event's capture
  * @c: the capture
  *
- * On @c's CPU, interrupts off (pmu::add). The stream starts with a clock
- * record and a JOINED record, or a FAILED one if the log could not be
- * registered.
+ * On @c's CPU, interrupts off, never under perf's raw context lock (the
+ * PMU's irq_work after pmu::add): the begin may wake /dev/vpa_dtl's
+ * readers, whose wait queue's lock is a spinlock_t.
  */
 void htm_dtl_pmu_cpu_begin(struct htm_dtl_cpu *c)
 {
@@ -166,8 +166,10 @@ void htm_dtl_pmu_cpu_begin(struct htm_dtl_cpu *c)
  * htm_dtl_pmu_cpu_read() - bring a perf event's capture up to date
  * @c: the capture
  *
- * On @c's CPU, interrupts off (pmu::read), so never beside its timer: what
- * the log holds now goes to the sink, as at the timer's next poll.
+ * On @c's CPU in a timer (the PMU's deadline poll), so never beside the
+ * capture's own timer, and never under perf's raw context lock (a poll
+ * that finds the log taken by another user wakes /dev/vpa_dtl's readers):
+ * what the log holds now goes to the sink, as at the timer's next poll.
  *
  * Return: the entries given to the sink so far.
  */
@@ -182,8 +184,9 @@ u64 htm_dtl_pmu_cpu_read(struct htm_dtl_cpu *c)
  * htm_dtl_pmu_cpu_end() - end a perf event's capture
  * @c: the capture
  *
- * On @c's CPU, interrupts off (pmu::del): what the log holds goes to the
- * sink, and the log and its mask are given back.
+ * On @c's CPU, interrupts off, never under perf's raw context lock (the
+ * PMU's irq_work after pmu::del): what the log holds goes to the sink,
+ * and the log and its mask are given back.
  */
 void htm_dtl_pmu_cpu_end(struct htm_dtl_cpu *c)
 {

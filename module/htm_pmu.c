@@ -380,40 +380,6 @@ static struct pmu htm_pmu;
 /* Set while the PMU is registered: the backend its events use. */
 static const struct htmtrace_hv_ops *htm_pmu_hv;
 
-/* Sample fields that are fine, though no sample is ever written. */
-#define HTM_PMU_SAMPLE_TYPES	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | \
-				 PERF_SAMPLE_ID | PERF_SAMPLE_CPU | \
-				 PERF_SAMPLE_PERIOD | PERF_SAMPLE_STREAM_ID | \
-				 PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_RAW)
-
-/**
- * htm_pmu_attr_check() - the attribute checks a vpa_dtl event passes
- * @event: the event being opened
- *
- * Return: 0; -EACCES without CAP_PERFMON (or CAP_SYS_ADMIN), whatever
- * perf_event_paranoid says: an HTM trace and the dispatch trace log show
- * the whole partition; -EOPNOTSUPP for a counting event, a branch stack,
- * or sample fields other than fixed-size ones and RAW; -EINVAL for a
- * per-task event, inherit, frequency mode or an exclude bit. Checked
- * before anything is asked of the hypervisor (the perf core checks the
- * exclude bits only after event_init).
- */
-int htm_pmu_attr_check(struct perf_event *event)
-{
-	struct perf_event_attr *attr = &event->attr;
-
-	if (!perfmon_capable())
-		return -EACCES;
-	if (!is_sampling_event(event) || has_branch_stack(event) ||
-	    attr->sample_type & ~HTM_PMU_SAMPLE_TYPES)
-		return -EOPNOTSUPP;
-	if (event->cpu < 0 || event->attach_state & PERF_ATTACH_TASK ||
-	    attr->inherit || attr->freq || event_has_any_exclude_flag(event))
-		return -EINVAL;
-	return 0;
-}
-
 /* Sample fields the HTM PMU proposal refuses (htm-perf.c htm_event_init()). */
 #define HTM_PMU_SAMPLE_REFUSED	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER | \
 				 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR | \

@@ -295,7 +295,6 @@ __poll_t htm_chan_poll_mask(struct htm_reader *rd);
 
 /* htm_pmu.c: the htm perf PMU */
 struct perf_event;
-int htm_pmu_attr_check(struct perf_event *event);
 int htm_pmu_event_check(struct perf_event *event);
 int htm_pmu_config_decode(u64 config, struct htm_target *t);
 size_t htm_aux_plan(const phys_addr_t *phys, unsigned int nr_pages,

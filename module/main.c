@@ -104,23 +104,33 @@ EXPORT_SYMBOL_IF_KUNIT(htm_platform_check);
 static bool dtl_pmu = true;
 module_param(dtl_pmu, bool, 0444);
 MODULE_PARM_DESC(dtl_pmu,
-		 "register the vpa_dtl perf PMU where the kernel has none of its own (default Y)");
+		 "register the vpa_dtl perf PMU where no PMU of that name exists (default Y)");
 
 /*
- * The kernel's own vpa_dtl PMU (6.18 on, with HV_PERF_CTRS: Kbuild tells)
- * is built in and registered at boot: ours would clash with its name, and
- * with its use of the log. Where it exists, /dev/vpa_dtl is all htmtrace
- * offers.
+ * Whether the last attach found a vpa_dtl PMU there already (the kernel's
+ * own, 6.18 on, or a distribution's backport): said once, not at each
+ * backend change.
  */
-static bool htm_dtl_pmu_enabled(void)
+static bool htm_dtl_pmu_clash;
+
+/* The vpa_dtl PMU, unless the kernel has one: decided now, not by version. */
+static void htm_dtl_pmu_attach(const struct htmtrace_hv_ops *ops,
+			       struct htm_dtl *dtl)
 {
+	int ret;
+
 	if (!dtl_pmu)
-		return false;
-	if (HTM_KERNEL_HAS_DTL_PMU) {
-		pr_info("the kernel has a vpa_dtl perf PMU: not registering ours\n");
-		return false;
+		return;
+	ret = htm_dtl_pmu_register(ops, dtl);
+	if (ret == -EEXIST) {
+		if (!htm_dtl_pmu_clash)
+			pr_info("a vpa_dtl perf PMU exists already: not registering ours (/dev/vpa_dtl only)\n");
+		htm_dtl_pmu_clash = true;
+		return;
 	}
-	return true;
+	htm_dtl_pmu_clash = false;
+	if (ret)
+		pr_warn("no vpa_dtl perf PMU (%d): /dev/vpa_dtl only\n", ret);
 }
 
 /* The dispatch trace log session, shared by /dev/vpa_dtl and the PMU. */
@@ -155,12 +165,7 @@ static int htm_backend_attach(const struct htmtrace_hv_ops *ops,
 			goto err_htm;
 		}
 		htm_dtl_attached = true;
-		if (htm_dtl_pmu_enabled()) {
-			ret = htm_dtl_pmu_register(ops, &htm_dtl_session);
-			if (ret)
-				pr_warn("no vpa_dtl perf PMU (%d): /dev/vpa_dtl only\n",
-					ret);
-		}
+		htm_dtl_pmu_attach(ops, &htm_dtl_session);
 	}
 	return 0;
 

@@ -23,20 +23,35 @@
  *	drains the AUX area only when the count is 1 (and at the end), and
  *	then hands back an odd number of bytes (all but one when even).
  *   htmperf dtl CONFIG -C CPUS [-a AUX_KB] -o PREFIX [-d MS] [-p DATA_PAGES]
- *		[-n] [-r FILE]
+ *		[-n] [-r FILE] [-P PERIOD_NS]
  *	One vpa_dtl event per CPU of CPUS (a list like 0,1), event mask
- *	CONFIG. ENABLE all, poll() and drain each AUX area into PREFIX.cpuN
- *	for MS ms (500; 0: until SIGTERM or SIGINT; with -n, no drain then:
- *	the AUX area fills), read() the counts, DISABLE, drain again.
+ *	CONFIG, sample_period PERIOD_NS (1000000000). ENABLE all, poll() and
+ *	drain each AUX area into PREFIX.cpuN for MS ms (500; 0: until SIGTERM
+ *	or SIGINT; with -n, no drain then: the AUX area fills), read() the
+ *	counts, DISABLE, then read the counts every 20 ms until two agree
+ *	(the PMU ends the capture just after DISABLE) and drain again.
  *	Prints per CPU "cpu=N aux_bytes=B entries=E final=F aux_records=A
  *	truncated=T partial=P lost=L" (entries: the count read before
  *	DISABLE; final: after it). -r creates FILE once every event is
  *	enabled (and SIGTERM handled).
+ *   htmperf dtl-decode FILE CPU MASK FIRST END
+ *	Decode FILE as mainline's vpa_dtl AUX format (the public facts:
+ *	arch/powerpc/perf/vpa-dtl.c, tools/perf/util/powerpc-vpadtl.c): a
+ *	struct boottb_freq first (host-endian u64 boot_tb, tb_freq, timebase
+ *	0, three u64 of padding), then 48-byte big-endian struct dtl_entry
+ *	records, nothing else. Check them against the simulator's log of
+ *	CPU: each entry is hvsim_dtl_fill() of its number (srr1) but for the
+ *	timebase, which never goes back and is past boot_tb; the entries are
+ *	exactly the simulator's events FIRST..END-1 of a type in MASK, in
+ *	order, but for those missing. Prints "boottb tb_freq F first_s S"
+ *	(S: the first entry's time since boot, in seconds) and "entries E
+ *	missing M gaps G bad B" (G: runs of missing entries); exits 1 if
+ *	B > 0.
  *   htmperf open PMU CONFIG [-C CPU] [--counting] [--task] [--inherit]
  *	[--freq] [--exclude-user] [--exclude-kernel] [--exclude-hv]
  *	[--type-off N] [--callchain] [--branch] [--sample BITS]
  *	[--config1 V] [--config2 V] [--group-of PMU:CONFIG] [--drop-caps]
- *	[--hold SECS]
+ *	[--hold SECS] [--period N] [--sample-freq N]
  *	perf_event_open of the valid attribute above with these changes:
  *	prints "ok" or the errno's name, exits 0 or 1. --sample ORs BITS into
  *	sample_type (with register 0 for REGS_USER, REGS_INTR); --group-of opens a leader of PMU (its valid attribute,
@@ -44,6 +59,8 @@
  *	opening the leader is "leader ERRNO"). --drop-caps clears
  *	CAP_PERFMON and CAP_SYS_ADMIN from the effective set first; --hold
  *	keeps the event open SECS seconds (or until killed) after "ok".
+ *	--period sets sample_period N (the default is 1); --sample-freq sets
+ *	frequency mode with sample_freq N.
  *
  * Exit status: 0 success, 1 a system call failed (said on stderr, or the
  * errno's name for open), 2 bad usage.
@@ -63,6 +80,7 @@
 #include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
+#include "../../module/hvsim/hvsim_record.h"
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
@@ -524,6 +542,7 @@ static int cmd_dtl(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = request_stop };
 	unsigned long long aux_kb = 64, ms = 500, data_pages = 8, end;
+	unsigned long long period = 1000000000;
 	const char *prefix = NULL, *cpu_list = NULL, *ready = NULL;
 	static struct ev evs[MAX_CPUS];
 	struct pollfd pfd[MAX_CPUS];
@@ -531,10 +550,13 @@ static int cmd_dtl(int argc, char **argv)
 	int cpus[MAX_CPUS], n, i, opt, type, drain = 1;
 	__u64 counts[MAX_CPUS];
 
-	while ((opt = getopt(argc, argv, "C:a:o:d:p:nr:")) != -1) {
+	while ((opt = getopt(argc, argv, "C:a:o:d:p:nr:P:")) != -1) {
 		switch (opt) {
 		case 'C':
 			cpu_list = optarg;
+			break;
+		case 'P':
+			period = num(optarg);
 			break;
 		case 'a':
 			aux_kb = num(optarg);
@@ -567,6 +589,7 @@ static int cmd_dtl(int argc, char **argv)
 		die("sigaction");
 	type = pmu_type("vpa_dtl");
 	base_attr(&attr, type, num(argv[optind]));
+	attr.sample_period = period;
 
 	for (i = 0; i < n; i++) {
 		char path[4096];
@@ -618,10 +641,18 @@ static int cmd_dtl(int argc, char **argv)
 	}
 	for (i = 0; i < n; i++) {
 		struct ev *e = &evs[i];
-		__u64 final;
+		__u64 final, last = ~0ULL;
+		int tries;
 
-		if (read(e->fd, &final, 8) != 8)
-			die("read of the final count");
+		/* The capture ends on the event's CPU just after DISABLE. */
+		for (tries = 0; tries < 100; tries++) {
+			sleep_ms(20);
+			if (read(e->fd, &final, 8) != 8)
+				die("read of the final count");
+			if (final == last)
+				break;
+			last = final;
+		}
 		drain_aux(e);
 		drain_ring(e);
 		close_out(e->out);
@@ -632,6 +663,104 @@ static int cmd_dtl(int argc, char **argv)
 		       e->aux_records, e->truncated, e->partial, e->lost);
 	}
 	return 0;
+}
+
+/* Host-endian u64 at @p (the boottb_freq record is not big-endian). */
+static __u64 host64(const unsigned char *p)
+{
+	__u64 v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static int cmd_dtl_decode(int argc, char **argv)
+{
+	unsigned char first[48], e[48], want[48];
+	unsigned long long entries = 0, missing = 0, gaps = 0, bad = 0;
+	__u64 boot_tb, tb_freq, n, next, end, last_tb = 0;
+	unsigned int cpu, mask;
+	int in_gap = 0;
+	FILE *f;
+
+	if (argc != 6)
+		bad_usage();
+	cpu = num(argv[2]);
+	mask = num(argv[3]);
+	next = num(argv[4]);
+	end = num(argv[5]);
+	f = fopen(argv[1], "rb");
+	if (!f)
+		die(argv[1]);
+	if (fread(first, sizeof(first), 1, f) != 1) {
+		printf("no boottb_freq record\n");
+		return 1;
+	}
+	boot_tb = host64(first);
+	tb_freq = host64(first + 8);
+	if (host64(first + 16) || host64(first + 24) || host64(first + 32) ||
+	    host64(first + 40) || !tb_freq) {
+		printf("the first record is no boottb_freq\n");
+		bad++;
+	}
+	while (fread(e, sizeof(e), 1, f) == 1) {
+		__u64 tb = hvsim_get_be(e + 16, 8);
+
+		n = hvsim_get_be(e + 40, 8);
+		if (!tb) {
+			printf("a second boottb_freq record (or timebase 0)\n");
+			bad++;
+			continue;
+		}
+		if (!entries)
+			printf("boottb tb_freq %llu first_s %.3f\n",
+			       (unsigned long long)tb_freq,
+			       (double)(tb - boot_tb) / tb_freq);
+		entries++;
+		hvsim_dtl_fill(want, cpu, hvsim_get_be(e + 2, 2), n, tb);
+		if (memcmp(e, want, sizeof(e)) || tb <= boot_tb ||
+		    tb < last_tb || n < next || n >= end ||
+		    !(hvsim_dtl_type(cpu, n) & mask)) {
+			printf("entry %llu (n %llu) is not the simulator's\n",
+			       entries, (unsigned long long)n);
+			bad++;
+			continue;
+		}
+		last_tb = tb;
+		/* the events of our types before it that are not here */
+		for (; next < n; next++) {
+			if (!(hvsim_dtl_type(cpu, next) & mask))
+				continue;
+			missing++;
+			gaps += !in_gap;
+			in_gap = 1;
+		}
+		in_gap = 0;
+		next = n + 1;
+	}
+	for (; next < end; next++) {
+		if (!(hvsim_dtl_type(cpu, next) & mask))
+			continue;
+		missing++;
+		gaps += !in_gap;
+		in_gap = 1;
+	}
+	if (!feof(f) || ferror(f)) {
+		printf("trailing bytes\n");
+		bad++;
+	}
+	/* a partial record at the end: fread() consumed it */
+	if (ftell(f) % 48) {
+		printf("%ld bytes: not whole records\n", ftell(f));
+		bad++;
+	}
+	fclose(f);
+	if (!entries)
+		printf("boottb tb_freq %llu first_s -\n",
+		       (unsigned long long)tb_freq);
+	printf("entries %llu missing %llu gaps %llu bad %llu\n", entries,
+	       missing, gaps, bad);
+	return bad ? 1 : 0;
 }
 
 /* Clear CAP_PERFMON and CAP_SYS_ADMIN from the effective set. */
@@ -707,6 +836,11 @@ static int cmd_open(int argc, char **argv)
 			drop_caps();
 		} else if (!strcmp(a, "--hold") && i + 1 < argc) {
 			hold = num(argv[++i]);
+		} else if (!strcmp(a, "--period") && i + 1 < argc) {
+			attr.sample_period = num(argv[++i]);
+		} else if (!strcmp(a, "--sample-freq") && i + 1 < argc) {
+			attr.freq = 1;
+			attr.sample_freq = num(argv[++i]);
 		} else {
 			bad_usage();
 		}
@@ -754,6 +888,8 @@ int main(int argc, char **argv)
 		return cmd_htm(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "dtl"))
 		return cmd_dtl(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "dtl-decode"))
+		return cmd_dtl_decode(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "open"))
 		return cmd_open(argc - 1, argv + 1);
 	bad_usage();
