@@ -108,7 +108,7 @@ ops() {
 	assert_no_splat
 }
 
-@test "perf record: a vpa_dtl event takes CPU 1's log and gives it back" {
+@test "perf record: a vpa_dtl event takes CPU 1's log and gives it back; inherit and frequency mode taken" {
 	local before w
 	before=$(guest "awk '\$2 == 1 { print \$NF }' $HVSIM/dtl_cpus")
 	# the workload waits (bounded) until CPU 1 logs every event (dtl_all:
@@ -125,7 +125,9 @@ ops() {
 	guest "cat > /tmp/w.sh <<'EOF'
 $w
 EOF"
-	run -0 guest "$PERF record -i -c 1 -C 1 -o /tmp/record.data \
+	# perf's defaults: inherit, and frequency mode (4000 Hz: mainline's
+	# 250 us period, polled at least every 1 ms)
+	run -0 guest "$PERF record -C 1 -o /tmp/record.data \
 		-e vpa_dtl/dtl_all/ -- sh /tmp/w.sh 2>&1"
 	echo "$output"
 	grep -q "perf record: Captured and wrote" <<<"$output"
@@ -137,5 +139,26 @@ EOF"
 	[ "$output" = "$before" ]
 	run -0 guest "htmtest dtl-configure /dev/vpa_dtl all 7"
 	[ "$output" = ok ]
+	guest "htmtest dtl-deconfigure /dev/vpa_dtl"
+	assert_no_splat
+}
+
+@test "perf record: mainline's documented command line records (perf 6.1 cannot decode vpa_dtl; it records)" {
+	# Documentation/arch/powerpc/vpa-dtl.rst: every CPU, a poll a second
+	run -0 guest "echo '0 30' > $HVSIM/dtl_burst &&
+		$PERF record -a -e vpa_dtl/dtl_all/ -c 1000000000 -o /tmp/all.data -- sleep 1 2>&1"
+	echo "$output"
+	grep -q "perf record: Captured and wrote" <<<"$output"
+	# of our PMU's type, with the period asked for, inherit as perf asks
+	local type line
+	type=$(guest cat /sys/bus/event_source/devices/vpa_dtl/type)
+	run -0 guest "$PERF evlist -v -i /tmp/all.data 2>&1"
+	echo "$output"
+	line=$(grep '^vpa_dtl/dtl_all/:' <<<"$output")
+	[[ $line == "vpa_dtl/dtl_all/: type: $type, size: "*", config: 0x7, { sample_period, sample_freq }: 1000000000, "*", inherit: 1"* ]]
+	# every CPU's log was given back
+	run -0 guest "htmtest dtl-configure /dev/vpa_dtl all 7"
+	[ "$output" = ok ]
+	guest "htmtest dtl-deconfigure /dev/vpa_dtl"
 	assert_no_splat
 }
