@@ -124,9 +124,25 @@ static int htm_dtl_cpu_other_change(struct htm_dtl *dtl,
 	return mask != htm_dtl_cpu_our_mask(c) ? HTM_DTL_OTHER_MASK : 0;
 }
 
-/* The CPU's capture is over: record why, and stop polling. */
+/*
+ * Push a CPU's pending records into the session's ring now if they fit
+ * (a CPU with a sink puts them at its next poll): a reader waiting for
+ * records must not wait for the CPU's next entry to get its CPU records.
+ * Caller holds the ring lock.
+ */
+static void htm_dtl_cpu_push(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
+{
+	if (!c->sink)
+		htm_dtl_flush(dtl, c);
+}
+
+/*
+ * The CPU's capture is over: record why, and stop polling. @wake: wake the
+ * readers (false in an IPI, where their wait queue's lock may not be
+ * taken: the caller wakes them after).
+ */
 static void htm_dtl_cpu_ended(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
-			      unsigned int why)
+			      unsigned int why, bool wake)
 {
 	unsigned long flags;
 
@@ -136,15 +152,19 @@ static void htm_dtl_cpu_ended(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 		c->next_end = why;
 	else
 		set_bit(why, &c->events);
+	htm_dtl_cpu_push(dtl, c);
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
-	wake_up_interruptible(&dtl->wait);
+	if (wake)
+		wake_up_interruptible(&dtl->wait);
 }
 
 /*
  * Copy the entries logged since the last poll into the session's ring, and
- * count in c->logged what the hypervisor logged.
+ * count in c->logged what the hypervisor logged. @wake: as for
+ * htm_dtl_cpu_ended().
  */
-void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
+static void htm_dtl_cpu_poll_wake(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
+				  bool wake)
 {
 	struct htmtrace_dtl_entry_rec rec;
 	unsigned long flags;
@@ -155,7 +175,7 @@ void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	cur = htm_hv_dtl_index(dtl->hv, c->cpu);
 	c->other_change = htm_dtl_cpu_other_change(dtl, c, cur);
 	if (c->other_change) {
-		htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST);
+		htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST, wake);
 		return;
 	}
 	if (cur == c->last)
@@ -179,7 +199,7 @@ void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	if (c->kernel_owned &&
 	    READ_ONCE(paca_ptrs[c->cpu]->dispatch_log) != c->log) {
 		c->other_change = HTM_DTL_OTHER_LOG;
-		htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST);
+		htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST, wake);
 		return;
 	}
 	htm_dtl_span(first, again, &valid, &i);
@@ -223,8 +243,14 @@ void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	c->dropped += dropped;
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	WRITE_ONCE(c->last, cur);
-	if (pushed && !c->sink)
+	if (wake && pushed && !c->sink)
 		wake_up_interruptible(&dtl->wait);
+}
+
+/* Poll from the CPU's timer, or from anywhere with the timer cancelled. */
+void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
+{
+	htm_dtl_cpu_poll_wake(dtl, c, true);
 }
 
 static enum hrtimer_restart htm_dtl_timer(struct hrtimer *timer)
@@ -290,7 +316,7 @@ long htm_dtl_cpu_begin(void *arg)
 		}
 		if (ret) {
 			c->error = ret;
-			htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_FAILED);
+			htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_FAILED, true);
 			return ret;
 		}
 		c->log = c->own;
@@ -316,7 +342,11 @@ long htm_dtl_cpu_begin(void *arg)
 	else if (!c->next_waits)
 		set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
 	c->next_end = 0;
+	htm_dtl_cpu_push(dtl, c);
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	/* A CPU with a sink may begin under perf's raw locks: no wake-up. */
+	if (!c->sink)
+		wake_up_interruptible(&dtl->wait);
 	c->period_ns = HTM_DTL_PERIOD_START;
 	hrtimer_start(&c->timer, ns_to_ktime(c->period_ns),
 		      HRTIMER_MODE_REL_PINNED);
@@ -337,7 +367,7 @@ void htm_dtl_cpu_end(struct htm_dtl_cpu *c, unsigned int why)
 	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING) {
 		htm_dtl_cpu_poll(dtl, c);
 		if (why)
-			htm_dtl_cpu_ended(dtl, c, why);
+			htm_dtl_cpu_ended(dtl, c, why, true);
 	}
 	/* The mask is given back only if it is still exactly what we set. */
 	if (c->log && c->other_change != HTM_DTL_OTHER_LOG &&
@@ -371,11 +401,15 @@ void htm_dtl_cpu_setup(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 	c->timer.function = htm_dtl_timer;
 }
 
-/* On a CPU, interrupts off: so never beside its timer. */
+/*
+ * On a CPU, interrupts off: so never beside its timer. An IPI is hard
+ * interrupt context, where the readers' wait queue (a spinlock_t) may not
+ * be taken: htm_dtl_flush_now() wakes them once every CPU is done.
+ */
 void htm_dtl_cpu_flush_ipi(void *arg)
 {
 	struct htm_dtl_cpu *c = arg;
 
 	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
-		htm_dtl_cpu_poll(c->dtl, c);
+		htm_dtl_cpu_poll_wake(c->dtl, c, false);
 }

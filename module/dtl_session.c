@@ -302,12 +302,13 @@ EXPORT_SYMBOL_IF_KUNIT(htm_dtl_end);
  *
  * Bounds the delivery latency for a reader that needs it: the entries
  * logged before the call are in the stream (or counted lost) when it
- * returns.
+ * returns, and so is every record that was waiting for room, if it fits.
  *
  * Return: 0, or -EBADFD if the session is not running.
  */
 int htm_dtl_flush_now(struct htm_dtl *dtl)
 {
+	unsigned long flags;
 	unsigned int cpu;
 	int ret = 0;
 
@@ -320,6 +321,9 @@ int htm_dtl_flush_now(struct htm_dtl *dtl)
 	for_each_cpu_and(cpu, dtl->cpus, cpu_online_mask)
 		smp_call_function_single(cpu, htm_dtl_cpu_flush_ipi,
 					 dtl->pcpu[cpu], 1);
+	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+	htm_dtl_flush(dtl, NULL);
+	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	wake_up_interruptible(&dtl->wait);
 out:
 	mutex_unlock(&dtl->lock);

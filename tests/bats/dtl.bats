@@ -602,7 +602,7 @@ own_buffer_mode() {
 		grown 88 && echo offline
 		echo 1 > /sys/devices/system/cpu/cpu1/online
 		grown 104 && echo joined
-		htmtest dtl-stop $DEV; wait \$pid
+		htmtest dtl-stop $DEV >/dev/null; wait \$pid
 		htmtest dtl-dump /tmp/j.bin | tr '\n' ' '"
 	echo "$output"
 	[ "${lines[0]}" = joined ]

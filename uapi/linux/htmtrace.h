@@ -331,11 +331,19 @@ struct htmtrace_hvbuf {
  *
  * Delivery latency: each CPU's log is polled by a timer whose period
  * adapts to the CPU's rate, from 250 us under load to 200 ms when the CPU
- * logs nothing, so an entry can reach the reader up to 200 ms after it was
- * logged. A reader that needs a bound issues HTMTRACE_IOC_DTL_FLUSH: every
- * CPU's log is copied into the stream before it returns. While the
- * session's ring is full and unread, the timer backs off to the idle period
- * (entries logged meanwhile are counted as overwritten or dropped).
+ * logs nothing (or is the fixed period of the module parameter
+ * dtl_period_us, up to 1 s), so an entry can reach the reader up to 200 ms
+ * (or that fixed period) after it was logged. A CPU record (JOINED, or what ended a capture) goes
+ * into the stream when the driver notices the event, if the ring has room
+ * (a change by another user: at the CPU's next poll). A reader that needs a
+ * tighter bound issues HTMTRACE_IOC_DTL_FLUSH as often as the bound: when
+ * it returns, every entry the selected CPUs logged before it is in the
+ * stream (or counted as dropped if the ring is full), and so is every
+ * record that waited for room and now fits; it needs no capability, and
+ * fails with -EBADFD unless the session is running (htmtrace dtl record
+ * --latency MS does this every MS milliseconds). While the session's ring
+ * is full and unread, the timer backs off to the idle period (entries
+ * logged meanwhile are counted as overwritten or dropped).
  *
  * Nothing is skipped silently: entries the hypervisor overwrote before the
  * driver copied them, and entries dropped because the session's ring was
