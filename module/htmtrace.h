@@ -379,8 +379,9 @@ struct htm_dtl_sink {
  * @lost: entries lost and not yet reported, [0] overwritten, [1] dropped
  * @events: HTMTRACE_DTL_CPU_* records to emit, as bits
  * @next_waits: a newer capture began (a START, or the CPU back online)
- *	while records of the older one still waited for room (START first
- *	pushes what fits: this is the ring-full case). The older capture's
+ *	while records of the older one still waited for room (records go
+ *	out as they come when they fit: this is the ring-full case, a
+ *	reader that does not read). The older capture's
  *	records stay in @lost and @events; the newer one's JOINED is due
  *	after them, and its losses and end wait in @next_lost and @next_end
  *	until htm_dtl_next_capture() moves them in. A third capture that
@@ -401,8 +402,8 @@ struct htm_dtl_sink {
  * The pending records (@clock_pending, @lost, @events, @next_waits,
  * @next_lost, @next_end, @prev_pending) are read and written under the
  * session's @ring_lock, except @clock_pending and @sink, also set before
- * the capture begins (its timer not yet started). The counters are written by the
- * CPU's timer (or with it stopped) and read without a lock.
+ * the capture begins (its timer not yet started). The counters are written
+ * by the CPU's timer (or with it stopped) and read without a lock.
  */
 struct htm_dtl_cpu {
 	struct htm_dtl *dtl;
