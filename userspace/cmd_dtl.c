@@ -599,8 +599,7 @@ struct cpu_sum {
 struct report {
 	enum dtl_format fmt;
 	const char *file;
-	struct cpu_sum *cpus;
-	size_t ncpus, cap;
+	struct cpu_table cpus;			/* of struct cpu_sum */
 	struct htmtrace_dtl_clock clock;	/* the one in force */
 	int have_clock;
 	__u64 dispatch[256], preempt[256];
@@ -611,33 +610,7 @@ struct report {
 /* The summary of a CPU, added in CPU order. NULL if out of memory. */
 static struct cpu_sum *cpu_sum(struct report *r, __u32 cpu)
 {
-	size_t lo = 0, hi = r->ncpus, mid;
-	struct cpu_sum *n;
-
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (r->cpus[mid].cpu == cpu)
-			return &r->cpus[mid];
-		if (r->cpus[mid].cpu < cpu)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (r->ncpus == r->cap) {
-		size_t ncap = r->cap ? r->cap * 2 : 64;
-
-		n = realloc(r->cpus, ncap * sizeof(*n));
-		if (!n)
-			return NULL;
-		r->cpus = n;
-		r->cap = ncap;
-	}
-	memmove(&r->cpus[lo + 1], &r->cpus[lo],
-		(r->ncpus - lo) * sizeof(*r->cpus));
-	r->ncpus++;
-	memset(&r->cpus[lo], 0, sizeof(*r->cpus));
-	r->cpus[lo].cpu = cpu;
-	return &r->cpus[lo];
+	return cpu_table_get(&r->cpus, cpu);
 }
 
 /* Check the whole stream. Returns 0 or -1 after a message. */
@@ -943,13 +916,14 @@ static void out_summary(struct report *r)
 		printf("\nsummary\n");
 		printf("%-6s %12s %12s %12s  %s\n", "cpu", "entries",
 		       "overwritten", "dropped", "events");
-		for (c = 0; c < r->ncpus; c++) {
-			format_cpu_events(events, sizeof(events), &r->cpus[c]);
+		for (c = 0; c < r->cpus.n; c++) {
+			const struct cpu_sum *s = (struct cpu_sum *)r->cpus.elems + c;
+
+			format_cpu_events(events, sizeof(events), s);
 			printf("%-6u %12llu %12llu %12llu  %s\n",
-			       r->cpus[c].cpu,
-			       (unsigned long long)r->cpus[c].entries,
-			       (unsigned long long)r->cpus[c].overwritten,
-			       (unsigned long long)r->cpus[c].dropped, events);
+			       s->cpu, (unsigned long long)s->entries,
+			       (unsigned long long)s->overwritten,
+			       (unsigned long long)s->dropped, events);
 		}
 		text_reasons("dispatch", r->dispatch, dtl_dispatch_name);
 		text_reasons("preempt", r->preempt, dtl_preempt_name);
@@ -970,8 +944,8 @@ static void out_summary(struct report *r)
 	case FMT_JSON:
 		printf("%s],\n  \"summary\": {\n    \"cpus\": [",
 		       r->first ? "" : "\n  ");
-		for (c = 0; c < r->ncpus; c++) {
-			const struct cpu_sum *s = &r->cpus[c];
+		for (c = 0; c < r->cpus.n; c++) {
+			const struct cpu_sum *s = (struct cpu_sum *)r->cpus.elems + c;
 			int first = 1;
 
 			printf("%s\n      {\"cpu\": %u, \"entries\": %llu, \"overwritten\": %llu, \"dropped\": %llu, \"events\": {",
@@ -991,7 +965,7 @@ static void out_summary(struct report *r)
 			}
 			printf("}}");
 		}
-		printf("%s],\n", r->ncpus ? "\n    " : "");
+		printf("%s],\n", r->cpus.n ? "\n    " : "");
 		json_reasons("dispatch", r->dispatch, dtl_dispatch_name);
 		printf(",\n");
 		json_reasons("preempt", r->preempt, dtl_preempt_name);
@@ -1114,6 +1088,7 @@ int cmd_dtl_report(int argc, char **argv)
 	int opt, err, ret = EXIT_FAIL;
 
 	r.fmt = FMT_TEXT;
+	r.cpus.elem_size = sizeof(struct cpu_sum);
 	while ((opt = next_option(argc, argv, ":o:h", report_options,
 				  &co)) > 0) {
 		switch (opt) {
@@ -1164,7 +1139,7 @@ int cmd_dtl_report(int argc, char **argv)
 	}
 	ret = EXIT_OK;
 out:
-	free(r.cpus);
+	free(r.cpus.elems);
 	free(buf);
 	return ret;
 }

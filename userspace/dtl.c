@@ -436,3 +436,35 @@ int format_us(char *buf, size_t len, __u64 ns)
 			     (unsigned long long)ns / 1000,
 			     (unsigned long long)ns % 1000), len);
 }
+
+void *cpu_table_get(struct cpu_table *t, __u32 cpu)
+{
+	size_t lo = 0, hi = t->n, mid, sz = t->elem_size;
+	unsigned char *e = t->elems;
+	__u32 c;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		memcpy(&c, e + mid * sz, sizeof(c));
+		if (c == cpu)
+			return e + mid * sz;
+		if (c < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 16;
+
+		e = realloc(t->elems, ncap * sz);
+		if (!e)
+			return NULL;
+		t->elems = e;
+		t->cap = ncap;
+	}
+	memmove(e + (lo + 1) * sz, e + lo * sz, (t->n - lo) * sz);
+	t->n++;
+	memset(e + lo * sz, 0, sz);
+	memcpy(e + lo * sz, &cpu, sizeof(cpu));
+	return e + lo * sz;
+}

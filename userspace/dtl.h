@@ -62,4 +62,15 @@ int format_seconds(char *buf, size_t len, long long ns);
 int format_utc(char *buf, size_t len, long long ns);
 int format_us(char *buf, size_t len, __u64 ns);
 
+/*
+ * A per-CPU table sorted by CPU: elements of elem_size bytes, each with its
+ * __u32 CPU number first. The element of cpu, added zeroed if new (the
+ * table grows by doubling from 16); NULL if out of memory.
+ */
+struct cpu_table {
+	void *elems;
+	size_t n, cap, elem_size;
+};
+void *cpu_table_get(struct cpu_table *t, __u32 cpu);
+
 #endif /* _HTMTRACE_DTL_H */

@@ -46,8 +46,7 @@ struct top_cpu {
 };
 
 struct top {
-	struct top_cpu *cpus;
-	size_t ncpus, cap;
+	struct cpu_table cpus;		/* of struct top_cpu */
 	__u64 tb_freq;
 	int have_clock;
 };
@@ -62,33 +61,7 @@ static void top_signal(int sig)
 
 static struct top_cpu *top_cpu(struct top *t, __u32 cpu)
 {
-	size_t lo = 0, hi = t->ncpus, mid;
-	struct top_cpu *n;
-
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (t->cpus[mid].cpu == cpu)
-			return &t->cpus[mid];
-		if (t->cpus[mid].cpu < cpu)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (t->ncpus == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 16;
-
-		n = realloc(t->cpus, ncap * sizeof(*n));
-		if (!n)
-			return NULL;
-		t->cpus = n;
-		t->cap = ncap;
-	}
-	memmove(&t->cpus[lo + 1], &t->cpus[lo],
-		(t->ncpus - lo) * sizeof(*t->cpus));
-	t->ncpus++;
-	memset(&t->cpus[lo], 0, sizeof(*t->cpus));
-	t->cpus[lo].cpu = cpu;
-	return &t->cpus[lo];
+	return cpu_table_get(&t->cpus, cpu);
 }
 
 /* Account the records of one read(). Returns 0 or -1 after a message. */
@@ -219,8 +192,8 @@ static void top_print(struct top *t, double secs, int json, int tty)
 		       "disp/s", "preempt/s", "cede/s", "fault/s", "notdisp%",
 		       "wait_avg_us", "wait_max_us", "lost");
 	}
-	for (i = 0; i < t->ncpus; i++) {
-		struct top_cpu *c = &t->cpus[i];
+	for (i = 0; i < t->cpus.n; i++) {
+		struct top_cpu *c = (struct top_cpu *)t->cpus.elems + i;
 		double share = t->tb_freq && secs > 0 ?
 			(double)c->off_ticks / ((double)t->tb_freq * secs) : 0;
 		double mean = c->dispatches ?
@@ -282,7 +255,7 @@ int cmd_dtl_top(int argc, char **argv)
 {
 	struct cmd_opts co = { .own_targets = 1, .dev_is_path = 1 };
 	struct htmtrace_dtl_config cfg;
-	struct top t = { 0 };
+	struct top t = { .cpus.elem_size = sizeof(struct top_cpu) };
 	struct sigaction sa;
 	sigset_t block, waitmask;
 	__u64 *cpus = NULL, count = 0, done = 0;
@@ -442,7 +415,7 @@ out_deconfigure:
 out:
 	if (fd >= 0)
 		close(fd);
-	free(t.cpus);
+	free(t.cpus.elems);
 	free(buf);
 	free(cpus);
 	return ret;
