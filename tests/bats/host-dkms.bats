@@ -87,10 +87,11 @@ kbuild_obj_m() {
 	[ "$output" = "htmtrace.o" ]
 	# In the top directory, where dkms looks with no BUILT_MODULE_LOCATION.
 	[[ "$output" != */* ]]
-	# The test build has more: the simulator, and KUnit where the kernel
-	# has it. None of them is installed by DKMS.
+	# The test build has more: the simulator, the stand-in for a kernel's
+	# own vpa_dtl PMU, and KUnit where the kernel has it. None of them is
+	# installed by DKMS.
 	run -0 kbuild_obj_m HTMTRACE_TEST=y CONFIG_KUNIT=m
-	[ "$output" = "htmtrace.o htmtrace_hvsim.o htmtrace_kunit.o" ]
+	[ "$output" = "htmtrace.o htmtrace_hvsim.o htmtrace_pmu_stub.o htmtrace_kunit.o" ]
 }
 
 @test "KDIR mode: all still builds the module and the tool, clean still cleans" {
