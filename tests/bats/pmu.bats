@@ -117,6 +117,14 @@ capturing() {
 		sleep 0.05
 	done
 	echo "cpu $1 never captured" >&2; return 1
+}
+accounted() {
+	for i in $(seq 600); do
+		awk -v want=$2 "/^cpu $1 / { for (i = 1; i < NF; i++) if (\$i ~ /^(entries|overwritten|dropped)\$/) n += \$(i + 1) }
+			END { exit !(n >= want) }" '$PMUDBG' && return 0
+		sleep 0.05
+	done
+	echo "cpu $1: never $2 entries accounted" >&2; return 1
 }'
 
 @test "the htm and vpa_dtl PMUs: format and events as specified" {
@@ -492,7 +500,7 @@ ok" ]
 		htmperf dtl 7 -C 0 -o /tmp/d -d 0 -r /tmp/r > /tmp/d.out & p=\$!
 		enabled && capturing 0 7 || { kill \$p; exit 1; }
 		echo '0 500' > $HVSIM/dtl_burst
-		sleep 0.5; cat $PMUDBG
+		accounted 0 500 && cat $PMUDBG
 		kill \$p; wait \$p && cat /tmp/d.out"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -518,7 +526,7 @@ ok" ]
 		htmperf dtl 7 -C 0 -a 64 -n -o /tmp/d -d 0 -r /tmp/r > /tmp/d.out & p=\$!
 		enabled && capturing 0 7 || { kill \$p; exit 1; }
 		for i in \$(seq 20); do echo '0 80' > $HVSIM/dtl_burst; sleep 0.3; done
-		sleep 0.5; cat $PMUDBG
+		accounted 0 1600 && cat $PMUDBG
 		kill \$p; wait \$p && cat /tmp/d.out"
 	echo "$output"
 	[ "$status" -eq 0 ]
