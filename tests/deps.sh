@@ -107,11 +107,13 @@ dpkg --print-foreign-architectures | grep -qx ppc64el || {
 # unpack PREFIX PKG...: unpack the ppc64el packages PKG... into
 # $cache/PREFIX-<hash of their names and versions>/ (unless done), remove
 # older unpackings with the same PREFIX, and set $root to the folder.
+# (One apt-cache run for them all: it loads the package cache each time.)
 versions() {
-	local p
-	for p in "$@"; do
-		apt-cache policy "$p:ppc64el" 2>/dev/null | sed -n 's/^  Candidate: //p'
-	done
+	apt-cache policy "${@/%/:ppc64el}" 2>/dev/null |
+		awk -v want="$*" '/^[^ ].*:ppc64el:$/ { p = substr($0, 1, length($0) - 9) }
+			/^  Candidate: / { v[p] = $2 }
+			END { n = split(want, w, " ")
+			      for (i = 1; i <= n; i++) print (w[i] in v) ? v[w[i]] : "(none)" }'
 }
 dl=
 trap '[ -z "$dl" ] || rm -rf "$dl"' EXIT
