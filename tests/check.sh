@@ -333,60 +333,70 @@ stock_all() {
 	done
 }
 
-# It runs beside the debug guest's suites (QEMU under TCG keeps one core
-# busy, the stock guest the other), then the lint (it needs the debug
-# build), in a subshell whose output goes to logs/stock.log and whose counts
-# to logs/stock.counts; stock_wait waits for it, prints its log and adds its
-# counts. An interrupt stops it with the rest (interrupted: every child of
-# this shell).
-stock_start() {
-	rm -f "$logs/stock.counts"
-	say "stock kernels, then lint: in the background, beside the $variant guest (log: $logs/stock.log)"
+# The run has three lanes, so that neither core idles: the debug guest's
+# suites (this shell), the stock kernels (stock_all), and the host suites
+# then the lint (host_all). The guests' lanes wait on QEMU under TCG most of
+# the time; the host lane fills what they leave. Each background lane is a
+# subshell whose output goes to logs/LANE.log and whose counts to
+# logs/LANE.counts; lane_wait waits for it, prints its log and adds its
+# counts. An interrupt stops them with the rest (interrupted: every child
+# of this shell).
+declare -A lane_pid
+lane_start() {
+	local lane=$1
+	shift
+	rm -f "$logs/$lane.counts"
+	say "$lane lane: $* (in the background; log: $logs/$lane.log)"
 	(
 		passed=0 failed=0 skipped=0 notrun=0
-		stock_all
-		if [ "$built" -eq 1 ]; then
-			say "lint: tests/lint.sh $variant"
-			run_tap lint "$top/tests/lint.sh" "$variant"
-		fi
-		echo "$passed $failed $skipped $notrun" > "$logs/stock.counts"
-	) > "$logs/stock.log" 2>&1 &
-	stock_pid=$!
+		"$@"
+		echo "$passed $failed $skipped $notrun" > "$logs/$lane.counts"
+	) > "$logs/$lane.log" 2>&1 &
+	lane_pid[$lane]=$!
 }
 
-stock_wait() {
-	local p f s n
-	say "stock kernels and lint: wait for them"
-	wait "$stock_pid"
-	cat "$logs/stock.log"
-	if read -r p f s n < "$logs/stock.counts"; then
+lane_wait() {
+	local p f s n lane=$1
+	say "$lane lane: wait for it"
+	wait "${lane_pid[$lane]}"
+	cat "$logs/$lane.log"
+	if read -r p f s n < "$logs/$lane.counts"; then
 		passed=$((passed + p)) failed=$((failed + f))
 		skipped=$((skipped + s)) notrun=$((notrun + n))
 	else
-		fail "the stock kernels' run left no counts (see $logs/stock.log)"
+		fail "the $lane lane left no counts (see $logs/$lane.log)"
+	fi
+}
+
+# The host suites run without bats' per-test timeout: bats 1.8.2 starts a
+# watchdog "sleep" per test, and a test faster than the watchdog's own
+# setup leaves that sleep orphaned, holding bats' output pipe for the
+# whole timeout (seen: 900 s after a 10 ms test of host-dkms.bats). The
+# lint needs the debug build.
+host_all() {
+	[ ${#host_suites[@]} -eq 0 ] || BATS_TEST_TIMEOUT= run_bats host "${host_suites[@]}"
+	if [ "$built" -eq 1 ]; then
+		say "lint: tests/lint.sh $variant"
+		run_tap lint "$top/tests/lint.sh" "$variant"
+	else
+		not_run "lint: nothing was built to lint" 4
 	fi
 }
 
 guest=("$py" "$top/tests/guest.py")
+lane_start stock stock_all
+lane_start host host_all
 if [ "$built" -eq 1 ]; then
 	# One guest serves every guest suite and KUnit: a boot and a kmemleak
-	# scan are the slow parts on the debug kernel under TCG. It boots while
-	# the host suites run.
-	say "boot the $variant guest (in the background)"
-	"${guest[@]}" start -V "$variant" -n check --owner $$ ${perf_root:+--share "$perf_root"} &
-	boot=$!
+	# scan are the slow parts on the debug kernel under TCG.
+	say "boot the $variant guest"
+	step "${guest[@]}" start -V "$variant" -n check --owner $$ ${perf_root:+--share "$perf_root"}
+	boot=$?
 fi
-# The host suites run without bats' per-test timeout: bats 1.8.2 starts a
-# watchdog "sleep" per test, and a test faster than the watchdog's own
-# setup leaves that sleep orphaned, holding bats' output pipe for the
-# whole timeout (seen: 900 s after a 10 ms test of host-dkms.bats).
-[ ${#host_suites[@]} -eq 0 ] || BATS_TEST_TIMEOUT= run_bats host "${host_suites[@]}"
-stock_start
 
 if [ "$built" -eq 1 ]; then
 	export HTMTRACE_GUEST=check
-	say "wait for the $variant guest"
-	if wait $boot; then
+	if [ "$boot" -eq 0 ]; then
 		# One bats run per file: the step headers then time each suite.
 		for f in "${guest_suites[@]}"; do
 			run_bats "guest-$(basename "$f" .bats)" "$f"
@@ -418,10 +428,11 @@ else
 	echo "check: the build failed"
 	not_run "guest bats suites" "$(bats --count "${guest_suites[@]}")"
 	not_run "KUnit cases" "$(kunit_cases)"
-	not_run "post-mortem and lint" 5
+	not_run "post-mortem" 1
 fi
 
-stock_wait
+lane_wait stock
+lane_wait host
 
 say "uapi: <linux/htmtrace.h> in strict C99"
 if printf '#include <linux/htmtrace.h>\n' |

@@ -36,20 +36,16 @@ script is SIGKILLed), or after $HTMTRACE_GUEST_LIFETIME seconds (default
 line, socket and start time are the ones this guest recorded.
 """
 
-import argparse
+# Only what `run` needs is imported here (a test run makes thousands of
+# calls, and argparse, re, secrets and subprocess would double the start-up
+# time of each): the other commands import theirs where they use them.
 import base64
 import binascii
 import fcntl
 import json
 import os
-import re
-import secrets
-import shutil
-import signal
 import socket
-import subprocess
 import sys
-import tempfile
 import time
 import zlib
 
@@ -74,7 +70,6 @@ SPLATS = [
     r'possible recursive locking', r'\bINFO: ', r'\bOops\b', r'Kernel panic',
     r'Unable to handle kernel', r'Call Trace:',
 ]
-SPLAT_RE = re.compile('|'.join(SPLATS))
 MARK = 'htmtrace-test: '     # test names written to the log by the bats helpers
 # A test that provokes a splat on purpose (the harness's own test) brackets it
 # with these: inside, splats are expected (at least one), not findings.
@@ -270,6 +265,7 @@ class Guest:
         vmlinux = os.path.join(TOP, 'build', self.variant, 'kdir', 'vmlinux')
         if os.path.exists(vmlinux):
             return vmlinux
+        import subprocess
         kdir = subprocess.run([os.path.join(TOP, 'tests', 'kernel.sh'), self.variant],
                               check=True, stdout=subprocess.PIPE, text=True).stdout
         return os.path.join(kdir.strip(), 'vmlinux')
@@ -286,6 +282,8 @@ class Guest:
         for f in [self.wedged_file] + list(self.log.values()):
             if os.path.exists(f):
                 os.unlink(f)
+        import subprocess
+        import tempfile
         initrd = os.path.join(self.dir, 'initramfs.cpio.gz')
         try:
             subprocess.run([os.path.join(TOP, 'tests', 'initramfs.sh'), self.variant,
@@ -364,7 +362,7 @@ class Guest:
         st = self.state()
         if not st or not self.alive():
             return b'', f'guest: {self.name} is not running\n'.encode(), 125
-        rid = secrets.token_hex(6)
+        rid = os.urandom(6).hex()
         damage = Damage(os.environ.get('HTMTRACE_GUEST_DAMAGE'))
         with open(os.path.join(self.dir, 'lock'), 'w') as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -491,6 +489,8 @@ class Guest:
 
     def kill(self):
         """Stop QEMU now, if it is the one this guest started."""
+        import shutil
+        import signal
         st = self.state()
         if not st:
             return
@@ -531,6 +531,8 @@ def keeper_matches(st):
 
 def keeper(a):
     """Run QEMU until it exits, its lifetime ends, or the owner goes."""
+    import signal
+    import subprocess
     with open(a.log, 'w') as qlog:
         qemu = subprocess.Popen(a.qemu, stdin=subprocess.DEVNULL, stdout=qlog,
                                 stderr=subprocess.STDOUT)
@@ -559,6 +561,8 @@ def keeper(a):
 
 def postmortem(console, kmemleak=None):
     """Splats in the console log; kmemleak objects allocated by our modules."""
+    import re
+    splat_re = re.compile('|'.join(SPLATS))
     findings = []
     ignore = os.environ.get('HTMTRACE_POSTMORTEM_IGNORE')
     try:
@@ -583,7 +587,7 @@ def postmortem(console, kmemleak=None):
             continue
         if MARK in line or (ignore and re.search(ignore, line)):
             continue
-        if SPLAT_RE.search(line):
+        if splat_re.search(line):
             if window:
                 seen = True
             else:
@@ -617,7 +621,39 @@ def report(findings, what):
     return 1
 
 
+def run_args(argv):
+    """The arguments of `run` (argv after "run"), parsed as main()'s parser
+    would: argparse alone costs a call more than the channel does."""
+    opts = {'-V': os.environ.get('HTMTRACE_VARIANT', 'release'), '-n': 'guest',
+            '-t': str(CMD_TIMEOUT)}
+    long = {'--variant': '-V', '--name': '-n', '--timeout': '-t'}
+    i = 0
+    while i < len(argv) and argv[i] != '--':
+        o = long.get(argv[i], argv[i])
+        if o not in opts or i + 1 == len(argv):
+            return None
+        opts[o] = argv[i + 1]
+        i += 2
+    text = argv[i + 1:]
+    if not text or not opts['-t'].isdigit():
+        return None
+    return opts['-V'], opts['-n'], int(opts['-t']), text
+
+
 def main():
+    fast = run_args(sys.argv[2:]) if sys.argv[1:2] == ['run'] else None
+    if fast:
+        variant, name, timeout, text = fast
+        t0 = time.time()
+        out, err, rc = Guest(variant, name).run(' '.join(text), timeout)
+        if os.environ.get('HTMTRACE_TIMING_LOG'):   # one line per command
+            with open(os.environ['HTMTRACE_TIMING_LOG'], 'a') as f:
+                f.write(f'{time.time() - t0:.3f} {rc} {" ".join(text)[:100]!r}\n')
+        sys.stdout.buffer.write(out)
+        sys.stderr.buffer.write(err)
+        return rc
+
+    import argparse
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     sub = ap.add_subparsers(dest='cmd', required=True)
     for name in ('start', 'run', 'stop', 'kill'):
@@ -654,11 +690,7 @@ def main():
         g.kill()
         return 0
     if a.cmd == 'run':
-        t0 = time.time()
         out, err, rc = g.run(' '.join(a.text), a.timeout)
-        if os.environ.get('HTMTRACE_TIMING_LOG'):   # one line per command
-            with open(os.environ['HTMTRACE_TIMING_LOG'], 'a') as f:
-                f.write(f'{time.time() - t0:.3f} {rc} {" ".join(a.text)[:100]!r}\n')
         sys.stdout.buffer.write(out)
         sys.stderr.buffer.write(err)
         return rc
