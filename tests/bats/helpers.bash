@@ -190,14 +190,14 @@ dump_size() {
 # hv_protocol_unload: unload our modules, and fail if, while the simulator
 # was loaded, a DUMP_DATA went to a running trace or asked for other than
 # whole pages at a page-aligned address (its counters since load; what no
-# public caller of H_HTM does).
+# public caller of H_HTM does). One round trip: the counters, then the unload.
 hv_protocol_unload() {
-	local misuse
-	misuse=$(guest "d=/sys/kernel/debug/htmtrace_hvsim
-		[ ! -e \$d/dump_tracing ] || cat \$d/dump_tracing \$d/dump_unaligned")
-	guest_unload_all
-	[ -z "$misuse" ] || [ "$misuse" = "0
-0" ] || { echo "DUMP_DATA while tracing, unaligned: $misuse" >&2; return 1; }
+	local out misuse
+	out=$(guest "d=/sys/kernel/debug/htmtrace_hvsim
+		[ ! -e \$d/dump_tracing ] || echo misuse \$(cat \$d/dump_tracing \$d/dump_unaligned)
+		$HTM_UNLOAD_ALL") || { echo "teardown: could not unload our modules" >&2; return 1; }
+	misuse=$(sed -n 's/^misuse //p' <<<"$out")
+	[ -z "$misuse" ] || [ "$misuse" = "0 0" ] || { echo "DUMP_DATA while tracing, unaligned: $misuse" >&2; return 1; }
 }
 
 guest_unload_all() {
