@@ -325,22 +325,21 @@ done
 
 # The stock kernels' part: the 6.1 build, then Debian's stock 6.12 kernels
 # booted (the first gets the DKMS run).
-stock_all() {
+stock_first() {
 	say "stock kernel: tests/stock.sh 6.1 (Debian's 6.1 headers, build only)"
 	run_tap stock-6.1 "$top/tests/stock.sh" 6.1
-	for spec in "${stock_boot[@]}"; do
-		stock_guest "$spec" "$([ "$spec" = "${stock_boot[0]}" ] && echo dkms)"
-	done
+	stock_guest "${stock_boot[0]}" dkms
 }
 
-# The run has three lanes, so that neither core idles: the debug guest's
-# suites (this shell), the stock kernels (stock_all), and the host suites
-# then the lint (host_all). The guests' lanes wait on QEMU under TCG most of
-# the time; the host lane fills what they leave. Each background lane is a
-# subshell whose output goes to logs/LANE.log and whose counts to
-# logs/LANE.counts; lane_wait waits for it, prints its log and adds its
-# counts. An interrupt stops them with the rest (interrupted: every child
-# of this shell).
+# The run has three lanes, so that no core idles: the debug guest's
+# suites (this shell); the 6.1 build and the first stock guest
+# (stock_first); the host suites, the lint, then the second stock guest
+# (host_all). The guests wait on QEMU under TCG much of the time, the host
+# suites not at all: the lanes share the cores, and each ends about when
+# the others do. Each background lane is a subshell whose output goes to
+# logs/LANE.log and whose counts to logs/LANE.counts; lane_wait waits for
+# it, prints its log and adds its counts. An interrupt stops them with the
+# rest (interrupted: every child of this shell).
 declare -A lane_pid
 lane_start() {
 	local lane=$1
@@ -374,6 +373,7 @@ lane_wait() {
 # whole timeout (seen: 900 s after a 10 ms test of host-dkms.bats). The
 # lint needs the debug build.
 host_all() {
+	local spec
 	[ ${#host_suites[@]} -eq 0 ] || BATS_TEST_TIMEOUT= run_bats host "${host_suites[@]}"
 	if [ "$built" -eq 1 ]; then
 		say "lint: tests/lint.sh $variant"
@@ -381,10 +381,13 @@ host_all() {
 	else
 		not_run "lint: nothing was built to lint" 4
 	fi
+	for spec in "${stock_boot[@]:1}"; do
+		stock_guest "$spec"
+	done
 }
 
 guest=("$py" "$top/tests/guest.py")
-lane_start stock stock_all
+lane_start stock stock_first
 lane_start host host_all
 if [ "$built" -eq 1 ]; then
 	# One guest serves every guest suite and KUnit: a boot and a kmemleak
