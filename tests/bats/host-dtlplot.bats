@@ -13,7 +13,10 @@ bats_require_minimum_version 1.5.0
 
 setup_file() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-	export TOP
+	# Debian's interpreter: a python3 shim (pyenv, ...) costs 0.2 s a call.
+	PY=python3
+	[ ! -x /usr/bin/python3 ] || PY=/usr/bin/python3
+	export TOP PY
 	make -s -C "$TOP/userspace" O="$TOP/build/host" all fakehtm >&2
 	export HTMTRACE="$TOP/build/host/htmtrace"
 	export FAKEDTL="$TOP/build/host/fakedtl.so"
@@ -23,13 +26,13 @@ setup_file() {
 	# CPU 0 preempted by time_slice only from 1000.5 to 1000.7 s; 7
 	# entries of CPU 1 lost at 1001 s; CPU 2 offline from 1000.8 to
 	# 1001.3 s. Aggregated: 10000 entries a CPU.
-	python3 "$GEN" "$BATS_FILE_TMPDIR/agg.bin" --cpus 4 --entries 40000 \
+	"$PY" "$GEN" "$BATS_FILE_TMPDIR/agg.bin" --cpus 4 --entries 40000 \
 		--preempt 0:0.5:0.7:4 --lost 1:1.0:7 --offline 2:0.8:1.3
 	"$HTMTRACE" dtl report "$BATS_FILE_TMPDIR/agg.bin" --format svg \
 		-o "$BATS_FILE_TMPDIR/agg.svg"
 	rsvg-convert "$BATS_FILE_TMPDIR/agg.svg" -o "$BATS_FILE_TMPDIR/agg.png"
 	# The same, 100 entries a CPU: every interval drawn.
-	python3 "$GEN" "$BATS_FILE_TMPDIR/exact.bin" --cpus 4 --entries 400 \
+	"$PY" "$GEN" "$BATS_FILE_TMPDIR/exact.bin" --cpus 4 --entries 400 \
 		--preempt 0:0.5:0.7:4 --lost 1:1.0:7 --offline 2:0.8:1.3
 	"$HTMTRACE" dtl report "$BATS_FILE_TMPDIR/exact.bin" --format svg \
 		-o "$BATS_FILE_TMPDIR/exact.svg"
@@ -63,7 +66,7 @@ ops() {
 @test "svg: self-contained XML; a lane per CPU and the counts of dtl report --format json" {
 	for c in "$A" "$E"; do
 		htm dtl report "$c.bin" --format json >"$c.json"
-		run -0 python3 "$CHECK" structure "$c.svg" "$c.json"
+		run -0 "$PY" "$CHECK" structure "$c.svg" "$c.json"
 		echo "$output"
 	done
 	grep -q 'data-mode="aggregated"' "$A.svg"
@@ -97,7 +100,7 @@ ops() {
 
 @test "svg rendered: every lane drawn, white between them" {
 	for c in "$A" "$E"; do
-		run -0 python3 "$CHECK" lanes "$c.svg" "$c.png"
+		run -0 "$PY" "$CHECK" lanes "$c.svg" "$c.png"
 		echo "$output"
 	done
 }
@@ -106,30 +109,30 @@ ops() {
 	for c in "$A" "$E"; do
 		# Aggregated: every column; exact: the preempt marks are 1 px
 		# wide, one every ~12 px, in time_slice's colour and no other.
-		run -0 python3 "$CHECK" colour "$c.svg" "$c.png" 0 preempt \
+		run -0 "$PY" "$CHECK" colour "$c.svg" "$c.png" 0 preempt \
 			1000.52 1000.68 '#9d3fb5' "$([[ $c == "$A" ]] && echo 0.9 || echo 0.05)"
 		echo "$output"
 		for other in '#e15759' '#f28e2b'; do
-			run -0 python3 "$CHECK" colour "$c.svg" "$c.png" 0 \
+			run -0 "$PY" "$CHECK" colour "$c.svg" "$c.png" 0 \
 				preempt 1000.52 1000.68 "$other" 0 0
 		done
 		# Elsewhere the three reasons share the row.
-		run -0 python3 "$CHECK" colour "$c.svg" "$c.png" 0 preempt \
+		run -0 "$PY" "$CHECK" colour "$c.svg" "$c.png" 0 preempt \
 			1001.2 1001.8 '#9d3fb5' 0 0.6
-		run -0 python3 "$CHECK" colour "$c.svg" "$c.png" 0 preempt \
+		run -0 "$PY" "$CHECK" colour "$c.svg" "$c.png" 0 preempt \
 			1001.2 1001.8 '#e15759' "$([[ $c == "$A" ]] && echo 0.2 || echo 0.01)"
 	done
 }
 
 @test "svg rendered: the loss, the CPU offline and back where they happened" {
 	for c in "$A" "$E"; do
-		python3 "$CHECK" marker "$c.svg" "$c.png" 1 1001.0 '#000000'
-		python3 "$CHECK" marker "$c.svg" "$c.png" 2 1000.8 '#333333'
-		python3 "$CHECK" marker "$c.svg" "$c.png" 2 1001.3 '#2ca02c'
+		"$PY" "$CHECK" marker "$c.svg" "$c.png" 1 1001.0 '#000000'
+		"$PY" "$CHECK" marker "$c.svg" "$c.png" 2 1000.8 '#333333'
+		"$PY" "$CHECK" marker "$c.svg" "$c.png" 2 1001.3 '#2ca02c'
 		# Offline time shaded, nothing drawn in it.
-		python3 "$CHECK" colour "$c.svg" "$c.png" 2 dispatch \
+		"$PY" "$CHECK" colour "$c.svg" "$c.png" 2 dispatch \
 			1000.85 1001.25 '#e6e6e6' 1
-		python3 "$CHECK" colour "$c.svg" "$c.png" 2 preempt \
+		"$PY" "$CHECK" colour "$c.svg" "$c.png" 2 preempt \
 			1000.85 1001.25 '#e6e6e6' 1
 		# No loss marker elsewhere on CPU 1, none on CPU 0.
 		[ "$(grep -c 'class="lost"' "$c.svg")" -eq 1 ]
@@ -137,7 +140,7 @@ ops() {
 }
 
 @test "svg: histograms per CPU of the dispatch wait and the ready-to-dispatch delay" {
-	run -0 python3 - "$A.svg" <<-'EOF'
+	run -0 "$PY" - "$A.svg" <<-'EOF'
 	import sys, xml.etree.ElementTree as ET
 	NS = "{http://www.w3.org/2000/svg}"
 	root = ET.parse(sys.argv[1]).getroot()
@@ -153,7 +156,7 @@ ops() {
 }
 
 @test "svg: 1 million entries stay under the bound (256 KiB + 512 KiB a CPU)" {
-	python3 "$GEN" m.bin --cpus 4 --entries 1000000 --lost 1:1.0:7
+	"$PY" "$GEN" m.bin --cpus 4 --entries 1000000 --lost 1:1.0:7
 	htm dtl report m.bin --format svg -o m.svg
 	size=$(stat -c %s m.svg)
 	echo "1M entries on 4 CPUs: $size bytes" >&3
@@ -161,14 +164,14 @@ ops() {
 	# As small as a capture of 40000 entries: bounded by the columns.
 	[ "$size" -lt $(($(stat -c %s "$A.svg") * 3 / 2)) ]
 	htm dtl report m.bin --format json >m.json
-	python3 "$CHECK" structure m.svg m.json
+	"$PY" "$CHECK" structure m.svg m.json
 	grep -q 'data-entries="1000000"' m.svg
 }
 
 @test "svg: the worst a lane can hold stays under the bound" {
 	# A loss and a CPU going offline and back between every other pair
 	# of entries, and all 256 codes of both reasons.
-	run -0 python3 - w.bin <<-'EOF'
+	run -0 "$PY" - w.bin <<-'EOF'
 	import struct, sys
 	TB = 512000000
 	out = bytearray(struct.pack("<HHIIIQQQQQ", 1, 56, 0xffffffff, 1, 0, TB,
@@ -189,7 +192,7 @@ ops() {
 	echo "worst case on 2 CPUs: $size bytes" >&3
 	[ "$size" -lt $((256 * 1024 + 2 * 512 * 1024)) ]
 	htm dtl report w.bin --format json >w.json
-	python3 "$CHECK" structure w.svg w.json
+	"$PY" "$CHECK" structure w.svg w.json
 }
 
 @test "svg: to standard output without -o; -o - is standard output too" {
@@ -229,7 +232,7 @@ ops() {
 
 @test "top --json: an object per interval with the rates of the stream" {
 	run -0 --separate-stderr fdtl dtl top -d "$FAKE_DTL_DEV" -i 0.5 -n 1 --json
-	run -0 python3 -c '
+	run -0 "$PY" -c '
 import json, sys
 doc = json.loads(sys.argv[1])
 cpus = {c["cpu"]: c for c in doc["cpus"]}
@@ -252,7 +255,7 @@ assert cpus[2]["dispatches"] < 100 and not cpus[2]["offline"]
 }
 
 @test "top on a terminal: the screen redrawn; Ctrl-C ends it, deconfigured, exit 0" {
-	run -0 python3 - <<-'EOF'
+	run -0 "$PY" - <<-'EOF'
 	import os, pty, signal, sys, time
 	pid, fd = pty.fork()
 	if pid == 0:
