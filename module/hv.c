@@ -538,6 +538,7 @@ int htm_hv_offer(const struct htmtrace_hv_ops *ops, struct htm_hv_offer *offer)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_hv_offer);
 
 /* the backend, fixed at load */
 
