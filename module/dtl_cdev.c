@@ -111,12 +111,13 @@ static long htm_dtl_ioctl_configure(struct file *file, void __user *argp)
 	ret = htm_dtl_cpus_from_user(&cfg, cpus);
 	if (ret)
 		goto out;
+	/* A configured session holds the module as an open file does. */
+	__module_get(THIS_MODULE);
 	ret = htm_dtl_configure(htm_dtl_sess, htm_dtl_hv, cpus, cfg.mask,
 				ring_size,
 				cfg.flags & HTMTRACE_DTL_F_KEEP ? NULL : file);
-	/* A configured session holds the module as an open file does. */
-	if (!ret)
-		__module_get(THIS_MODULE);
+	if (ret)
+		module_put(THIS_MODULE);
 out:
 	free_cpumask_var(cpus);
 	return ret;

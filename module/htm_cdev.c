@@ -137,10 +137,11 @@ static long htm_ioctl_configure(struct htm_chan *chan, void __user *argp)
 	ret = htm_config_check(&ucfg, &cfg);
 	if (ret)
 		return ret;
-	ret = htm_chan_configure(chan, &cfg);
 	/* A configured channel holds the module as an open file does. */
-	if (!ret)
-		__module_get(THIS_MODULE);
+	__module_get(THIS_MODULE);
+	ret = htm_chan_configure(chan, &cfg);
+	if (ret)
+		module_put(THIS_MODULE);
 	return ret;
 }
 
