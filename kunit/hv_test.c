@@ -421,6 +421,24 @@ static void hv_probe_absent_only_on_h_function(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, HTM_OP_OF(fake_last[2]), HTM_OP_CAPABILITIES);
 }
 
+/*
+ * What the devices are made from: H_HTM unless H_FUNCTION, the log only
+ * with every DTL op (the fake backend has none); neither is -ENODEV.
+ */
+static void hv_offer(struct kunit *test)
+{
+	struct htm_hv_offer offer = { .htm = false, .dtl = true };
+
+	fake_reset(H_SUCCESS);
+	KUNIT_EXPECT_EQ(test, htm_hv_offer(&fake_ops, &offer), 0);
+	KUNIT_EXPECT_TRUE(test, offer.htm);
+	KUNIT_EXPECT_FALSE(test, offer.dtl);
+	fake_reset(H_FUNCTION);
+	KUNIT_EXPECT_EQ(test, htm_hv_offer(&fake_ops, &offer), -ENODEV);
+	KUNIT_EXPECT_FALSE(test, offer.htm);
+	KUNIT_EXPECT_FALSE(test, offer.dtl);
+}
+
 static void hv_errors_counted(struct kunit *test)
 {
 	struct htm_hv_stats st = {};
@@ -446,6 +464,7 @@ static struct kunit_case htmtrace_hv_cases[] = {
 	KUNIT_CASE(hv_op_errno_unknown_op),
 	KUNIT_CASE(hv_platform_gate),
 	KUNIT_CASE(hv_probe_absent_only_on_h_function),
+	KUNIT_CASE(hv_offer),
 	KUNIT_CASE(hv_rc_names),
 	KUNIT_CASE(hv_call_encoding),
 	KUNIT_CASE(hv_busy_retried),

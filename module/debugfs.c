@@ -36,10 +36,9 @@ static const char * const htm_state_names[] = {
 
 static int backend_show(struct seq_file *m, void *v)
 {
-	char name[32];
+	const struct htmtrace_hv_ops *hv = m->private;
 
-	htm_hv_backend_name(name, sizeof(name));
-	seq_printf(m, "%s\n", name);
+	seq_printf(m, "%s\n", hv->name);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(backend);
@@ -265,10 +264,10 @@ struct dentry *htm_debugfs_dir(void)
 	return htm_debugfs_root;
 }
 
-void htm_debugfs_init(void)
+void htm_debugfs_init(const struct htmtrace_hv_ops *hv)
 {
 	htm_debugfs_root = debugfs_create_dir("htmtrace", NULL);
-	debugfs_create_file("backend", 0400, htm_debugfs_root, NULL,
+	debugfs_create_file("backend", 0400, htm_debugfs_root, (void *)hv,
 			    &backend_fops);
 }
 

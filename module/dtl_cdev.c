@@ -24,23 +24,17 @@
 
 #include "htmtrace.h"
 
-/* The one session (main.c's), and the device, of the current backend. */
+/* The one session (main.c's) and the device, made at load. */
 static struct htm_dtl *htm_dtl_sess;
 static const struct htmtrace_hv_ops *htm_dtl_hv;
 static bool htm_dtl_registered;
 static struct dentry *htm_dtl_debugfs;
 
-static int htm_dtl_open(struct inode *inode, struct file *file)
-{
-	return htm_hv_session_get();
-}
-
 static int htm_dtl_release(struct inode *inode, struct file *file)
 {
 	/* The session this file configured (without KEEP) ends with it. */
 	if (!htm_dtl_end(htm_dtl_sess, file))
-		htm_hv_session_put();
-	htm_hv_session_put();
+		module_put(THIS_MODULE);
 	return 0;
 }
 
@@ -117,15 +111,13 @@ static long htm_dtl_ioctl_configure(struct file *file, void __user *argp)
 	ret = htm_dtl_cpus_from_user(&cfg, cpus);
 	if (ret)
 		goto out;
-	/* A configured session pins the backend like an open file does. */
-	ret = htm_hv_session_get();
-	if (ret)
-		goto out;
+	/* A configured session holds the module as an open file does. */
+	__module_get(THIS_MODULE);
 	ret = htm_dtl_configure(htm_dtl_sess, htm_dtl_hv, cpus, cfg.mask,
 				ring_size,
 				cfg.flags & HTMTRACE_DTL_F_KEEP ? NULL : file);
 	if (ret)
-		htm_hv_session_put();
+		module_put(THIS_MODULE);
 out:
 	free_cpumask_var(cpus);
 	return ret;
@@ -136,7 +128,7 @@ static long htm_dtl_ioctl_deconfigure(void)
 	int ret = htm_dtl_end(htm_dtl_sess, NULL);
 
 	if (!ret)
-		htm_hv_session_put();
+		module_put(THIS_MODULE);
 	return ret;
 }
 
@@ -203,7 +195,6 @@ static long htm_dtl_ioctl(struct file *file, unsigned int cmd,
 
 static const struct file_operations htm_dtl_fops = {
 	.owner = THIS_MODULE,
-	.open = htm_dtl_open,
 	.release = htm_dtl_release,
 	.read = htm_dtl_cdev_read,
 	.poll = htm_dtl_cdev_poll,
@@ -256,11 +247,9 @@ static int htm_dtl_state_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(htm_dtl_state);
 
 /**
- * htm_dtl_cdev_add() - create /dev/vpa_dtl for a backend
+ * htm_dtl_cdev_add() - create /dev/vpa_dtl
  * @hv: backend with the dispatch trace log operations
  * @dtl: the session, idle
- *
- * Called with the backend mutex held and no session active.
  *
  * Return: 0 or the error of misc_register().
  */

@@ -299,7 +299,6 @@ static void htm_dtl_pmu_destroy(struct perf_event *event)
 	htm_dtl_pmu_put(htm_dtl_pmu_session);
 	kfree(pe);
 	event->pmu_private = NULL;
-	htm_hv_session_put();
 }
 
 /**
@@ -366,12 +365,9 @@ static int htm_dtl_pmu_event_init(struct perf_event *event)
 	init_irq_work(&pe->work, htm_dtl_pmu_work);
 	hrtimer_init(&pe->deadline, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
 	pe->deadline.function = htm_dtl_pmu_deadline;
-	ret = htm_hv_session_get();
-	if (ret)
-		goto free;
 	ret = htm_dtl_pmu_get(htm_dtl_pmu_session, htm_dtl_pmu_hv);
 	if (ret)
-		goto put_session;
+		goto free;
 	pe->c = htm_dtl_pmu_cpu_add(htm_dtl_pmu_session, event->cpu,
 				    event->attr.config, &htm_dtl_aux_sink, pe);
 	if (IS_ERR(pe->c)) {
@@ -388,8 +384,6 @@ static int htm_dtl_pmu_event_init(struct perf_event *event)
 
 put_dtl:
 	htm_dtl_pmu_put(htm_dtl_pmu_session);
-put_session:
-	htm_hv_session_put();
 free:
 	kfree(pe);
 	return ret;
@@ -517,12 +511,7 @@ static const struct attribute_group *htm_dtl_pmu_attr_groups[] = {
 	NULL,
 };
 
-/*
- * A struct pmu cannot be registered twice: perf_pmu_unregister() leaves its
- * freed device behind. Each registration (one per backend) starts afresh
- * from this template.
- */
-static const struct pmu htm_dtl_pmu_template = {
+static struct pmu htm_dtl_pmu = {
 	.module = THIS_MODULE,
 	.task_ctx_nr = perf_invalid_context,
 	.attr_groups = htm_dtl_pmu_attr_groups,
@@ -606,7 +595,6 @@ int htm_dtl_pmu_register(const struct htmtrace_hv_ops *hv,
 		return -EEXIST;
 	htm_dtl_pmu_hv = hv;
 	htm_dtl_pmu_session = dtl;
-	htm_dtl_pmu = htm_dtl_pmu_template;
 	ret = perf_pmu_register(&htm_dtl_pmu, "vpa_dtl", -1);
 	if (ret) {
 		htm_dtl_pmu_hv = NULL;

@@ -24,7 +24,7 @@ struct htm_cdev {
 	struct htm_chan *chan;
 };
 
-/* The devices of the current backend; changed under the backend mutex. */
+/* The devices, made at load. */
 static struct htm_cdev *htm_cdevs;
 static unsigned int htm_nr_cdevs;
 
@@ -43,16 +43,10 @@ static int htm_cdev_open(struct inode *inode, struct file *file)
 {
 	struct miscdevice *misc = file->private_data;
 	struct htm_reader *rd;
-	int ret;
 
 	rd = kmalloc(sizeof(*rd), GFP_KERNEL);
 	if (!rd)
 		return -ENOMEM;
-	ret = htm_hv_session_get();
-	if (ret) {
-		kfree(rd);
-		return ret;
-	}
 	htm_reader_init(rd, container_of(misc, struct htm_cdev, misc)->chan);
 	file->private_data = rd;
 	/* One position for every thread that shares the file, as for files. */
@@ -66,7 +60,6 @@ static int htm_cdev_release(struct inode *inode, struct file *file)
 
 	htm_reader_release(rd);
 	kfree(rd);
-	htm_hv_session_put();
 	return 0;
 }
 
@@ -144,13 +137,11 @@ static long htm_ioctl_configure(struct htm_chan *chan, void __user *argp)
 	ret = htm_config_check(&ucfg, &cfg);
 	if (ret)
 		return ret;
-	/* A configured channel pins the backend like an open file does. */
-	ret = htm_hv_session_get();
-	if (ret)
-		return ret;
+	/* A configured channel holds the module as an open file does. */
+	__module_get(THIS_MODULE);
 	ret = htm_chan_configure(chan, &cfg);
 	if (ret)
-		htm_hv_session_put();
+		module_put(THIS_MODULE);
 	return ret;
 }
 
@@ -159,7 +150,7 @@ static long htm_ioctl_deconfigure(struct htm_chan *chan)
 	int ret = htm_chan_deconfigure(chan);
 
 	if (!ret)
-		htm_hv_session_put();
+		module_put(THIS_MODULE);
 	return ret;
 }
 
@@ -280,10 +271,7 @@ static const struct file_operations htm_cdev_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
-/*
- * Every configured channel holds a session, which pins the backend's module
- * (htmtrace itself for pseries), so a channel torn down here is idle.
- */
+/* Every configured channel holds the module, so one torn down is idle. */
 static void htm_cdev_free_chan(struct htm_chan *chan)
 {
 	htm_debugfs_remove_chan(chan);
@@ -293,8 +281,6 @@ static void htm_cdev_free_chan(struct htm_chan *chan)
 /**
  * htm_cdev_add_all() - create /dev/htm0 .. /dev/htm<channels - 1>
  * @hv: backend the channels talk to
- *
- * Called with the backend mutex held.
  *
  * Return: 0, or an errno with nothing created.
  */
@@ -338,9 +324,8 @@ err:
 /**
  * htm_cdev_remove_all() - remove the devices
  *
- * Called with the backend mutex held, when no file is open: each open file
- * holds a session, and the backend cannot change while one exists; the
- * driver's module cannot go while a file is open either.
+ * At unload, or when loading fails: no file is open and no channel is
+ * configured (each holds the module).
  */
 void htm_cdev_remove_all(void)
 {

@@ -68,7 +68,7 @@ enum htm_pmu_phase {
  * @node: in htm_pmu_events
  * @cpu: the event's CPU
  * @target: the target it holds
- * @hv: the backend, pinned by the event's session
+ * @hv: the backend
  * @phase: HTM_PMU_*
  * @tracing: START succeeded and no STOP since
  * @stop_refused: the hypervisor answered STOP with H_STATE: in no state to
@@ -447,7 +447,6 @@ static void htm_pmu_destroy(struct perf_event *event)
 	mutex_unlock(&htm_pmu_events_lock);
 	htm_pmu_free(ev);
 	event->pmu_private = NULL;
-	htm_hv_session_put();
 }
 
 static int htm_pmu_event_init(struct perf_event *event)
@@ -478,13 +477,10 @@ static int htm_pmu_event_init(struct perf_event *event)
 	if (event->attr.sample_type & PERF_SAMPLE_RAW)
 		pr_info_once("htm pmu: no memory configuration samples from a module: see htmtrace sysmem\n");
 
-	ret = htm_hv_session_get();
-	if (ret)
-		goto free;
 	ev->hv = htm_pmu_hv;
 	ret = htm_target_claim(&t, ev);
 	if (ret)
-		goto put;
+		goto free;
 	ret = htm_pmu_call(ev, &t, &htm_hv_default_policy, HTM_OP_CONFIGURE,
 			   -1UL, -1UL, 0, NULL);
 	if (ret)
@@ -513,8 +509,6 @@ static int htm_pmu_event_init(struct perf_event *event)
 
 release:
 	htm_target_release(&t, ev);
-put:
-	htm_hv_session_put();
 free:
 	htm_pmu_free(ev);
 	return ret;
@@ -687,12 +681,7 @@ static const struct attribute_group *htm_pmu_attr_groups[] = {
 	NULL,
 };
 
-/*
- * A struct pmu cannot be registered twice: perf_pmu_unregister() leaves its
- * freed device behind. Each registration (one per backend) starts afresh
- * from this template.
- */
-static const struct pmu htm_pmu_template = {
+static struct pmu htm_pmu = {
 	.module = THIS_MODULE,
 	.task_ctx_nr = perf_invalid_context,
 	.attr_groups = htm_pmu_attr_groups,
@@ -735,8 +724,7 @@ DEFINE_SHOW_ATTRIBUTE(htm_pmu_events);
  * htm_pmu_register() - make the htm PMU, for a backend that offers H_HTM
  * @hv: the backend
  *
- * Called by main.c as the backend attaches. A backend cannot leave while
- * an event exists (each event is a session).
+ * Called by main.c at load; an event holds the module (.module).
  *
  * Return: 0 or the error of perf_pmu_register().
  */
@@ -745,7 +733,6 @@ int htm_pmu_register(const struct htmtrace_hv_ops *hv)
 	int ret;
 
 	htm_pmu_hv = hv;
-	htm_pmu = htm_pmu_template;
 	ret = perf_pmu_register(&htm_pmu, "htm", -1);
 	if (ret) {
 		htm_pmu_hv = NULL;

@@ -113,9 +113,6 @@ int htm_hv_call(const struct htmtrace_hv_ops *ops, struct htm_hv_stats *stats,
 		const struct htm_target *t, unsigned long flags,
 		unsigned int op, unsigned long p1, unsigned long p2,
 		unsigned long p3, long *hrc);
-int htm_hv_session_get(void);
-void htm_hv_session_put(void);
-void htm_hv_backend_name(char *buf, size_t size);
 
 int htm_hv_dtl_register(const struct htmtrace_hv_ops *ops, int cpu,
 			void *buf);
@@ -134,25 +131,10 @@ struct htm_hv_offer {
 	bool dtl;
 };
 
-/**
- * struct htm_hv_client - what the driver does as backends come and go
- * @attach: @ops has become the backend and offers what @offer says (at
- *	least one thing): create what uses it (the devices); on error, leave
- *	nothing behind
- * @detach: the backend whose @attach succeeded is about to go: remove what
- *	@attach created
- *
- * hv.c calls both with its backend mutex held and no session active; it
- * knows nothing of what they create.
- */
-struct htm_hv_client {
-	int (*attach)(const struct htmtrace_hv_ops *ops,
-		      const struct htm_hv_offer *offer);
-	void (*detach)(void);
-};
-
-int htm_hv_init(const struct htm_hv_client *client);
-void htm_hv_exit(void);
+int htm_hv_offer(const struct htmtrace_hv_ops *ops,
+		 struct htm_hv_offer *offer);
+const struct htmtrace_hv_ops *htm_hv_get(void);
+void htm_hv_put(const struct htmtrace_hv_ops *ops);
 
 /* htm_chan.c: HTM channels, target registry and dump engine */
 
@@ -462,7 +444,7 @@ enum {
  *	pending records and sinks; taken in the capture timers (interrupt
  *	context) and, for the vpa_dtl PMU, in pmu::add and pmu::del under the
  *	perf context's raw lock: hence raw, and held for short copies only
- * @hv: the backend, pinned while the session exists
+ * @hv: the backend
  * @state: HTM_DTL_*; read without a lock by read() and poll()
  * @cpus: the selected CPUs
  * @pcpu: per CPU id, its capture, NULL if not selected
@@ -537,7 +519,7 @@ void htm_cdev_remove_all(void);
 
 /* debugfs.c */
 struct dentry *htm_debugfs_dir(void);
-void htm_debugfs_init(void);
+void htm_debugfs_init(const struct htmtrace_hv_ops *hv);
 void htm_debugfs_exit(void);
 void htm_debugfs_add_chan(struct htm_chan *chan);
 void htm_debugfs_remove_chan(struct htm_chan *chan);

@@ -3,9 +3,9 @@
  * htmtrace: the hypervisor backend interface.
  *
  * htmtrace talks to the hypervisor through exactly one table of operations.
- * The default table issues pseries hcalls; a simulator module (hvsim) may
- * replace it while no session is active, so that every driver path can run
- * where PowerVM is absent.
+ * The default table issues pseries hcalls; in a test build, with
+ * backend=sim, htmtrace uses the simulator's (htmtrace_hvsim.ko), so that
+ * every driver path can run where PowerVM is absent.
  */
 #ifndef _HTMTRACE_HV_H
 #define _HTMTRACE_HV_H
@@ -13,8 +13,6 @@
 #include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/htmtrace.h>
-
-struct module;
 
 /* H_HTM: hcall number and argument encoding (newer than some kernel headers). */
 #ifndef H_HTM
@@ -77,7 +75,6 @@ struct module;
 /**
  * struct htmtrace_hv_ops - one way to reach the hypervisor
  * @name: shown in the kernel log and debugfs
- * @owner: module providing the ops; pinned while a session uses them
  * @htm: issue H_HTM with its six argument words; returns the hcall status
  * @register_dtl: register a dispatch trace log buffer (physical address) for
  *	a logical CPU; returns the hcall status
@@ -95,7 +92,6 @@ struct module;
  */
 struct htmtrace_hv_ops {
 	const char *name;
-	struct module *owner;
 	long (*htm)(unsigned long flags, unsigned long target,
 		    unsigned long op, unsigned long param1,
 		    unsigned long param2, unsigned long param3);
@@ -106,7 +102,9 @@ struct htmtrace_hv_ops {
 	void (*dtl_set_mask)(int cpu, u8 mask);
 };
 
-int htmtrace_hv_register(const struct htmtrace_hv_ops *ops);
-void htmtrace_hv_unregister(const struct htmtrace_hv_ops *ops);
+#ifdef HTMTRACE_TEST
+/* The simulator's (module/hvsim/), exported GPL-only for symbol_get(). */
+extern const struct htmtrace_hv_ops htmtrace_hvsim_ops;
+#endif
 
 #endif /* _HTMTRACE_HV_H */

@@ -8,25 +8,24 @@
  * interruptibly, within a total bound) and counts what happened; every
  * hypervisor status becomes an errno in htm_hv_op_errno(), per operation.
  *
- * The backend is a table of operations: the pseries hcalls, or, in a test
- * build only (HTMTRACE_TEST), a simulator registered with
- * htmtrace_hv_register() while no session is active. A session is an open
- * /dev/htmN or a configured channel; each pins the backend's module. When
- * the backend changes, the client given to htm_hv_init() (main.c) is told,
- * and it creates or removes the devices: this file knows nothing of them.
+ * The backend is a table of operations, fixed at load: the pseries
+ * hcalls, or, in a test build only (HTMTRACE_TEST) and with backend=sim,
+ * the simulator's (htmtrace_hvsim.ko, taken with symbol_get() and so held
+ * until unload). A production build has no way to replace the hypervisor.
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
 #include <linux/delay.h>
 #include <linux/io.h>
+#include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
@@ -80,7 +79,6 @@ static void htm_pseries_dtl_set_mask(int cpu, u8 mask)
 
 static const struct htmtrace_hv_ops htm_hv_pseries = {
 	.name = "pseries",
-	.owner = THIS_MODULE,
 	.htm = htm_pseries_htm,
 	.register_dtl = htm_pseries_register_dtl,
 	.unregister_dtl = htm_pseries_unregister_dtl,
@@ -474,77 +472,6 @@ static bool htm_hv_has_dtl(const struct htmtrace_hv_ops *ops)
 	       firmware_has_feature(FW_FEATURE_SPLPAR);
 }
 
-/* backend registration and sessions */
-
-/*
- * Serialises backend changes, and with them the client's attach and detach
- * (which add and remove the devices); guards htm_hv_client and
- * htm_hv_attached.
- */
-static DEFINE_MUTEX(htm_hv_mutex);
-static const struct htm_hv_client *htm_hv_client;
-static bool htm_hv_attached;
-
-/*
- * htm_hv_lock guards the three fields below. It is a spinlock so that
- * opening a device (under misc_mtx) never waits for htm_hv_mutex, which is
- * held around misc_register() and misc_deregister(). htm_hv_ops changes
- * only with htm_hv_mutex held too.
- */
-static DEFINE_SPINLOCK(htm_hv_lock);
-static const struct htmtrace_hv_ops *htm_hv_ops = &htm_hv_pseries;
-static unsigned int htm_hv_sessions;
-static bool htm_hv_switching;
-
-/**
- * htm_hv_session_get() - begin a session with the current backend
- *
- * Pins the backend's module so that it cannot go away while the session
- * lasts.
- *
- * Return: 0, or -ENODEV while the backend is being replaced, unloaded or
- * still being set up.
- */
-int htm_hv_session_get(void)
-{
-	int ret = 0;
-
-	spin_lock(&htm_hv_lock);
-	if (htm_hv_switching || !try_module_get(htm_hv_ops->owner))
-		ret = -ENODEV;
-	else
-		htm_hv_sessions++;
-	spin_unlock(&htm_hv_lock);
-	return ret;
-}
-
-void htm_hv_session_put(void)
-{
-	struct module *owner;
-
-	spin_lock(&htm_hv_lock);
-	WARN_ON(!htm_hv_sessions);
-	htm_hv_sessions--;
-	owner = htm_hv_ops->owner;
-	spin_unlock(&htm_hv_lock);
-	module_put(owner);
-}
-
-/**
- * htm_hv_backend_name() - copy the current backend's name
- * @buf: destination
- * @size: its size
- *
- * Under the backend mutex: the name belongs to the backend's module, which
- * may be on its way out.
- */
-void htm_hv_backend_name(char *buf, size_t size)
-{
-	mutex_lock(&htm_hv_mutex);
-	strscpy(buf, htm_hv_ops->name, size);
-	mutex_unlock(&htm_hv_mutex);
-}
-
 /**
  * htm_hv_probe() - does the backend implement H_HTM?
  * @ops: backend
@@ -588,156 +515,73 @@ int htm_hv_probe(const struct htmtrace_hv_ops *ops)
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_probe);
 
-/* Stop new sessions; fail if one is active. Caller holds htm_hv_mutex. */
-static int htm_hv_begin_switch(void)
-{
-	int ret = 0;
-
-	lockdep_assert_held(&htm_hv_mutex);
-	spin_lock(&htm_hv_lock);
-	if (htm_hv_sessions)
-		ret = -EBUSY;
-	else
-		htm_hv_switching = true;
-	spin_unlock(&htm_hv_lock);
-	return ret;
-}
-
-static void htm_hv_end_switch(void)
-{
-	spin_lock(&htm_hv_lock);
-	htm_hv_switching = false;
-	spin_unlock(&htm_hv_lock);
-}
-
-/* Tell the client that the backend goes, if it uses it. */
-static void htm_hv_detach(void)
-{
-	lockdep_assert_held(&htm_hv_mutex);
-	if (htm_hv_attached)
-		htm_hv_client->detach();
-	htm_hv_attached = false;
-}
-
-/*
- * Make @ops the backend and, if it has H_HTM, tell the client. Called
- * between htm_hv_begin_switch() and htm_hv_end_switch(), so that no file
- * can be opened on a device before all of them exist.
- * Return: 0, -ENODEV when the backend has no usable H_HTM, or an error.
+/**
+ * htm_hv_offer() - what the backend offers this partition
+ * @ops: backend
+ * @offer: filled in
+ *
+ * Return: 0 if it offers H_HTM or the dispatch trace log, -ENODEV (with one
+ * line in the log) if neither, -ENOMEM.
  */
-static int htm_hv_switch(const struct htmtrace_hv_ops *ops)
+int htm_hv_offer(const struct htmtrace_hv_ops *ops, struct htm_hv_offer *offer)
 {
-	struct htm_hv_offer offer = {};
-	int ret;
+	int ret = htm_hv_probe(ops);
 
-	lockdep_assert_held(&htm_hv_mutex);
-	spin_lock(&htm_hv_lock);
-	htm_hv_ops = ops;
-	spin_unlock(&htm_hv_lock);
-	ret = htm_hv_probe(ops);
 	if (ret && ret != -ENODEV)
 		return ret;
-	offer.htm = !ret;
-	offer.dtl = htm_hv_has_dtl(ops);
-	if (!offer.htm && !offer.dtl)
+	offer->htm = !ret;
+	offer->dtl = htm_hv_has_dtl(ops);
+	if (!offer->htm && !offer->dtl) {
+		pr_info("%s: neither H_HTM nor a dispatch trace log: not loaded\n",
+			ops->name);
 		return -ENODEV;
-	ret = htm_hv_client->attach(ops, &offer);
-	if (ret)
-		pr_err("%s: cannot create the devices: %d\n", ops->name, ret);
-	htm_hv_attached = !ret;
-	return ret;
+	}
+	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_hv_offer);
+
+/* the backend, fixed at load */
 
 #ifdef HTMTRACE_TEST
-/**
- * htmtrace_hv_register() - replace the pseries backend (test builds only)
- * @ops: the new backend, e.g. the simulator's; must outlive its registration
- *
- * A production build has no way to replace the hypervisor: this exists
- * only when the module is built with HTMTRACE_TEST=y.
- *
- * Return: 0; -EBUSY if another backend is registered or a session is
- * active; -EINVAL without an @ops->htm; or the error of probing @ops.
- */
-int htmtrace_hv_register(const struct htmtrace_hv_ops *ops)
-{
-	int ret;
-
-	if (!ops->htm || !ops->name)
-		return -EINVAL;
-
-	mutex_lock(&htm_hv_mutex);
-	if (htm_hv_ops != &htm_hv_pseries) {
-		ret = -EBUSY;
-		goto out;
-	}
-	ret = htm_hv_begin_switch();
-	if (ret)
-		goto out;
-
-	htm_hv_detach();
-	ret = htm_hv_switch(ops);
-	if (ret) {
-		htm_hv_detach();
-		htm_hv_switch(&htm_hv_pseries);
-	} else {
-		pr_info("hypervisor backend: %s\n", ops->name);
-	}
-	htm_hv_end_switch();
-out:
-	mutex_unlock(&htm_hv_mutex);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(htmtrace_hv_register);
+static char *backend = "pseries";
+module_param(backend, charp, 0444);
+MODULE_PARM_DESC(backend,
+		 "hypervisor backend: pseries (default) or sim, the simulator htmtrace_hvsim.ko, loaded first (test builds only)");
+#endif
 
 /**
- * htmtrace_hv_unregister() - give the hypervisor back to pseries
- * @ops: the backend passed to htmtrace_hv_register()
+ * htm_hv_get() - take the backend for the module's lifetime
  *
- * Called from the backend module's exit: every session pins that module, so
- * none can be active here.
+ * The pseries hcalls; in a test build, with backend=sim, the simulator's
+ * operations, whose module is pinned until htm_hv_put().
+ *
+ * Return: the backend, ERR_PTR(-ENODEV) if backend=sim and the simulator
+ * is not loaded, ERR_PTR(-EINVAL) for an unknown backend.
  */
-void htmtrace_hv_unregister(const struct htmtrace_hv_ops *ops)
+const struct htmtrace_hv_ops *htm_hv_get(void)
 {
-	mutex_lock(&htm_hv_mutex);
-	if (WARN_ON(htm_hv_ops != ops) || WARN_ON(htm_hv_begin_switch())) {
-		mutex_unlock(&htm_hv_mutex);
-		return;
+#ifdef HTMTRACE_TEST
+	const struct htmtrace_hv_ops *ops;
+
+	if (sysfs_streq(backend, "sim")) {
+		ops = symbol_get(htmtrace_hvsim_ops);
+		if (!ops)
+			pr_err("backend=sim: the simulator htmtrace_hvsim is not loaded (load it first)\n");
+		return ops ?: ERR_PTR(-ENODEV);
 	}
-	htm_hv_detach();
-	htm_hv_switch(&htm_hv_pseries);
-	pr_info("hypervisor backend: %s\n", htm_hv_pseries.name);
-	htm_hv_end_switch();
-	mutex_unlock(&htm_hv_mutex);
-}
-EXPORT_SYMBOL_GPL(htmtrace_hv_unregister);
-#endif /* HTMTRACE_TEST */
-
-/**
- * htm_hv_init() - start with the pseries backend
- * @client: told when a backend with H_HTM is there and when it goes
- *
- * Return: 0 (a hypervisor without H_HTM is not an error: in a test build a
- * backend may come), or the error of creating the devices.
- */
-int htm_hv_init(const struct htm_hv_client *client)
-{
-	int ret;
-
-	mutex_lock(&htm_hv_mutex);
-	htm_hv_client = client;
-	/* No file may be opened before every device exists. */
-	WARN_ON(htm_hv_begin_switch());
-	ret = htm_hv_switch(&htm_hv_pseries);
-	htm_hv_end_switch();
-	mutex_unlock(&htm_hv_mutex);
-	return ret == -ENODEV ? 0 : ret;
+	if (!sysfs_streq(backend, "pseries")) {
+		pr_err("backend=%s: not pseries or sim\n", backend);
+		return ERR_PTR(-EINVAL);
+	}
+#endif
+	return &htm_hv_pseries;
 }
 
-/* Module exit: no session can be active (each pins this module). */
-void htm_hv_exit(void)
+/* Give back what htm_hv_get() took. */
+void htm_hv_put(const struct htmtrace_hv_ops *ops)
 {
-	mutex_lock(&htm_hv_mutex);
-	htm_hv_detach();
-	mutex_unlock(&htm_hv_mutex);
+#ifdef HTMTRACE_TEST
+	if (ops != &htm_hv_pseries)
+		symbol_put(htmtrace_hvsim_ops);
+#endif
 }

@@ -106,92 +106,75 @@ module_param(dtl_pmu, bool, 0444);
 MODULE_PARM_DESC(dtl_pmu,
 		 "register the vpa_dtl perf PMU where no PMU of that name exists (default Y)");
 
-/*
- * Whether the last attach found a vpa_dtl PMU there already (the kernel's
- * own, 6.18 on, or a distribution's backport): said once, not at each
- * backend change.
- */
-static bool htm_dtl_pmu_clash;
-
 /* The vpa_dtl PMU, unless the kernel has one: decided now, not by version. */
-static void htm_dtl_pmu_attach(const struct htmtrace_hv_ops *ops,
-			       struct htm_dtl *dtl)
+static void htm_dtl_pmu_add(const struct htmtrace_hv_ops *ops,
+			    struct htm_dtl *dtl)
 {
 	int ret;
 
 	if (!dtl_pmu)
 		return;
 	ret = htm_dtl_pmu_register(ops, dtl);
-	if (ret == -EEXIST) {
-		if (!htm_dtl_pmu_clash)
-			pr_info("a vpa_dtl perf PMU exists already: not registering ours (/dev/vpa_dtl only)\n");
-		htm_dtl_pmu_clash = true;
-		return;
-	}
-	htm_dtl_pmu_clash = false;
-	if (ret)
+	if (ret == -EEXIST)
+		pr_info("a vpa_dtl perf PMU exists already: not registering ours (/dev/vpa_dtl only)\n");
+	else if (ret)
 		pr_warn("no vpa_dtl perf PMU (%d): /dev/vpa_dtl only\n", ret);
 }
 
-/* The dispatch trace log session, shared by /dev/vpa_dtl and the PMU. */
+/* The backend, fixed at load, and the dispatch trace log session. */
+static const struct htmtrace_hv_ops *htm_hv;
+static struct htm_hv_offer htm_offer;
 static struct htm_dtl htm_dtl_session;
-static bool htm_dtl_attached;
 
 /*
- * The composition root: what exists while a backend is there. The devices
+ * The composition root: what the backend offers, made once. The devices
  * are needed; a PMU that cannot be registered (perf lacking, a PMU of the
  * same name in the kernel) is left out with a line in the log.
  */
-static int htm_backend_attach(const struct htmtrace_hv_ops *ops,
-			      const struct htm_hv_offer *offer)
+static int __init htm_devices_add(void)
 {
 	int ret;
 
-	if (offer->htm) {
-		ret = htm_cdev_add_all(ops);
+	if (htm_offer.dtl) {
+		ret = htm_dtl_init(&htm_dtl_session);
 		if (ret)
 			return ret;
-		ret = htm_pmu_register(ops);
+	}
+	if (htm_offer.htm) {
+		ret = htm_cdev_add_all(htm_hv);
+		if (ret)
+			goto err_dtl;
+		ret = htm_pmu_register(htm_hv);
 		if (ret)
 			pr_warn("no htm perf PMU (%d): /dev/htmN only\n", ret);
 	}
-	if (offer->dtl) {
-		ret = htm_dtl_init(&htm_dtl_session);
+	if (htm_offer.dtl) {
+		ret = htm_dtl_cdev_add(htm_hv, &htm_dtl_session);
 		if (ret)
 			goto err_htm;
-		ret = htm_dtl_cdev_add(ops, &htm_dtl_session);
-		if (ret) {
-			htm_dtl_exit(&htm_dtl_session);
-			goto err_htm;
-		}
-		htm_dtl_attached = true;
-		htm_dtl_pmu_attach(ops, &htm_dtl_session);
+		htm_dtl_pmu_add(htm_hv, &htm_dtl_session);
 	}
 	return 0;
 
 err_htm:
 	htm_pmu_unregister();
 	htm_cdev_remove_all();
+err_dtl:
+	if (htm_offer.dtl)
+		htm_dtl_exit(&htm_dtl_session);
 	return ret;
 }
 
-/* Each remove is a no-op for what attach did not create. */
-static void htm_backend_detach(void)
+/* Each remove is a no-op for what was not made. */
+static void htm_devices_remove(void)
 {
 	htm_dtl_pmu_unregister();
 	htm_dtl_cdev_remove();
-	if (htm_dtl_attached) {
-		htm_dtl_exit(&htm_dtl_session);
-		htm_dtl_attached = false;
-	}
 	htm_pmu_unregister();
 	htm_cdev_remove_all();
+	if (htm_offer.dtl)
+		htm_dtl_exit(&htm_dtl_session);
 }
-
-static const struct htm_hv_client htm_backend_client = {
-	.attach = htm_backend_attach,
-	.detach = htm_backend_detach,
-};
 
 /*
  * A KVM guest, told the way the kernel tells it (a /hypervisor node that is
@@ -226,17 +209,34 @@ static int __init htmtrace_init(void)
 		pr_info("bounce_kb=%u is more than one allocation gives: using %u KiB\n",
 			bounce_kb, htm_bounce_size / 1024);
 	}
-	htm_debugfs_init();
-	ret = htm_hv_init(&htm_backend_client);
+	htm_hv = htm_hv_get();
+	if (IS_ERR(htm_hv))
+		return PTR_ERR(htm_hv);
+	ret = htm_hv_offer(htm_hv, &htm_offer);
 	if (ret)
-		htm_debugfs_exit();
+		goto err_put;
+	htm_debugfs_init(htm_hv);
+	ret = htm_devices_add();
+	if (ret) {
+		pr_err("%s: cannot create the devices: %d\n", htm_hv->name, ret);
+		goto err_debugfs;
+	}
+	pr_info("hypervisor backend: %s\n", htm_hv->name);
+	return 0;
+
+err_debugfs:
+	htm_debugfs_exit();
+err_put:
+	htm_hv_put(htm_hv);
 	return ret;
 }
 
+/* Nothing is in use: open files, configured sessions and events pin us. */
 static void __exit htmtrace_exit(void)
 {
-	htm_hv_exit();
+	htm_devices_remove();
 	htm_debugfs_exit();
+	htm_hv_put(htm_hv);
 }
 
 module_init(htmtrace_init);

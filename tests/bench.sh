@@ -30,8 +30,8 @@ run() {
 	"${guest[@]}" run -V "$variant" -n "$name" -t 900 -- "$1"
 }
 
-run 'insmod /lib/modules/htmtrace/htmtrace.ko &&
-     insmod /lib/modules/htmtrace/htmtrace_hvsim.ko rate=0 log2_size=26 &&
+run 'insmod /lib/modules/htmtrace/htmtrace_hvsim.ko rate=0 log2_size=26 &&
+     insmod /lib/modules/htmtrace/htmtrace.ko backend=sim &&
      htmtrace configure -t core -n 0 -p 0 -c 0 -d 0 >/dev/null &&
      htmtrace start -d 0 >/dev/null &&
      echo 524288 > /sys/kernel/debug/htmtrace_hvsim/advance &&
@@ -133,9 +133,9 @@ END {
 # One capture: PERIOD_US (0: adaptive) RATE SECONDS. Prints, summed over
 # the CPUs: the entries logged (captured + lost), lost, and wakeups.
 dtl_capture() {
-	run "rmmod htmtrace_hvsim 2>/dev/null; rmmod htmtrace 2>/dev/null
-	     insmod /lib/modules/htmtrace/htmtrace.ko dtl_period_us=$1 &&
+	run "rmmod htmtrace 2>/dev/null; rmmod htmtrace_hvsim 2>/dev/null
 	     insmod /lib/modules/htmtrace/htmtrace_hvsim.ko rate=0 &&
+	     insmod /lib/modules/htmtrace/htmtrace.ko backend=sim dtl_period_us=$1 &&
 	     echo $2 > /sys/kernel/debug/htmtrace_hvsim/dtl_rate &&
 	     htmtrace dtl record --duration $3 --ring-kb 16384 -o /tmp/dtl.bin |
 	     awk '\$2 != \"state\" && NF == 7 && \$1 ~ /^[0-9]+\$/ {

@@ -36,8 +36,8 @@ demo_steps() {
 	local m=/lib/modules/htmtrace target='-t core -n 0 -p 1 -c 3'
 
 	echo "--- load the driver; QEMU has no H_HTM, so the simulator stands in"
-	step "insmod $m/htmtrace.ko"
 	step "insmod $m/htmtrace_hvsim.ko log2_size=20"
+	step "insmod $m/htmtrace.ko backend=sim"
 	step 'ls -l /dev/htm*'
 	step 'dmesg | grep htmtrace'
 	step 'cat /sys/kernel/debug/htmtrace/backend'
@@ -59,7 +59,7 @@ demo_steps() {
 
 	echo
 	echo "--- unload"
-	step 'rmmod htmtrace_hvsim && rmmod htmtrace'
+	step 'rmmod htmtrace && rmmod htmtrace_hvsim'
 }
 # ---------------------------------------------------------------------------
 

@@ -7,8 +7,10 @@
  * of the running kernel, options and blacklist from modprobe.d), for a
  * module installed by DKMS or make install; else in /lib/modules/htmtrace
  * or next to the binary, as insmod. --sim loads a test build, which is
- * never installed: both modules then come from a directory. unload
- * removes the modules by name, as rmmod does.
+ * never installed: both modules then come from a directory, the simulator
+ * first, then htmtrace.ko backend=sim, which takes the simulator's
+ * operations at load. unload removes the modules by name, as rmmod does:
+ * htmtrace.ko, then the simulator.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,6 +31,7 @@
 
 #define MOD_MAIN	"htmtrace"
 #define MOD_SIM		"htmtrace_hvsim"
+#define SIM_BACKEND	"backend=sim"
 #define MODULE_DIR	"/lib/modules/htmtrace"
 
 /* Is @dir/@name.ko readable? Builds the path in @path either way. */
@@ -93,6 +96,8 @@ static const char *insert_hint(int err)
 		return "loading modules needs CAP_SYS_MODULE (root)";
 	case EINVAL:
 		return "the kernel refused the module or a parameter: see dmesg";
+	case ENODEV:
+		return "not a PowerVM partition, or backend=sim without htmtrace_hvsim loaded: see dmesg";
 	}
 	return NULL;
 }
@@ -118,6 +123,20 @@ static int is_loaded(struct kmod_ctx *ctx, const char *name)
 	state = kmod_module_get_initstate(mod);
 	kmod_module_unref(mod);
 	return state >= 0;
+}
+
+/* Was the loaded htmtrace.ko given backend=sim (a test build)? */
+static int main_has_sim(void)
+{
+	char line[16] = "";
+	FILE *f = fopen("/sys/module/" MOD_MAIN "/parameters/backend", "r");
+
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	return !strcmp(line, "sim\n");
 }
 
 static void say_loaded(const char *name, const char *opts)
@@ -377,9 +396,10 @@ int cmd_load(int argc, char **argv)
 	struct cmd_opts co = { .operands = 1 };
 	struct kmod_place pl;
 	struct kmod_ctx *ctx = NULL;
-	char *main_opts = NULL, *sim_opts = NULL;
-	size_t len = 1;
+	char *main_opts = NULL, *ins_opts = NULL, *sim_opts = NULL;
+	size_t len = sizeof(SIM_BACKEND) + 1;
 	int sim = 0, dry_run = 0, to_sim, by_name = 0, main_loaded;
+	int sim_loaded = 0;
 	int i, opt, err, ret = EXIT_FAIL;
 
 	while ((opt = next_option(argc, argv, ":h", load_options, &co)) > 0) {
@@ -415,14 +435,20 @@ int cmd_load(int argc, char **argv)
 	}
 
 	main_opts = calloc(1, len);
+	ins_opts = calloc(1, len);
 	sim_opts = calloc(1, len);
-	if (!main_opts || !sim_opts) {
+	if (!main_opts || !ins_opts || !sim_opts) {
 		pr_errno(ENOMEM, "module parameters");
 		goto out;
 	}
+	/* The test build's htmtrace.ko takes the simulator at load. */
+	if (sim)
+		strcpy(ins_opts, SIM_BACKEND);
 	for (i = optind; i < argc; i++) {
 		split_module_param(argv[i], &param, &to_sim);
 		append_param(to_sim ? sim_opts : main_opts, param);
+		if (!to_sim)
+			append_param(ins_opts, param);
 	}
 	if (rooted(fixed, sizeof(fixed), root, MODULE_DIR)) {
 		pr_errno(ENAMETOOLONG, "--root %s", root);
@@ -434,17 +460,24 @@ int cmd_load(int argc, char **argv)
 		goto out;
 	/* Loaded, from wherever: nothing to find. */
 	main_loaded = is_loaded(ctx, MOD_MAIN);
+	if (sim)
+		sim_loaded = is_loaded(ctx, MOD_SIM);
 	if (main_loaded) {
-		say_loaded(MOD_MAIN, main_opts);
-		if (!sim) {
-			ret = EXIT_OK;
+		if (sim && !main_has_sim()) {
+			pr_err("%s is loaded without the simulator (not backend=sim): 'htmtrace unload' first",
+			       MOD_MAIN);
 			goto out;
 		}
+		if (sim)
+			say_loaded(MOD_SIM, sim_opts);
+		say_loaded(MOD_MAIN, main_opts);
+		ret = EXIT_OK;
+		goto out;
 	} else if (!sim && !dir_opt) {
 		/*
 		 * Installed (DKMS, make install): by name. Never with --sim:
-		 * an installed htmtrace.ko is a production build, which the
-		 * simulator of a test build cannot register with.
+		 * an installed htmtrace.ko is a production build, which has
+		 * no simulator backend.
 		 */
 		err = load_by_name(ctx, &pl, main_opts, dry_run);
 		if (err != -ENOENT) {
@@ -459,8 +492,7 @@ int cmd_load(int argc, char **argv)
 		pr_errno(-err, "module directory");
 		goto out;
 	}
-	err = main_loaded ? 0 : ko_path(main_path, sizeof(main_path), dir,
-					 MOD_MAIN);
+	err = ko_path(main_path, sizeof(main_path), dir, MOD_MAIN);
 	if (err && !dir_opt) {
 		if (exe_dir(exe, sizeof(exe)))
 			snprintf(exe, sizeof(exe), "?");
@@ -478,7 +510,7 @@ int cmd_load(int argc, char **argv)
 		pr_errno(-err, "%s", main_path);
 		goto out;
 	}
-	if (sim) {
+	if (sim && !sim_loaded) {
 		err = ko_path(sim_path, sizeof(sim_path), dir, MOD_SIM);
 		if (err) {
 			pr_errno(-err, "%s", sim_path);
@@ -487,24 +519,26 @@ int cmd_load(int argc, char **argv)
 	}
 
 	if (dry_run) {
-		if (!main_loaded)
-			printf("insmod %s%s%s\n", main_path,
-			       *main_opts ? " " : "", main_opts);
-		if (sim)
+		if (sim && !sim_loaded)
 			printf("insmod %s%s%s\n", sim_path,
 			       *sim_opts ? " " : "", sim_opts);
+		printf("insmod %s%s%s\n", main_path, *ins_opts ? " " : "",
+		       ins_opts);
 		ret = EXIT_OK;
 		goto out;
 	}
 
-	/* The simulator registers with htmtrace.ko: load that first. */
-	if ((main_loaded || !load_one(ctx, main_path, main_opts)) &&
-	    (!sim || !load_one(ctx, sim_path, sim_opts)))
+	/* htmtrace.ko backend=sim takes the simulator: load that first. */
+	if (sim && sim_loaded)
+		say_loaded(MOD_SIM, sim_opts);
+	if ((!sim || sim_loaded || !load_one(ctx, sim_path, sim_opts)) &&
+	    !load_one(ctx, main_path, ins_opts))
 		ret = EXIT_OK;
 out:
 	if (ctx)
 		kmod_unref(ctx);
 	free(main_opts);
+	free(ins_opts);
 	free(sim_opts);
 	return ret;
 }
@@ -550,7 +584,7 @@ static int unload_one(struct kmod_ctx *ctx, const char *name)
 	if (err < 0) {
 		pr_errno(-err, "unload %s", name);
 		if (err == -EBUSY || err == -EAGAIN)
-			pr_err("%s is in use: close /dev/htm* and end perf sessions",
+			pr_err("%s is in use: close /dev/htm* and /dev/vpa_dtl, deconfigure them, end perf sessions",
 			       name);
 		else if (err == -EPERM)
 			pr_err("unloading modules needs CAP_SYS_MODULE (root)");
@@ -569,10 +603,9 @@ static const struct option unload_options[] = {
 int cmd_unload(int argc, char **argv)
 {
 	struct cmd_opts co = { 0 };
-	struct kmod_module *mod;
 	struct kmod_place pl;
 	struct kmod_ctx *ctx;
-	int sim = 0, opt, loaded, ret = EXIT_FAIL;
+	int sim = 0, opt, ret = EXIT_FAIL;
 
 	while ((opt = next_option(argc, argv, ":h", unload_options, &co)) > 0) {
 		switch (opt) {
@@ -587,24 +620,9 @@ int cmd_unload(int argc, char **argv)
 	ctx = kmod_context(&pl, NULL);
 	if (!ctx)
 		return EXIT_FAIL;
-	if (sim) {
-		if (unload_one(ctx, MOD_SIM))
-			goto out;
-	} else {
-		/* The simulator holds htmtrace.ko: say so rather than EBUSY. */
-		loaded = module_loaded(ctx, MOD_SIM, &mod);
-		if (loaded < 0)
-			goto out;
-		if (loaded) {
-			kmod_module_unref(mod);
-			pr_err("%s is loaded: use 'htmtrace unload --sim'",
-			       MOD_SIM);
-			goto out;
-		}
-	}
-	if (!unload_one(ctx, MOD_MAIN))
+	/* htmtrace.ko holds the simulator it took: unload it first. */
+	if (!unload_one(ctx, MOD_MAIN) && (!sim || !unload_one(ctx, MOD_SIM)))
 		ret = EXIT_OK;
-out:
 	kmod_unref(ctx);
 	return ret;
 }

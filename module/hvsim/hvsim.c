@@ -3,7 +3,8 @@
  * htmtrace_hvsim: a simulated PowerVM H_HTM for htmtrace.
  *
  * QEMU's pseries machine does not implement H_HTM, so this module plays the
- * hypervisor: it registers a struct htmtrace_hv_ops with htmtrace and answers
+ * hypervisor: it exports a struct htmtrace_hv_ops, which htmtrace.ko
+ * backend=sim takes at load (so load this module first), and answers
  * every H_HTM call from a model of the HTM units of a small machine. The
  * model, the layouts of the blocks it writes and the debugfs knobs are
  * documented in module/hvsim/README.md.
@@ -23,6 +24,7 @@
 #include <linux/bits.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/export.h>
 #include <linux/init.h>
 #include <linux/io.h>
 #include <linux/ktime.h>
@@ -1174,9 +1176,9 @@ static long hvsim_htm(unsigned long flags, unsigned long target,
 	}
 }
 
-static const struct htmtrace_hv_ops hvsim_ops = {
+/* Taken by htmtrace.ko backend=sim with symbol_get(), which pins us. */
+const struct htmtrace_hv_ops htmtrace_hvsim_ops = {
 	.name = "hvsim",
-	.owner = THIS_MODULE,
 	.htm = hvsim_htm,
 	.register_dtl = hvsim_dtl_register,
 	.unregister_dtl = hvsim_dtl_unregister,
@@ -1184,6 +1186,7 @@ static const struct htmtrace_hv_ops hvsim_ops = {
 	.dtl_mask = hvsim_dtl_mask,
 	.dtl_set_mask = hvsim_dtl_set_mask,
 };
+EXPORT_SYMBOL_GPL(htmtrace_hvsim_ops);
 
 /* debugfs: numbers, read and written under hvsim_lock. */
 
@@ -1473,13 +1476,6 @@ static int __init hvsim_init(void)
 	if (ret)
 		goto err;
 
-	ret = htmtrace_hv_register(&hvsim_ops);
-	if (ret) {
-		pr_err("cannot register with htmtrace: %d\n", ret);
-		hvsim_dtl_exit();
-		goto err;
-	}
-
 	pr_info("simulating H_HTM: %u nodes, %u chips per node, %u cores per chip\n",
 		hvsim_nodes, hvsim_chips, hvsim_cores);
 	return 0;
@@ -1492,7 +1488,6 @@ err:
 
 static void __exit hvsim_exit(void)
 {
-	htmtrace_hv_unregister(&hvsim_ops);
 	hvsim_dtl_exit();
 	debugfs_remove_recursive(hvsim_dir);
 	kvfree(hvsim_targets);

@@ -15,8 +15,8 @@ DTLFS=/sys/kernel/debug/htmtrace/dtl
 
 setup() {
 	requires module htmtrace_hvsim
-	guest_mark "insmod $HTM_MODDIR/htmtrace.ko &&
-	       insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0"
+	guest_mark "insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 &&
+	       insmod $HTM_MODDIR/htmtrace.ko backend=sim"
 }
 
 teardown() {
@@ -202,8 +202,9 @@ written() {
 	guest "htmtest dtl-configure $DEV all 4 && htmtest dtl-start $DEV"
 	run guest "sed -n 's/^cpu 0 .* mask \([0-9]*\)$/\1/p' $HVSIM/dtl_cpus"
 	[ $((output & 4)) -eq 4 ]
-	run guest rmmod htmtrace_hvsim
+	run guest rmmod htmtrace
 	[ "$status" -eq 1 ]
+	[[ $output == *"rmmod: can't unload module 'htmtrace': Resource temporarily unavailable"* ]]
 	guest htmtest dtl-deconfigure $DEV
 	run guest "sed -n 's/^cpu \([01]\) log \([a-z]*\) .* mask \([0-9]*\)$/\1 \2 \3/p' $HVSIM/dtl_cpus"
 	[ "$output" = "$before" ]
@@ -223,7 +224,7 @@ written() {
 }
 
 @test "without the simulator: QEMU's H_REGISTER_VPA takes the capture, and the logs are given back" {
-	guest rmmod htmtrace_hvsim
+	guest "rmmod htmtrace htmtrace_hvsim && insmod $HTM_MODDIR/htmtrace.ko"
 	local before
 	before=$(guest "grep '^cpu ' $DTLFS")
 	guest "htmtest dtl-configure $DEV all 5 && htmtest dtl-start $DEV"
@@ -409,14 +410,14 @@ own_buffer_mode() {
 	run guest htmtest dtl-deconfigure $DEV
 	[ "$output" = EBADFD ]
 	assert_no_splat
-	# every file closed: nothing holds the simulator
-	run guest cat /sys/module/htmtrace_hvsim/refcnt
+	# every file closed: nothing holds htmtrace
+	run guest cat /sys/module/htmtrace/refcnt
 	[ "$output" = 0 ]
 	# one file open: exactly one reference, rmmod refused; closed: rmmod works
-	run guest "exec 3<$DEV; cat /sys/module/htmtrace_hvsim/refcnt; rmmod htmtrace_hvsim"
+	run guest "exec 3<$DEV; cat /sys/module/htmtrace/refcnt; rmmod htmtrace"
 	[ "$status" -eq 1 ]
 	[ "${lines[0]}" = 1 ]
-	guest rmmod htmtrace_hvsim
+	guest rmmod htmtrace
 }
 
 @test "the session ends when the file that configured it closes, unless configured with KEEP" {

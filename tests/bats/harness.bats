@@ -97,7 +97,7 @@ $(seq 100)" ]
 
 @test "guest: a real kernel WARNING fails the post-mortem; one expected on purpose does not" {
 	requires module htmtrace_hvsim
-	guest "insmod $HTM_MODDIR/htmtrace.ko && insmod $HTM_MODDIR/htmtrace_hvsim.ko &&
+	guest "insmod $HTM_MODDIR/htmtrace_hvsim.ko && insmod $HTM_MODDIR/htmtrace.ko backend=sim &&
 	       echo 'htmtrace-test: expect-splat begin' > /dev/kmsg &&
 	       echo 1 > /sys/kernel/debug/htmtrace_hvsim/warn &&
 	       echo 'htmtrace-test: expect-splat end' > /dev/kmsg"

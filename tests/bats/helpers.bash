@@ -149,7 +149,7 @@ guest_loaded() {
 # shellcheck disable=SC2016 # expanded by the guest's shell
 HTM_UNLOAD_ALL='f=/sys/kernel/debug/htmtrace_hvsim/reset; [ ! -e $f ] || echo 1 > $f
 	! command -v htmtest >/dev/null || htmtest cleanup
-	for m in htmtrace_kunit htmtrace_hvsim htmtrace; do
+	for m in htmtrace_kunit htmtrace htmtrace_hvsim htmtrace_pmu_stub; do
 		if [ -d /sys/module/$m ]; then rmmod $m || exit 1; fi
 	done'
 

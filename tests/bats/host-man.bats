@@ -170,7 +170,7 @@ missing4() {
 	[[ " ${lines[*]} " == *" ESTALE "* ]]
 	[[ " ${lines[*]} " == *" ENOSPC "* ]]
 	run -0 module_params
-	[ "$(paste -s -d ' ' <<<"$output")" = "bounce_kb channels dtl_period_us dtl_pmu" ]
+	[ "$(paste -s -d ' ' <<<"$output")" = "backend bounce_kb channels dtl_period_us dtl_pmu" ]
 }
 
 @test "htmtrace(1) has every command, every option of each, every exit status" {

@@ -23,8 +23,8 @@ SIM_ARGS="rate=0 log2_size=18${HTMTRACE_HVSIM_STRICT:+ strict=1}${HTMTRACE_HVSIM
 setup() {
 	requires module htmtrace_hvsim
 	requires tool
-	guest_mark "insmod $HTM_MODDIR/htmtrace.ko bounce_kb=64 &&
-	       insmod $HTM_MODDIR/htmtrace_hvsim.ko $SIM_ARGS"
+	guest_mark "insmod $HTM_MODDIR/htmtrace_hvsim.ko $SIM_ARGS &&
+	       insmod $HTM_MODDIR/htmtrace.ko backend=sim bounce_kb=64"
 }
 
 # Whatever a test did, under whichever alternative: no DUMP_DATA went to a
@@ -105,8 +105,9 @@ counter() {
 	# Read sizes that divide a chunk, that straddle its ends (1000000, 3M),
 	# and a byte-at-a-time window across the first chunk end.
 	local mib=1048576 records=$((4 * 1048576 / 128))
-	guest "rmmod htmtrace_hvsim htmtrace && insmod $HTM_MODDIR/htmtrace.ko &&
-	       insmod $HTM_MODDIR/htmtrace_hvsim.ko ${SIM_ARGS/log2_size=18/log2_size=22}"
+	guest "rmmod htmtrace htmtrace_hvsim &&
+	       insmod $HTM_MODDIR/htmtrace_hvsim.ko ${SIM_ARGS/log2_size=18/log2_size=22} &&
+	       insmod $HTM_MODDIR/htmtrace.ko backend=sim"
 	trace /dev/htm0 2 0 0 2 $records 1
 	run guest "cat /dev/htm0 > /tmp/ref.bin && stat -c %s /tmp/ref.bin &&
 		grep transfer_bytes /sys/kernel/debug/htmtrace/htm0/config &&
@@ -458,9 +459,8 @@ eof" ]
 }
 
 @test "a hypervisor that moves less than the bounce buffer: the dump adapts" {
-	guest rmmod htmtrace_hvsim htmtrace
-	guest_load htmtrace bounce_kb=256
-	guest_load htmtrace_hvsim $SIM_ARGS
+	guest rmmod htmtrace
+	guest_load htmtrace backend=sim bounce_kb=256
 	sim max_xfer 65536
 	trace /dev/htm0 2 0 0 0 1500
 	guest 'cat /dev/htm0 > /tmp/x.bin'
@@ -762,17 +762,20 @@ ok" ]
 		done
 		exit 1'
 	[ "$status" -eq 0 ]
-	run guest rmmod htmtrace_hvsim
+	run guest rmmod htmtrace
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[[ $output == *"rmmod: can't unload module 'htmtrace_hvsim': Resource temporarily unavailable"* ]]
+	[[ $output == *"rmmod: can't unload module 'htmtrace': Resource temporarily unavailable"* ]]
 	guest 'kill $(cat /tmp/holder.pid)
 		while [ -d /proc/$(cat /tmp/holder.pid) ]; do sleep 0.05; done'
+	# configured, no file open: the channel holds the module
 	guest htmtest configure /dev/htm2 2 1 0 0
-	run guest rmmod htmtrace_hvsim
+	run guest "cat /sys/module/htmtrace/refcnt; rmmod htmtrace"
 	[ "$status" -eq 1 ]
-	[[ $output == *"rmmod: can't unload module 'htmtrace_hvsim': Resource temporarily unavailable"* ]]
+	[ "${lines[0]}" = 1 ]
+	[[ $output == *"rmmod: can't unload module 'htmtrace': Resource temporarily unavailable"* ]]
 	guest htmtest deconfigure /dev/htm2
-	guest rmmod htmtrace_hvsim
+	[ "$(guest cat /sys/module/htmtrace/refcnt)" = 0 ]
 	guest rmmod htmtrace
+	guest rmmod htmtrace_hvsim
 }

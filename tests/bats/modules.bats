@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # Loading and unloading htmtrace.ko and the simulator in QEMU pseries: the
-# devices come and go with the backend, unload is refused while the simulator
-# holds the driver, and bad module parameters are refused with a clear message.
+# backend is chosen at load (backend=sim takes the simulator, which must be
+# loaded first and cannot be unloaded while htmtrace holds it), and bad
+# module parameters are refused with a clear message.
 
 load helpers
 
@@ -17,6 +18,17 @@ backend() {
 # The /dev/htmN nodes, one per line, in numeric order.
 htm_devices() {
 	guest 'ls /dev | grep "^htm[0-9][0-9]*$" | sed s/htm// | sort -n | sed s/^/htm/'
+}
+
+# The lines htmtrace logged since the test began (no timestamp; not the
+# kernel's taint lines of a first load), a line repeated at once counted
+# once: busybox's insmod, refused by finit_module(), tries init_module()
+# too, so a failing init runs twice.
+htm_log() {
+	local log
+	log=$(guest_dmesg) || return
+	sed 's/^\[ *[0-9.]*\] //' <<<"$log" | grep '^htmtrace: ' |
+		grep -v -e 'taints kernel' -e 'module verification failed' | uniq || true
 }
 
 # insmod htmtrace.ko ARG must fail and say which parameter is out of range.
@@ -56,9 +68,9 @@ refused() {
 	[ "$(backend)" = pseries ]
 }
 
-@test "loading the simulator makes /dev/htm0../dev/htm3, mode 0600, backend hvsim" {
-	guest_load htmtrace
+@test "backend=sim makes /dev/htm0../dev/htm3, mode 0600, backend hvsim" {
 	guest_load htmtrace_hvsim
+	guest_load htmtrace backend=sim
 	[ "$(htm_devices | tr '\n' ' ')" = "htm0 htm1 htm2 htm3 " ]
 	run guest 'stat -c "%A %u %g" /dev/htm0 /dev/htm1 /dev/htm2 /dev/htm3'
 	[ "${#lines[@]}" -eq 4 ]
@@ -66,37 +78,70 @@ refused() {
 		[ "$line" = "crw------- 0 0" ]
 	done
 	[ "$(backend)" = hvsim ]
+	run guest cat /sys/module/htmtrace/parameters/backend
+	[ "$output" = sim ]
 	assert_no_splat
 }
 
-@test "unloading the simulator removes the devices and restores the pseries backend" {
-	guest_load htmtrace
-	guest_load htmtrace_hvsim
-	guest_unload htmtrace_hvsim
-	[ -z "$(htm_devices)" ]
-	[ "$(backend)" = pseries ]
-	guest_unload htmtrace
-	assert_no_splat
-}
-
-@test "htmtrace.ko cannot be unloaded while the simulator is loaded" {
-	guest_load htmtrace
-	guest_load htmtrace_hvsim
-	run guest rmmod htmtrace
+@test "backend=sim without the simulator: ENODEV, one line says to load it first" {
+	run --separate-stderr guest_load htmtrace backend=sim
+	[ "$status" -eq 19 ]
+	[ "$stderr" = "insmod: can't insert '$HTM_MODDIR/htmtrace.ko': No such device" ]
+	run guest_loaded htmtrace
 	[ "$status" -eq 1 ]
-	[[ $output == *"can't unload module 'htmtrace'"* ]]
-	guest_loaded htmtrace
+	run htm_log
+	echo "$output"
+	[ "$output" = "htmtrace: backend=sim: the simulator htmtrace_hvsim is not loaded (load it first)" ]
+	assert_no_splat
+}
+
+@test "an unknown backend is refused: EINVAL, one line" {
+	guest_load htmtrace_hvsim
+	run --separate-stderr guest_load htmtrace backend=powervm
+	[ "$status" -eq 22 ]
+	[ "$stderr" = "insmod: can't insert '$HTM_MODDIR/htmtrace.ko': Invalid argument" ]
+	run htm_log
+	echo "$output"
+	[ "$output" = "htmtrace: backend=powervm: not pseries or sim" ]
+	# the simulator was not taken: nothing holds it
+	run guest cat /sys/module/htmtrace_hvsim/refcnt
+	[ "$output" = 0 ]
+}
+
+@test "the simulator cannot be unloaded while htmtrace holds it; after htmtrace it can" {
+	guest_load htmtrace_hvsim
+	guest_load htmtrace backend=sim
+	run guest "cat /sys/module/htmtrace_hvsim/refcnt; rmmod htmtrace_hvsim"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = 1 ]
+	[ "${lines[1]}" = "rmmod: can't unload module 'htmtrace_hvsim': Resource temporarily unavailable" ]
 	guest_loaded htmtrace_hvsim
 	[ "$(htm_devices | wc -l)" -eq 4 ]
+	guest_unload htmtrace
+	run guest cat /sys/module/htmtrace_hvsim/refcnt
+	[ "$output" = 0 ]
+	guest_unload htmtrace_hvsim
+	run guest_loaded htmtrace_hvsim
+	[ "$status" -eq 1 ]
+	assert_no_splat
+}
+
+@test "the default backend is pseries, even with the simulator loaded" {
+	guest_load htmtrace_hvsim
+	guest_load htmtrace
+	[ "$(backend)" = pseries ]
+	[ -z "$(htm_devices)" ]
+	run guest cat /sys/module/htmtrace_hvsim/refcnt
+	[ "$output" = 0 ]
 }
 
 @test "channels=N gives /dev/htm0../dev/htm(N-1)" {
-	guest_load htmtrace channels=2
 	guest_load htmtrace_hvsim
+	guest_load htmtrace backend=sim channels=2
 	[ "$(htm_devices | tr '\n' ' ')" = "htm0 htm1 " ]
-	guest_unload_all
-	guest_load htmtrace channels=64
-	guest_load htmtrace_hvsim
+	guest_unload htmtrace
+	guest_load htmtrace backend=sim channels=64
 	[ "$(htm_devices | wc -l)" -eq 64 ]
 	[ "$(htm_devices | tail -n 1)" = htm63 ]
 }
@@ -145,8 +190,8 @@ refused() {
 }
 
 @test "bounce_kb above the largest contiguous allocation is capped, and configuring works" {
-	guest_load htmtrace bounce_kb=65536
 	guest_load htmtrace_hvsim
+	guest_load htmtrace backend=sim bounce_kb=65536
 	run guest_dmesg
 	local kb
 	kb=$(sed -n 's/.*bounce_kb=65536 is more than one allocation gives: using \([0-9]*\) KiB$/\1/p' <<<"$output")
@@ -162,8 +207,8 @@ refused() {
 }
 
 @test "64 channels trace 64 targets at once, each dump verified" {
-	guest_load htmtrace channels=64 bounce_kb=64
 	guest_load htmtrace_hvsim cores=16 rate=0 log2_size=14
+	guest_load htmtrace backend=sim channels=64 bounce_kb=64
 	# 64 core targets: node 0 and 1, chip 0 and 1, cores 0..15; all
 	# configured and tracing at once, then each dump checked byte for byte
 	run guest htmtest many 64 2 16 100

@@ -30,8 +30,8 @@ teardown_file() {
 }
 
 setup() {
-	guest_mark "insmod $HTM_MODDIR/htmtrace.ko &&
-		insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0"
+	guest_mark "insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 &&
+		insmod $HTM_MODDIR/htmtrace.ko backend=sim"
 }
 
 teardown() {

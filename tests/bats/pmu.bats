@@ -20,8 +20,8 @@ SIM_ALT=${HTMTRACE_HVSIM_ALT:+ $HTMTRACE_HVSIM_ALT}
 
 setup() {
 	requires module htmtrace_hvsim
-	guest_mark "insmod $HTM_MODDIR/htmtrace.ko &&
-	       insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18$SIM_ALT"
+	guest_mark "insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18$SIM_ALT &&
+	       insmod $HTM_MODDIR/htmtrace.ko backend=sim"
 }
 
 # No DUMP_DATA of a running trace, every one of whole pages at a
@@ -153,12 +153,12 @@ events/dtl_preempt event=0x2" ]
 	[ "${lines[0]}" != "${lines[1]}" ]
 }
 
-@test "the htm PMU goes with the simulator and comes back with it; vpa_dtl follows the backend" {
+@test "the PMUs follow the backend chosen at load: no htm PMU on pseries, both on the simulator" {
 	guest "[ -d $DEVS/htm ] && [ -d $DEVS/vpa_dtl ]"
-	guest rmmod htmtrace_hvsim
-	# htmtrace alone: QEMU answers H_HTM with H_FUNCTION, so no htm PMU;
-	# QEMU's H_REGISTER_VPA serves a (silent) dispatch trace log, so the
-	# vpa_dtl PMU stays, on the pseries backend
+	guest "rmmod htmtrace && insmod $HTM_MODDIR/htmtrace.ko"
+	# the pseries backend: QEMU answers H_HTM with H_FUNCTION, so no htm
+	# PMU; QEMU's H_REGISTER_VPA serves a (silent) dispatch trace log, so
+	# the vpa_dtl PMU is there
 	run guest "ls $DEVS"
 	echo "$output"
 	[[ $output != *htm* ]]
@@ -168,19 +168,19 @@ events/dtl_preempt event=0x2" ]
 	[[ $output == *"devices/htm/type"*ENOENT* ]]
 	run guest htmperf open vpa_dtl 7
 	[ "$output" = ok ]
-	guest "insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18$SIM_ALT"
+	guest "rmmod htmtrace && insmod $HTM_MODDIR/htmtrace.ko backend=sim"
 	run guest "ls $DEVS"
 	[[ $output == *htm*vpa_dtl* ]]
 	run guest "htmperf open htm $CORE1 && htmperf open vpa_dtl 7"
 	[ "$output" = "ok
 ok" ]
-	# and again, whole: a PMU must register afresh each time
-	guest "rmmod htmtrace_hvsim && insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18$SIM_ALT"
+	# and again, whole: the PMUs register afresh at each load
+	guest "rmmod htmtrace && insmod $HTM_MODDIR/htmtrace.ko backend=sim"
 	fast
 	run guest "htmperf htm $CORE1 -o /tmp/a.bin"
 	[ "$status" -eq 0 ]
 	verify_full /tmp/a.bin
-	guest "rmmod htmtrace_hvsim && rmmod htmtrace"
+	guest "rmmod htmtrace && rmmod htmtrace_hvsim"
 	run -0 guest "ls $DEVS"
 	[[ $output != *htm* ]]
 	[[ $output != *vpa_dtl* ]]
@@ -251,7 +251,8 @@ ok" ]
 	run guest htmperf open htm 0x200002 -C 1
 	[ "$output" = ok ]
 	guest_unload_all
-	guest "insmod $HTM_MODDIR/htmtrace.ko && insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=1000000 log2_size=18$SIM_ALT"
+	guest "insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=1000000 log2_size=18$SIM_ALT &&
+	       insmod $HTM_MODDIR/htmtrace.ko backend=sim"
 	# the perf command of htmtrace(4): -C 0,1 and one target each, as the
 	# seed series' perf maps each AUX buffer to its target by the CPU
 	run guest "htmperf htm $CORE1 -C 0 -o /tmp/c0.bin > /tmp/c0.out & p0=\$!
@@ -414,14 +415,16 @@ ok" ]
 @test "rmmod htmtrace and the simulator refused while an event exists, and fine after" {
 	for ev in "htm $CORE1" "vpa_dtl 7"; do
 		hold $ev
-		run guest rmmod htmtrace_hvsim
-		[ "$status" -eq 1 ]
 		run guest rmmod htmtrace
 		[ "$status" -eq 1 ]
+		[[ $output == *"rmmod: can't unload module 'htmtrace': Resource temporarily unavailable"* ]]
+		run guest rmmod htmtrace_hvsim
+		[ "$status" -eq 1 ]
+		[[ $output == *"rmmod: can't unload module 'htmtrace_hvsim': Resource temporarily unavailable"* ]]
 		guest "[ -d $DEVS/htm ] && [ -d $DEVS/vpa_dtl ]"
 		guest "kill \$(pidof htmperf) && while pidof htmperf; do sleep 0.05; done"
 	done
-	guest "rmmod htmtrace_hvsim && rmmod htmtrace"
+	guest "rmmod htmtrace && rmmod htmtrace_hvsim"
 	run -0 guest "ls $DEVS"
 	[[ $output != *htm* ]]
 	[[ $output != *vpa_dtl* ]]
@@ -595,11 +598,11 @@ ok" ]
 
 @test "vpa_dtl: a PMU of that name registered first (the kernel's own): ours is not, said in one line" {
 	requires module htmtrace_pmu_stub
-	guest "rmmod htmtrace_hvsim && rmmod htmtrace"
+	guest "rmmod htmtrace && rmmod htmtrace_hvsim"
 	guest_mark "insmod $HTM_MODDIR/htmtrace_pmu_stub.ko &&
-		insmod $HTM_MODDIR/htmtrace.ko &&
-		insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18$SIM_ALT"
-	# both backends' attaches found it: one line
+		insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18$SIM_ALT &&
+		insmod $HTM_MODDIR/htmtrace.ko backend=sim"
+	# the load found it: one line
 	run guest_dmesg
 	echo "$output"
 	[ "$(grep -c 'vpa_dtl' <<<"$output")" -eq 1 ]
@@ -615,9 +618,9 @@ ok" ]
 	guest "htmtest dtl-deconfigure /dev/vpa_dtl"
 	run guest "htmperf open htm $CORE1"
 	[ "$output" = ok ]
-	# the stub gone, the next attach registers ours
-	guest "rmmod htmtrace_hvsim && rmmod htmtrace_pmu_stub &&
-	       insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18$SIM_ALT"
+	# the stub gone, the next load registers ours
+	guest "rmmod htmtrace && rmmod htmtrace_pmu_stub &&
+	       insmod $HTM_MODDIR/htmtrace.ko backend=sim"
 	run guest "cat $DEVS/vpa_dtl/format/event; htmperf open vpa_dtl 7"
 	[ "$output" = "config:0-7
 ok" ]

@@ -101,8 +101,8 @@ ctrl_c_after() {
 	echo "$output"
 	echo "$stderr"
 	[ "$status" -eq 0 ]
-	[ "$output" = "loaded /lib/modules/htmtrace/htmtrace.ko bounce_kb=64
-loaded /lib/modules/htmtrace/htmtrace_hvsim.ko log2_size=18 rate=0${ALT_ARGS// hvsim./ }" ]
+	[ "$output" = "loaded /lib/modules/htmtrace/htmtrace_hvsim.ko log2_size=18 rate=0${ALT_ARGS// hvsim./ }
+loaded /lib/modules/htmtrace/htmtrace.ko backend=sim bounce_kb=64" ]
 	[ -z "$stderr" ]
 	# both loaded, the parameters reached them, the simulator is the backend
 	run guest "test -c /dev/htm0 && cd /sys/module && cat \
@@ -122,16 +122,16 @@ hvsim" ]
 	run --separate-stderr guest htmtrace load --sim
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$output" = "module htmtrace is already loaded
-module htmtrace_hvsim is already loaded" ]
+	[ "$output" = "module htmtrace_hvsim is already loaded
+module htmtrace is already loaded" ]
 	[ -z "$stderr" ]
 	# a loaded module keeps its parameters, and the tool says so
 	run --separate-stderr guest htmtrace load --sim bounce_kb=128
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$output" = "module htmtrace is already loaded
-parameters not applied: bounce_kb=128
-module htmtrace_hvsim is already loaded" ]
+	[ "$output" = "module htmtrace_hvsim is already loaded
+module htmtrace is already loaded
+parameters not applied: bounce_kb=128" ]
 	[ -z "$stderr" ]
 	[ "$(guest cat /sys/module/htmtrace/parameters/bounce_kb)" = 64 ]
 }
@@ -647,21 +647,43 @@ htmtrace status: htmtrace has no such channel: see its channels parameter (/sys/
 htmtrace status: htmtrace is loaded but made no /dev/htmN: the hypervisor offers no H_HTM to this partition (see the kernel log)" ]
 }
 
+@test "load --sim refuses an htmtrace loaded without the simulator; unload alone leaves the simulator" {
+	guest_load htmtrace
+	run --separate-stderr guest htmtrace load --sim
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "htmtrace load: htmtrace is loaded without the simulator (not backend=sim): 'htmtrace unload' first" ]
+	run -0 guest "htmtrace unload && htmtrace load --sim hvsim.rate=0"
+	[ "$output" = "unloaded htmtrace
+loaded /lib/modules/htmtrace/htmtrace_hvsim.ko rate=0
+loaded /lib/modules/htmtrace/htmtrace.ko backend=sim" ]
+	run -0 guest htmtrace unload
+	[ "$output" = "unloaded htmtrace" ]
+	guest_loaded htmtrace_hvsim
+	# the simulator loaded alone: --sim loads htmtrace.ko backend=sim only
+	run -0 guest htmtrace load --sim
+	[ "$output" = "module htmtrace_hvsim is already loaded
+loaded /lib/modules/htmtrace/htmtrace.ko backend=sim" ]
+	[ "$(guest cat /sys/kernel/debug/htmtrace/backend)" = hvsim ]
+}
+
 @test "htmtrace unload --sim removes both modules; /dev/htm0 disappears" {
 	load_sim
-	# refused while a channel holds a target
+	# refused while a channel holds a target: both modules stay
 	run --separate-stderr guest "htmtrace configure $TARGET && htmtrace unload --sim"
 	echo "$stderr"
 	[ "$status" -eq 1 ]
-	[ "$stderr" = "htmtrace unload: unload htmtrace_hvsim: Resource temporarily unavailable
-htmtrace unload: htmtrace_hvsim is in use: close /dev/htm* and end perf sessions" ]
+	[ "$stderr" = "htmtrace unload: unload htmtrace: Resource temporarily unavailable
+htmtrace unload: htmtrace is in use: close /dev/htm* and /dev/vpa_dtl, deconfigure them, end perf sessions" ]
+	guest "[ -d /sys/module/htmtrace ] && [ -d /sys/module/htmtrace_hvsim ]"
 
 	run --separate-stderr guest "htmtrace deconfigure && htmtrace unload --sim"
 	echo "$output"
 	echo "$stderr"
 	[ "$status" -eq 0 ]
-	[ "$output" = "unloaded htmtrace_hvsim
-unloaded htmtrace" ]
+	[ "$output" = "unloaded htmtrace
+unloaded htmtrace_hvsim" ]
 	[ -z "$stderr" ]
 	# no module of ours, no /dev/htmN
 	run guest 'ls -d /sys/module/htmtrace* /dev/htm[0-9]* 2>/dev/null; echo end'
