@@ -130,7 +130,6 @@ static struct htm_dtl *htm_dtl_pmu_session;
 /* The events, for debugfs htmtrace/vpa_dtl_pmu. */
 static LIST_HEAD(htm_dtl_pmu_events);
 static DEFINE_MUTEX(htm_dtl_pmu_events_lock);
-static struct dentry *htm_dtl_pmu_debugfs;
 
 /* the sink: mainline's AUX format */
 
@@ -281,8 +280,6 @@ static enum hrtimer_restart htm_dtl_pmu_deadline(struct hrtimer *timer)
 }
 
 /* perf callbacks */
-
-static struct pmu htm_dtl_pmu;
 
 static void htm_dtl_pmu_destroy(struct perf_event *event)
 {
@@ -488,11 +485,6 @@ static struct attribute *htm_dtl_pmu_format_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group htm_dtl_pmu_format_group = {
-	.name = "format",
-	.attrs = htm_dtl_pmu_format_attrs,
-};
-
 PMU_EVENT_ATTR_STRING(dtl_cede, htm_dtl_pmu_cede, "event=0x1");
 PMU_EVENT_ATTR_STRING(dtl_preempt, htm_dtl_pmu_preempt, "event=0x2");
 PMU_EVENT_ATTR_STRING(dtl_fault, htm_dtl_pmu_fault, "event=0x4");
@@ -506,26 +498,7 @@ static struct attribute *htm_dtl_pmu_event_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group htm_dtl_pmu_events_group = {
-	.name = "events",
-	.attrs = htm_dtl_pmu_event_attrs,
-};
-
-static const struct attribute_group *htm_dtl_pmu_attr_groups[] = {
-	&htm_dtl_pmu_format_group,
-	&htm_dtl_pmu_events_group,
-	NULL,
-};
-
-/*
- * A struct pmu cannot be registered twice: perf_pmu_unregister() leaves its
- * freed device behind. Each registration (one per backend) starts afresh
- * from this template.
- */
 static const struct pmu htm_dtl_pmu_template = {
-	.module = THIS_MODULE,
-	.task_ctx_nr = perf_invalid_context,
-	.attr_groups = htm_dtl_pmu_attr_groups,
 	.capabilities = PERF_PMU_CAP_NO_EXCLUDE | PERF_PMU_CAP_EXCLUSIVE,
 	.event_init = htm_dtl_pmu_event_init,
 	.add = htm_dtl_pmu_add,
@@ -557,6 +530,17 @@ static int htm_dtl_pmu_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(htm_dtl_pmu);
+
+static const struct htm_perf_desc htm_dtl_pmu_desc = {
+	.name = "vpa_dtl",
+	.tmpl = &htm_dtl_pmu_template,
+	.format = htm_dtl_pmu_format_attrs,
+	.events = htm_dtl_pmu_event_attrs,
+	.debugfs_name = "vpa_dtl_pmu",
+	.debugfs_fops = &htm_dtl_pmu_fops,
+};
+
+static struct htm_perf htm_dtl_pmu_perf;
 
 /**
  * htm_dtl_pmu_name_taken() - is there a perf PMU of this name already?
@@ -606,27 +590,18 @@ int htm_dtl_pmu_register(const struct htmtrace_hv_ops *hv,
 		return -EEXIST;
 	htm_dtl_pmu_hv = hv;
 	htm_dtl_pmu_session = dtl;
-	htm_dtl_pmu = htm_dtl_pmu_template;
-	ret = perf_pmu_register(&htm_dtl_pmu, "vpa_dtl", -1);
+	ret = htm_perf_register(&htm_dtl_pmu_perf, &htm_dtl_pmu_desc);
 	if (ret) {
 		htm_dtl_pmu_hv = NULL;
 		htm_dtl_pmu_session = NULL;
-		return ret;
 	}
-	htm_dtl_pmu_debugfs = debugfs_create_file("vpa_dtl_pmu", 0400,
-						  htm_debugfs_dir(), NULL,
-						  &htm_dtl_pmu_fops);
-	return 0;
+	return ret;
 }
 
 /* Remove the PMU, if registered; no event exists. */
 void htm_dtl_pmu_unregister(void)
 {
-	if (!htm_dtl_pmu_hv)
-		return;
-	debugfs_remove(htm_dtl_pmu_debugfs);
-	htm_dtl_pmu_debugfs = NULL;
-	perf_pmu_unregister(&htm_dtl_pmu);
+	htm_perf_unregister(&htm_dtl_pmu_perf);
 	htm_dtl_pmu_hv = NULL;
 	htm_dtl_pmu_session = NULL;
 }

@@ -121,7 +121,6 @@ struct htm_aux {
 /* The events, for debugfs; the mutex guards the list. */
 static DEFINE_MUTEX(htm_pmu_events_lock);
 static LIST_HEAD(htm_pmu_events);
-static struct dentry *htm_pmu_debugfs;
 
 /* config */
 
@@ -226,22 +225,30 @@ static void htm_pmu_failed(struct htm_pmu_event *ev, const char *what, int err)
 	ev->phase = HTM_PMU_DONE;
 }
 
-/*
- * STOP. H_STATE is an error (htm-perf.c, htmdump.c: -EIO) and the trace is
- * not taken as stopped: it is in no state to stop, so the dump asks for the
- * data and the hypervisor's answer decides.
- */
+/* How the event asks the hypervisor about its target. */
+static void htm_pmu_caller(struct htm_pmu_event *ev,
+			   const struct htm_hv_policy *policy,
+			   struct htm_caller *c)
+{
+	c->hv = ev->hv;
+	c->stats = &ev->stats;
+	c->target = &ev->target;
+	c->flags = HTM_FLAGS_NOWRAP;
+	c->policy = policy;
+	c->yield = NULL;
+}
+
+/* STOP (see htm_trace_stop()); a refused STOP marks the event stop_refused. */
 static int htm_pmu_stop_trace(struct htm_pmu_event *ev,
 			      const struct htm_hv_policy *policy)
 {
-	long rc = H_SUCCESS;
+	struct htm_caller c;
 	int ret;
 
-	ret = htm_pmu_call(ev, &ev->target, policy, HTM_OP_STOP, 0, 0, 0, &rc);
+	htm_pmu_caller(ev, policy, &c);
+	ret = htm_trace_stop(&c, &ev->stop_refused);
 	if (!ret)
 		ev->tracing = false;
-	else if (rc == H_STATE)
-		ev->stop_refused = true;
 	return ret;
 }
 
@@ -261,29 +268,20 @@ static bool htm_pmu_busy(struct htm_pmu_event *ev, int err)
 
 /*
  * DUMP_DATA the trace at @pos, a page-aligned offset, to @dst, a
- * page-aligned address: *@len bytes of trace, asked for in whole pages,
- * zeroed first (H_HTM tells no byte count, so what the hypervisor does not
- * write reads as zeros, never as older data). Halves the transfer size and
- * asks again on H_P5. Return: 0, -ENODATA at the end of the data, or the
- * errno.
+ * page-aligned address: *@len bytes of trace, asked for in whole pages
+ * (htm_dump_chunk()); *@len shrinks with the transfer size on H_P5. Return:
+ * 0, -ENODATA at the end of the data, or the errno.
  */
 static int htm_pmu_fetch(struct htm_pmu_event *ev, void *dst, size_t *len,
 			 u64 pos)
 {
-	size_t ask;
-	long rc;
+	struct htm_chunk ck = { .buf = dst, .base = pos, .end = pos + *len };
+	struct htm_caller c;
 	int ret;
 
-	for (;;) {
-		ask = round_up(*len, PAGE_SIZE);
-		memset(dst, 0, ask);
-		ret = htm_pmu_call(ev, &ev->target, &htm_hv_atomic_policy,
-				   HTM_OP_DUMP_DATA, virt_to_phys(dst), ask,
-				   pos, &rc);
-		if (!htm_xfer_shrink(rc, &ev->max_xfer))
-			break;
-		*len = min(*len, ev->max_xfer);
-	}
+	htm_pmu_caller(ev, &htm_hv_atomic_policy, &c);
+	ret = htm_dump_chunk(&c, &ck, pos, &ev->max_xfer);
+	*len = ck.len;
 	/* It would not stop and gives its data: it had stopped on its own. */
 	if (!ret && ev->stop_refused) {
 		ev->stop_refused = false;
@@ -376,7 +374,6 @@ fail:
 
 /* perf callbacks */
 
-static struct pmu htm_pmu;
 /* Set while the PMU is registered: the backend its events use. */
 static const struct htmtrace_hv_ops *htm_pmu_hv;
 
@@ -659,11 +656,6 @@ static struct attribute *htm_pmu_format_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group htm_pmu_format_group = {
-	.name = "format",
-	.attrs = htm_pmu_format_attrs,
-};
-
 /* As the proposal's GENERIC_EVENT_ATTR() shows them. */
 PMU_EVENT_ATTR_STRING(htm_nest, htm_pmu_nest, "event=0x01");
 PMU_EVENT_ATTR_STRING(htm_core, htm_pmu_core, "event=0x02");
@@ -676,26 +668,7 @@ static struct attribute *htm_pmu_event_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group htm_pmu_events_group = {
-	.name = "events",
-	.attrs = htm_pmu_event_attrs,
-};
-
-static const struct attribute_group *htm_pmu_attr_groups[] = {
-	&htm_pmu_format_group,
-	&htm_pmu_events_group,
-	NULL,
-};
-
-/*
- * A struct pmu cannot be registered twice: perf_pmu_unregister() leaves its
- * freed device behind. Each registration (one per backend) starts afresh
- * from this template.
- */
 static const struct pmu htm_pmu_template = {
-	.module = THIS_MODULE,
-	.task_ctx_nr = perf_invalid_context,
-	.attr_groups = htm_pmu_attr_groups,
 	/* as the proposal: one event per CPU, AUX in large contiguous runs */
 	.capabilities = PERF_PMU_CAP_NO_EXCLUDE | PERF_PMU_CAP_EXCLUSIVE |
 			PERF_PMU_CAP_AUX_NO_SG | HTM_PMU_CAP_AUX_PREFER_LARGE,
@@ -731,6 +704,17 @@ static int htm_pmu_events_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(htm_pmu_events);
 
+static const struct htm_perf_desc htm_pmu_desc = {
+	.name = "htm",
+	.tmpl = &htm_pmu_template,
+	.format = htm_pmu_format_attrs,
+	.events = htm_pmu_event_attrs,
+	.debugfs_name = "htm_pmu",
+	.debugfs_fops = &htm_pmu_events_fops,
+};
+
+static struct htm_perf htm_pmu_perf;
+
 /**
  * htm_pmu_register() - make the htm PMU, for a backend that offers H_HTM
  * @hv: the backend
@@ -745,25 +729,15 @@ int htm_pmu_register(const struct htmtrace_hv_ops *hv)
 	int ret;
 
 	htm_pmu_hv = hv;
-	htm_pmu = htm_pmu_template;
-	ret = perf_pmu_register(&htm_pmu, "htm", -1);
-	if (ret) {
+	ret = htm_perf_register(&htm_pmu_perf, &htm_pmu_desc);
+	if (ret)
 		htm_pmu_hv = NULL;
-		return ret;
-	}
-	htm_pmu_debugfs = debugfs_create_file("htm_pmu", 0400,
-					      htm_debugfs_dir(), NULL,
-					      &htm_pmu_events_fops);
-	return 0;
+	return ret;
 }
 
 /* Remove the PMU, if registered; no event exists. */
 void htm_pmu_unregister(void)
 {
-	if (!htm_pmu_hv)
-		return;
-	debugfs_remove(htm_pmu_debugfs);
-	htm_pmu_debugfs = NULL;
-	perf_pmu_unregister(&htm_pmu);
+	htm_perf_unregister(&htm_pmu_perf);
 	htm_pmu_hv = NULL;
 }

@@ -270,6 +270,52 @@ size_t htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start,
 int htm_status_size(const u8 *hdr, u64 *size);
 bool htm_xfer_shrink(long rc, size_t *max_xfer);
 
+/**
+ * struct htm_caller - who asks the hypervisor about a target, and how
+ * @hv: the backend
+ * @stats: the counters to update
+ * @target: the target
+ * @flags: extra flag bits (HTM_FLAGS_NOWRAP)
+ * @policy: the retry policy, where @yield is NULL
+ * @yield: NULL, or the lock to let go while a long-busy answer is waited
+ *	out (under the default policy), see htm_hv_call_yield()
+ */
+struct htm_caller {
+	const struct htmtrace_hv_ops *hv;
+	struct htm_hv_stats *stats;
+	const struct htm_target *target;
+	unsigned long flags;
+	const struct htm_hv_policy *policy;
+	const struct htm_hv_yield *yield;
+};
+
+/**
+ * struct htm_chunk - a DUMP_DATA request, for htm_dump_chunk()
+ * @buf: the destination, page aligned
+ * @cap: most bytes one request may write to @buf, a multiple of PAGE_SIZE
+ * @base: trace offset the chunks are counted from: each starts a whole
+ *	number of transfers after it
+ * @end: trace offset where the trace (or the part wanted) ends; 0 if
+ *	unknown
+ * @start: receives the trace offset of the chunk asked for
+ * @len: receives the bytes of trace @buf holds from @start
+ */
+struct htm_chunk {
+	void *buf;
+	size_t cap;
+	u64 base;
+	u64 end;
+	u64 start;
+	size_t len;
+};
+
+int htm_caller_call(const struct htm_caller *c, unsigned int op,
+		    unsigned long p1, unsigned long p2, unsigned long p3,
+		    long *hrc);
+int htm_trace_stop(const struct htm_caller *c, bool *refused);
+int htm_dump_chunk(const struct htm_caller *c, struct htm_chunk *ck, u64 pos,
+		   size_t *max_xfer);
+
 struct htm_chan *htm_chan_create(unsigned int index,
 				 const struct htmtrace_hv_ops *hv);
 void htm_chan_destroy(struct htm_chan *chan);
@@ -534,6 +580,51 @@ void htm_dtl_pmu_unregister(void);
 /* htm_cdev.c: /dev/htmN */
 int htm_cdev_add_all(const struct htmtrace_hv_ops *hv);
 void htm_cdev_remove_all(void);
+
+/* common.c: what the two halves do alike */
+int htm_ioctl_block(void __user *uarg, const void *hdr, size_t hdr_size,
+		     void __user *ubuf, const void *block, size_t len, int err);
+
+/**
+ * struct htm_perf_desc - a perf PMU of the driver, for htm_perf_register()
+ * @name: the PMU's name
+ * @tmpl: its capabilities and callbacks
+ * @format: its format attributes, NULL-terminated
+ * @events: its event attributes, NULL-terminated
+ * @debugfs_name: its file in the driver's debugfs directory
+ * @debugfs_fops: that file's operations
+ */
+struct htm_perf_desc {
+	const char *name;
+	const struct pmu *tmpl;
+	struct attribute **format;
+	struct attribute **events;
+	const char *debugfs_name;
+	const struct file_operations *debugfs_fops;
+};
+
+/**
+ * struct htm_perf - one registration of a perf PMU of the driver
+ * @pmu: the PMU, a fresh copy of its template
+ * @format: its sysfs format group
+ * @events: its sysfs events group
+ * @groups: both, for @pmu
+ * @debugfs: its debugfs file
+ * @registered: @pmu is registered
+ *
+ * Written as the PMU is registered and unregistered, never concurrently.
+ */
+struct htm_perf {
+	struct pmu pmu;
+	struct attribute_group format;
+	struct attribute_group events;
+	const struct attribute_group *groups[3];
+	struct dentry *debugfs;
+	bool registered;
+};
+
+int htm_perf_register(struct htm_perf *reg, const struct htm_perf_desc *desc);
+void htm_perf_unregister(struct htm_perf *reg);
 
 /* debugfs.c */
 struct dentry *htm_debugfs_dir(void);

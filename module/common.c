@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace: what the HTM and the dispatch trace log halves do alike.
+ *
+ * The answer of an ioctl that returns a block of variable size (the HTM
+ * information blocks, the DTL statistics), and the registration of a perf
+ * PMU (htm, vpa_dtl) with its sysfs groups and its debugfs file.
+ */
+#define pr_fmt(fmt) "htmtrace: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/errno.h>
+#include <linux/perf_event.h>
+#include <linux/uaccess.h>
+
+#include "htmtrace.h"
+
+/**
+ * htm_ioctl_block() - answer an ioctl that returns a block of variable size
+ * @uarg: the ioctl's argument, the user's header: written back
+ * @hdr: the header as copied from @uarg, its length (or count) field set to
+ *	what the whole block needs
+ * @hdr_size: bytes of @hdr
+ * @ubuf: the user's buffer for the block (the header's address field)
+ * @block: the block
+ * @len: bytes of @block
+ * @err: 0; -ENOSPC if the block does not fit the user's buffer; another
+ *	errno to fail with
+ *
+ * HTMTRACE_IOC_CAPS, HTMTRACE_IOC_SYSMEM, HTMTRACE_IOC_SYSPROC and
+ * HTMTRACE_IOC_DTL_STATS answer so: the block goes to @ubuf only if it fits,
+ * and the header goes back with the size the block needs also when it does
+ * not (-ENOSPC), so that the caller can ask again with a buffer that does.
+ *
+ * Return: @err, or -EFAULT if a copy to the user failed.
+ */
+int htm_ioctl_block(void __user *uarg, const void *hdr, size_t hdr_size,
+		     void __user *ubuf, const void *block, size_t len, int err)
+{
+	if (!err && copy_to_user(ubuf, block, len))
+		err = -EFAULT;
+	if (err && err != -ENOSPC)
+		return err;
+	if (copy_to_user(uarg, hdr, hdr_size))
+		return -EFAULT;
+	return err;
+}
+
+/**
+ * htm_perf_register() - register a perf PMU of the driver
+ * @reg: the registration, unused (zeroed or unregistered)
+ * @desc: what the PMU is
+ *
+ * A struct pmu cannot be registered twice: perf_pmu_unregister() leaves its
+ * freed device behind. Each registration (one per backend) starts afresh
+ * from @desc->tmpl, with the driver as its module, CPU-wide events only,
+ * and @desc's format and events groups.
+ *
+ * Return: 0 or the error of perf_pmu_register().
+ */
+int htm_perf_register(struct htm_perf *reg, const struct htm_perf_desc *desc)
+{
+	int ret;
+
+	reg->format.name = "format";
+	reg->format.attrs = desc->format;
+	reg->events.name = "events";
+	reg->events.attrs = desc->events;
+	reg->groups[0] = &reg->format;
+	reg->groups[1] = &reg->events;
+	reg->groups[2] = NULL;
+	reg->pmu = *desc->tmpl;
+	reg->pmu.module = THIS_MODULE;
+	reg->pmu.task_ctx_nr = perf_invalid_context;
+	reg->pmu.attr_groups = reg->groups;
+	ret = perf_pmu_register(&reg->pmu, desc->name, -1);
+	if (ret)
+		return ret;
+	reg->registered = true;
+	reg->debugfs = debugfs_create_file(desc->debugfs_name, 0400,
+					   htm_debugfs_dir(), NULL,
+					   desc->debugfs_fops);
+	return 0;
+}
+
+/**
+ * htm_perf_unregister() - remove a PMU htm_perf_register() made
+ * @reg: the registration; nothing happens if it is not registered
+ *
+ * No event of the PMU exists.
+ */
+void htm_perf_unregister(struct htm_perf *reg)
+{
+	if (!reg->registered)
+		return;
+	debugfs_remove(reg->debugfs);
+	reg->debugfs = NULL;
+	perf_pmu_unregister(&reg->pmu);
+	reg->registered = false;
+}
