@@ -10,7 +10,10 @@
 
 #include <linux/debugfs.h>
 #include <linux/errno.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
 #include "htmtrace.h"
@@ -46,6 +49,44 @@ int htm_ioctl_block(void __user *uarg, const void *hdr, size_t hdr_size,
 	return err;
 }
 
+/* The PMU's debugfs file: each event, as the PMU's show() tells it. */
+static int htm_perf_events_show(struct seq_file *m, void *v)
+{
+	struct htm_perf *reg = m->private;
+	struct list_head *node;
+
+	mutex_lock(&reg->lock);
+	list_for_each(node, &reg->event_list)
+		reg->desc->show(m, node);
+	mutex_unlock(&reg->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(htm_perf_events);
+
+/**
+ * htm_perf_event_add() - list a new event of a PMU, for its debugfs file
+ * @reg: the PMU's registration
+ * @node: the event's list node, as @reg->desc->show() knows it
+ */
+void htm_perf_event_add(struct htm_perf *reg, struct list_head *node)
+{
+	mutex_lock(&reg->lock);
+	list_add_tail(node, &reg->event_list);
+	mutex_unlock(&reg->lock);
+}
+
+/**
+ * htm_perf_event_del() - take an event off its PMU's list
+ * @reg: the PMU's registration
+ * @node: the event's list node
+ */
+void htm_perf_event_del(struct htm_perf *reg, struct list_head *node)
+{
+	mutex_lock(&reg->lock);
+	list_del(node);
+	mutex_unlock(&reg->lock);
+}
+
 /**
  * htm_perf_register() - register a perf PMU of the driver
  * @reg: the registration, unused (zeroed or unregistered)
@@ -54,7 +95,8 @@ int htm_ioctl_block(void __user *uarg, const void *hdr, size_t hdr_size,
  * A struct pmu cannot be registered twice: perf_pmu_unregister() leaves its
  * freed device behind. Each registration (one per backend) starts afresh
  * from @desc->tmpl, with the driver as its module, CPU-wide events only,
- * and @desc's format and events groups.
+ * and @desc's format and events groups. The debugfs file lists the events
+ * htm_perf_event_add() listed.
  *
  * Return: 0 or the error of perf_pmu_register().
  */
@@ -73,13 +115,18 @@ int htm_perf_register(struct htm_perf *reg, const struct htm_perf_desc *desc)
 	reg->pmu.module = THIS_MODULE;
 	reg->pmu.task_ctx_nr = perf_invalid_context;
 	reg->pmu.attr_groups = reg->groups;
+	reg->desc = desc;
+	mutex_init(&reg->lock);
+	INIT_LIST_HEAD(&reg->event_list);
 	ret = perf_pmu_register(&reg->pmu, desc->name, -1);
-	if (ret)
+	if (ret) {
+		mutex_destroy(&reg->lock);
 		return ret;
+	}
 	reg->registered = true;
 	reg->debugfs = debugfs_create_file(desc->debugfs_name, 0400,
-					   htm_debugfs_dir(), NULL,
-					   desc->debugfs_fops);
+					   htm_debugfs_dir(), reg,
+					   &htm_perf_events_fops);
 	return 0;
 }
 
@@ -96,5 +143,7 @@ void htm_perf_unregister(struct htm_perf *reg)
 	debugfs_remove(reg->debugfs);
 	reg->debugfs = NULL;
 	perf_pmu_unregister(&reg->pmu);
+	WARN_ON(!list_empty(&reg->event_list));
+	mutex_destroy(&reg->lock);
 	reg->registered = false;
 }

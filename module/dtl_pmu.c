@@ -99,7 +99,7 @@ struct htm_dtl_aux {
  *	from add to del
  * @deadline_ns: 0 if the capture's own timer never waits that long
  * @deadline_polls: @deadline's runs
- * @node: in htm_dtl_pmu_events
+ * @node: in the PMU's list of events
  *
  * The transaction fields and the counters are used on the event's CPU with
  * interrupts off (the timers, @work), the transaction under the session's
@@ -127,9 +127,8 @@ struct htm_dtl_pmu_event {
 static const struct htmtrace_hv_ops *htm_dtl_pmu_hv;
 static struct htm_dtl *htm_dtl_pmu_session;
 
-/* The events, for debugfs htmtrace/vpa_dtl_pmu. */
-static LIST_HEAD(htm_dtl_pmu_events);
-static DEFINE_MUTEX(htm_dtl_pmu_events_lock);
+/* The PMU, while registered, and its events. */
+static struct htm_perf htm_dtl_pmu_perf;
 
 /* the sink: mainline's AUX format */
 
@@ -289,9 +288,7 @@ static void htm_dtl_pmu_destroy(struct perf_event *event)
 	irq_work_sync(&pe->work);
 	hrtimer_cancel(&pe->deadline);
 	WARN_ON_ONCE(pe->began);
-	mutex_lock(&htm_dtl_pmu_events_lock);
-	list_del(&pe->node);
-	mutex_unlock(&htm_dtl_pmu_events_lock);
+	htm_perf_event_del(&htm_dtl_pmu_perf, &pe->node);
 	htm_dtl_pmu_cpu_remove(htm_dtl_pmu_session, pe->c);
 	htm_dtl_pmu_put(htm_dtl_pmu_session);
 	kfree(pe);
@@ -376,9 +373,7 @@ static int htm_dtl_pmu_event_init(struct perf_event *event)
 		goto put_dtl;
 	}
 	pe->deadline_ns = htm_dtl_pmu_period(event);
-	mutex_lock(&htm_dtl_pmu_events_lock);
-	list_add_tail(&pe->node, &htm_dtl_pmu_events);
-	mutex_unlock(&htm_dtl_pmu_events_lock);
+	htm_perf_event_add(&htm_dtl_pmu_perf, &pe->node);
 	event->pmu_private = pe;
 	event->destroy = htm_dtl_pmu_destroy;
 	return 0;
@@ -511,25 +506,19 @@ static const struct pmu htm_dtl_pmu_template = {
 };
 
 /* debugfs htmtrace/vpa_dtl_pmu: each event's counters */
-
-static int htm_dtl_pmu_show(struct seq_file *m, void *v)
+static void htm_dtl_pmu_show(struct seq_file *m, const struct list_head *node)
 {
-	struct htm_dtl_pmu_event *pe;
+	const struct htm_dtl_pmu_event *pe = list_entry(node,
+							struct htm_dtl_pmu_event,
+							node);
+	const struct htm_dtl_cpu *c = pe->c;
 
-	mutex_lock(&htm_dtl_pmu_events_lock);
-	list_for_each_entry(pe, &htm_dtl_pmu_events, node) {
-		const struct htm_dtl_cpu *c = pe->c;
-
-		seq_printf(m, "cpu %d config %llu deadline_ns %llu entries %llu overwritten %llu dropped %llu aux_records %llu partial %llu deadline_polls %llu\n",
-			   c->cpu, pe->event->attr.config, pe->deadline_ns,
-			   READ_ONCE(c->entries), READ_ONCE(c->overwritten),
-			   READ_ONCE(c->dropped), READ_ONCE(pe->aux_records),
-			   READ_ONCE(pe->partial), READ_ONCE(pe->deadline_polls));
-	}
-	mutex_unlock(&htm_dtl_pmu_events_lock);
-	return 0;
+	seq_printf(m, "cpu %d config %llu deadline_ns %llu entries %llu overwritten %llu dropped %llu aux_records %llu partial %llu deadline_polls %llu\n",
+		   c->cpu, pe->event->attr.config, pe->deadline_ns,
+		   READ_ONCE(c->entries), READ_ONCE(c->overwritten),
+		   READ_ONCE(c->dropped), READ_ONCE(pe->aux_records),
+		   READ_ONCE(pe->partial), READ_ONCE(pe->deadline_polls));
 }
-DEFINE_SHOW_ATTRIBUTE(htm_dtl_pmu);
 
 static const struct htm_perf_desc htm_dtl_pmu_desc = {
 	.name = "vpa_dtl",
@@ -537,10 +526,8 @@ static const struct htm_perf_desc htm_dtl_pmu_desc = {
 	.format = htm_dtl_pmu_format_attrs,
 	.events = htm_dtl_pmu_event_attrs,
 	.debugfs_name = "vpa_dtl_pmu",
-	.debugfs_fops = &htm_dtl_pmu_fops,
+	.show = htm_dtl_pmu_show,
 };
-
-static struct htm_perf htm_dtl_pmu_perf;
 
 /**
  * htm_dtl_pmu_name_taken() - is there a perf PMU of this name already?

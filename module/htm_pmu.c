@@ -65,7 +65,7 @@ enum htm_pmu_phase {
 
 /**
  * struct htm_pmu_event - an htm event's state (event->pmu_private)
- * @node: in htm_pmu_events
+ * @node: in the PMU's list of events
  * @cpu: the event's CPU
  * @target: the target it holds
  * @hv: the backend, pinned by the event's session
@@ -118,9 +118,8 @@ struct htm_aux {
 	phys_addr_t *phys;
 };
 
-/* The events, for debugfs; the mutex guards the list. */
-static DEFINE_MUTEX(htm_pmu_events_lock);
-static LIST_HEAD(htm_pmu_events);
+/* The PMU, while registered, and its events. */
+static struct htm_perf htm_pmu_perf;
 
 /* config */
 
@@ -439,9 +438,7 @@ static void htm_pmu_destroy(struct perf_event *event)
 			ev->target.type, ev->target.node, ev->target.chip,
 			ev->target.core, stop, ret);
 	htm_target_release(&ev->target, ev);
-	mutex_lock(&htm_pmu_events_lock);
-	list_del(&ev->node);
-	mutex_unlock(&htm_pmu_events_lock);
+	htm_perf_event_del(&htm_pmu_perf, &ev->node);
 	htm_pmu_free(ev);
 	event->pmu_private = NULL;
 	htm_hv_session_put();
@@ -501,9 +498,7 @@ static int htm_pmu_event_init(struct perf_event *event)
 		goto release;
 	}
 	ev->cpu = event->cpu;
-	mutex_lock(&htm_pmu_events_lock);
-	list_add_tail(&ev->node, &htm_pmu_events);
-	mutex_unlock(&htm_pmu_events_lock);
+	htm_perf_event_add(&htm_pmu_perf, &ev->node);
 	event->pmu_private = ev;
 	event->destroy = htm_pmu_destroy;
 	return 0;
@@ -683,26 +678,22 @@ static const struct pmu htm_pmu_template = {
 };
 
 /* debugfs htmtrace/htm_pmu: each event's target, progress and counters. */
-static int htm_pmu_events_show(struct seq_file *m, void *v)
+static void htm_pmu_event_show(struct seq_file *m,
+			       const struct list_head *node)
 {
 	static const char * const phases[] = { "trace", "data", "done" };
-	struct htm_pmu_event *ev;
+	const struct htm_pmu_event *ev = list_entry(node, struct htm_pmu_event,
+						    node);
 
-	mutex_lock(&htm_pmu_events_lock);
-	list_for_each_entry(ev, &htm_pmu_events, node) {
-		seq_printf(m, "event cpu %d type %u node %u chip %u core %u\n",
-			   ev->cpu, ev->target.type, ev->target.node,
-			   ev->target.chip, ev->target.core);
-		seq_printf(m, "  phase: %s%s\n", phases[READ_ONCE(ev->phase)],
-			   READ_ONCE(ev->tracing) ? ", tracing" : "");
-		seq_printf(m, "  buffer_size: %llu\n", ev->hw_size);
-		seq_printf(m, "  transfer_bytes: %zu\n", READ_ONCE(ev->max_xfer));
-		htm_debugfs_show_stats(m, "  ", &ev->stats, READ_ONCE(ev->pos));
-	}
-	mutex_unlock(&htm_pmu_events_lock);
-	return 0;
+	seq_printf(m, "event cpu %d type %u node %u chip %u core %u\n",
+		   ev->cpu, ev->target.type, ev->target.node,
+		   ev->target.chip, ev->target.core);
+	seq_printf(m, "  phase: %s%s\n", phases[READ_ONCE(ev->phase)],
+		   READ_ONCE(ev->tracing) ? ", tracing" : "");
+	seq_printf(m, "  buffer_size: %llu\n", ev->hw_size);
+	seq_printf(m, "  transfer_bytes: %zu\n", READ_ONCE(ev->max_xfer));
+	htm_debugfs_show_stats(m, "  ", &ev->stats, READ_ONCE(ev->pos));
 }
-DEFINE_SHOW_ATTRIBUTE(htm_pmu_events);
 
 static const struct htm_perf_desc htm_pmu_desc = {
 	.name = "htm",
@@ -710,10 +701,8 @@ static const struct htm_perf_desc htm_pmu_desc = {
 	.format = htm_pmu_format_attrs,
 	.events = htm_pmu_event_attrs,
 	.debugfs_name = "htm_pmu",
-	.debugfs_fops = &htm_pmu_events_fops,
+	.show = htm_pmu_event_show,
 };
-
-static struct htm_perf htm_pmu_perf;
 
 /**
  * htm_pmu_register() - make the htm PMU, for a backend that offers H_HTM

@@ -592,7 +592,7 @@ int htm_ioctl_block(void __user *uarg, const void *hdr, size_t hdr_size,
  * @format: its format attributes, NULL-terminated
  * @events: its event attributes, NULL-terminated
  * @debugfs_name: its file in the driver's debugfs directory
- * @debugfs_fops: that file's operations
+ * @show: writes one event (@node, see htm_perf_event_add()) to that file
  */
 struct htm_perf_desc {
 	const char *name;
@@ -600,7 +600,7 @@ struct htm_perf_desc {
 	struct attribute **format;
 	struct attribute **events;
 	const char *debugfs_name;
-	const struct file_operations *debugfs_fops;
+	void (*show)(struct seq_file *m, const struct list_head *node);
 };
 
 /**
@@ -609,22 +609,32 @@ struct htm_perf_desc {
  * @format: its sysfs format group
  * @events: its sysfs events group
  * @groups: both, for @pmu
+ * @desc: what the PMU is
+ * @lock: guards @event_list; taken in process context (an event's init
+ *	and destroy, the debugfs file), inside no other lock of the driver
+ * @event_list: the PMU's events, for the debugfs file
  * @debugfs: its debugfs file
  * @registered: @pmu is registered
  *
- * Written as the PMU is registered and unregistered, never concurrently.
+ * But for @event_list, written as the PMU is registered and unregistered,
+ * never concurrently.
  */
 struct htm_perf {
 	struct pmu pmu;
 	struct attribute_group format;
 	struct attribute_group events;
 	const struct attribute_group *groups[3];
+	const struct htm_perf_desc *desc;
+	struct mutex lock;		/* see above */
+	struct list_head event_list;
 	struct dentry *debugfs;
 	bool registered;
 };
 
 int htm_perf_register(struct htm_perf *reg, const struct htm_perf_desc *desc);
 void htm_perf_unregister(struct htm_perf *reg);
+void htm_perf_event_add(struct htm_perf *reg, struct list_head *node);
+void htm_perf_event_del(struct htm_perf *reg, struct list_head *node);
 
 /* debugfs.c */
 struct dentry *htm_debugfs_dir(void);
