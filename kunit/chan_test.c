@@ -14,6 +14,7 @@
 #include <asm/hvcall.h>
 
 #include "htmtrace.h"
+#include "htm_internal.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 

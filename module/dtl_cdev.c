@@ -23,6 +23,7 @@
 #include <asm/paca.h>
 
 #include "htmtrace.h"
+#include "dtl_internal.h"
 
 /* The one session (main.c's), and the device, of the current backend. */
 static struct htm_dtl *htm_dtl_sess;

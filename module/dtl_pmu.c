@@ -48,6 +48,7 @@
 #include <asm/time.h>
 
 #include "htmtrace.h"
+#include "dtl_internal.h"
 
 /**
  * struct htm_dtl_boottb_freq - the first record of mainline's AUX format

@@ -17,6 +17,7 @@
 #include <linux/uaccess.h>
 
 #include "htmtrace.h"
+#include "htm_internal.h"
 
 struct htm_cdev {
 	struct miscdevice misc;

@@ -35,6 +35,7 @@
 #include <asm/byteorder.h>
 
 #include "htmtrace.h"
+#include "htm_internal.h"
 
 /* target registry */
 

@@ -55,6 +55,7 @@
 #include <asm/byteorder.h>
 
 #include "htmtrace.h"
+#include "htm_internal.h"
 
 /* Where an event's dump is. */
 enum htm_pmu_phase {
