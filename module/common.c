@@ -10,6 +10,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/errno.h>
+#include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
@@ -38,7 +39,7 @@
  * Return: @err, or -EFAULT if a copy to the user failed.
  */
 int htm_ioctl_block(void __user *uarg, const void *hdr, size_t hdr_size,
-		     void __user *ubuf, const void *block, size_t len, int err)
+		    void __user *ubuf, const void *block, size_t len, int err)
 {
 	if (!err && copy_to_user(ubuf, block, len))
 		err = -EFAULT;
@@ -57,7 +58,7 @@ static int htm_perf_events_show(struct seq_file *m, void *v)
 
 	mutex_lock(&reg->lock);
 	list_for_each(node, &reg->event_list)
-		reg->desc->show(m, node);
+		reg->show(m, node);
 	mutex_unlock(&reg->lock);
 	return 0;
 }
@@ -66,7 +67,7 @@ DEFINE_SHOW_ATTRIBUTE(htm_perf_events);
 /**
  * htm_perf_event_add() - list a new event of a PMU, for its debugfs file
  * @reg: the PMU's registration
- * @node: the event's list node, as @reg->desc->show() knows it
+ * @node: the event's list node, as @reg->show() knows it
  */
 void htm_perf_event_add(struct htm_perf *reg, struct list_head *node)
 {
@@ -90,42 +91,51 @@ void htm_perf_event_del(struct htm_perf *reg, struct list_head *node)
 /**
  * htm_perf_register() - register a perf PMU of the driver
  * @reg: the registration, unused (zeroed or unregistered)
- * @desc: what the PMU is
+ * @name: the PMU's name; its debugfs file is htmtrace/<name>_pmu
+ * @tmpl: its capabilities and callbacks
+ * @format: its format attributes, NULL-terminated
+ * @events: its event attributes, NULL-terminated
+ * @show: writes one event (its list node) to the debugfs file
  *
  * A struct pmu cannot be registered twice: perf_pmu_unregister() leaves its
  * freed device behind. Each registration (one per backend) starts afresh
- * from @desc->tmpl, with the driver as its module, CPU-wide events only,
- * and @desc's format and events groups. The debugfs file lists the events
+ * from @tmpl, with the driver as its module, CPU-wide events only, and the
+ * format and events groups. The debugfs file lists the events
  * htm_perf_event_add() listed.
  *
  * Return: 0 or the error of perf_pmu_register().
  */
-int htm_perf_register(struct htm_perf *reg, const struct htm_perf_desc *desc)
+int htm_perf_register(struct htm_perf *reg, const char *name,
+		      const struct pmu *tmpl, struct attribute **format,
+		      struct attribute **events,
+		      void (*show)(struct seq_file *m,
+				   const struct list_head *node))
 {
+	char file[32];
 	int ret;
 
 	reg->format.name = "format";
-	reg->format.attrs = desc->format;
+	reg->format.attrs = format;
 	reg->events.name = "events";
-	reg->events.attrs = desc->events;
+	reg->events.attrs = events;
 	reg->groups[0] = &reg->format;
 	reg->groups[1] = &reg->events;
 	reg->groups[2] = NULL;
-	reg->pmu = *desc->tmpl;
+	reg->pmu = *tmpl;
 	reg->pmu.module = THIS_MODULE;
 	reg->pmu.task_ctx_nr = perf_invalid_context;
 	reg->pmu.attr_groups = reg->groups;
-	reg->desc = desc;
+	reg->show = show;
 	mutex_init(&reg->lock);
 	INIT_LIST_HEAD(&reg->event_list);
-	ret = perf_pmu_register(&reg->pmu, desc->name, -1);
+	ret = perf_pmu_register(&reg->pmu, name, -1);
 	if (ret) {
 		mutex_destroy(&reg->lock);
 		return ret;
 	}
 	reg->registered = true;
-	reg->debugfs = debugfs_create_file(desc->debugfs_name, 0400,
-					   htm_debugfs_dir(), reg,
+	snprintf(file, sizeof(file), "%s_pmu", name);
+	reg->debugfs = debugfs_create_file(file, 0400, htm_debugfs_dir(), reg,
 					   &htm_perf_events_fops);
 	return 0;
 }

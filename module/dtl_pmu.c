@@ -521,15 +521,6 @@ static void htm_dtl_pmu_show(struct seq_file *m, const struct list_head *node)
 		   READ_ONCE(pe->partial), READ_ONCE(pe->deadline_polls));
 }
 
-static const struct htm_perf_desc htm_dtl_pmu_desc = {
-	.name = "vpa_dtl",
-	.tmpl = &htm_dtl_pmu_template,
-	.format = htm_dtl_pmu_format_attrs,
-	.events = htm_dtl_pmu_event_attrs,
-	.debugfs_name = "vpa_dtl_pmu",
-	.show = htm_dtl_pmu_show,
-};
-
 /**
  * htm_dtl_pmu_name_taken() - is there a perf PMU of this name already?
  * @name: the name
@@ -578,7 +569,9 @@ int htm_dtl_pmu_register(const struct htmtrace_hv_ops *hv,
 		return -EEXIST;
 	htm_dtl_pmu_hv = hv;
 	htm_dtl_pmu_session = dtl;
-	ret = htm_perf_register(&htm_dtl_pmu_perf, &htm_dtl_pmu_desc);
+	ret = htm_perf_register(&htm_dtl_pmu_perf, "vpa_dtl",
+				&htm_dtl_pmu_template, htm_dtl_pmu_format_attrs,
+				htm_dtl_pmu_event_attrs, htm_dtl_pmu_show);
 	if (ret) {
 		htm_dtl_pmu_hv = NULL;
 		htm_dtl_pmu_session = NULL;

@@ -470,9 +470,9 @@ static int htm_chan_stop_locked(struct htm_chan *chan,
  * what the hypervisor does not write (H_PARTIAL, a short transfer) reads as
  * zeros, never as older data or kernel memory.
  *
- * Return: 0; -ENODATA if the hypervisor says the data ends (at @ck->start,
- * wherever that is), or if @pos is not before @ck->end (nothing is asked);
- * another errno.
+ * Return: 0; -ENODATA if the hypervisor answers that the data ends (at
+ * @ck->start or before), or if @pos is not before @ck->end (nothing is
+ * asked); another errno.
  */
 int htm_dump_chunk(const struct htm_caller *c, struct htm_chunk *ck, u64 pos,
 		   size_t *max_xfer)

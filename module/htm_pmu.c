@@ -696,15 +696,6 @@ static void htm_pmu_event_show(struct seq_file *m,
 	htm_debugfs_show_stats(m, "  ", &ev->stats, READ_ONCE(ev->pos));
 }
 
-static const struct htm_perf_desc htm_pmu_desc = {
-	.name = "htm",
-	.tmpl = &htm_pmu_template,
-	.format = htm_pmu_format_attrs,
-	.events = htm_pmu_event_attrs,
-	.debugfs_name = "htm_pmu",
-	.show = htm_pmu_event_show,
-};
-
 /**
  * htm_pmu_register() - make the htm PMU, for a backend that offers H_HTM
  * @hv: the backend
@@ -719,7 +710,9 @@ int htm_pmu_register(const struct htmtrace_hv_ops *hv)
 	int ret;
 
 	htm_pmu_hv = hv;
-	ret = htm_perf_register(&htm_pmu_perf, &htm_pmu_desc);
+	ret = htm_perf_register(&htm_pmu_perf, "htm", &htm_pmu_template,
+				htm_pmu_format_attrs, htm_pmu_event_attrs,
+				htm_pmu_event_show);
 	if (ret)
 		htm_pmu_hv = NULL;
 	return ret;

@@ -234,25 +234,7 @@ void htm_cdev_remove_all(void);
 
 /* common.c: what the two halves do alike */
 int htm_ioctl_block(void __user *uarg, const void *hdr, size_t hdr_size,
-		     void __user *ubuf, const void *block, size_t len, int err);
-
-/**
- * struct htm_perf_desc - a perf PMU of the driver, for htm_perf_register()
- * @name: the PMU's name
- * @tmpl: its capabilities and callbacks
- * @format: its format attributes, NULL-terminated
- * @events: its event attributes, NULL-terminated
- * @debugfs_name: its file in the driver's debugfs directory
- * @show: writes one event (@node, see htm_perf_event_add()) to that file
- */
-struct htm_perf_desc {
-	const char *name;
-	const struct pmu *tmpl;
-	struct attribute **format;
-	struct attribute **events;
-	const char *debugfs_name;
-	void (*show)(struct seq_file *m, const struct list_head *node);
-};
+		    void __user *ubuf, const void *block, size_t len, int err);
 
 /**
  * struct htm_perf - one registration of a perf PMU of the driver
@@ -260,7 +242,8 @@ struct htm_perf_desc {
  * @format: its sysfs format group
  * @events: its sysfs events group
  * @groups: both, for @pmu
- * @desc: what the PMU is
+ * @show: writes one event (its list node, see htm_perf_event_add()) to the
+ *	debugfs file
  * @lock: guards @event_list; taken in process context (an event's init
  *	and destroy, the debugfs file), inside no other lock of the driver
  * @event_list: the PMU's events, for the debugfs file
@@ -275,14 +258,18 @@ struct htm_perf {
 	struct attribute_group format;
 	struct attribute_group events;
 	const struct attribute_group *groups[3];
-	const struct htm_perf_desc *desc;
+	void (*show)(struct seq_file *m, const struct list_head *node);
 	struct mutex lock;		/* see above */
 	struct list_head event_list;
 	struct dentry *debugfs;
 	bool registered;
 };
 
-int htm_perf_register(struct htm_perf *reg, const struct htm_perf_desc *desc);
+int htm_perf_register(struct htm_perf *reg, const char *name,
+		      const struct pmu *tmpl, struct attribute **format,
+		      struct attribute **events,
+		      void (*show)(struct seq_file *m,
+				   const struct list_head *node));
 void htm_perf_unregister(struct htm_perf *reg);
 void htm_perf_event_add(struct htm_perf *reg, struct list_head *node);
 void htm_perf_event_del(struct htm_perf *reg, struct list_head *node);
