@@ -29,7 +29,6 @@
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
-#include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/errno.h>
@@ -38,7 +37,6 @@
 #include <linux/list.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
-#include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>

@@ -39,13 +39,11 @@
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
-#include <linux/debugfs.h>
 #include <linux/errno.h>
 #include <linux/io.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mm.h>
-#include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/preempt.h>
 #include <linux/seq_file.h>
