@@ -497,6 +497,7 @@ int htm_dump_chunk(const struct htm_caller *c, struct htm_chunk *ck, u64 pos,
 		*max_xfer = xfer;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(htm_dump_chunk);
 
 /*
  * Fetch the chunk holding @pos of the trace into @dump, a reader's own
