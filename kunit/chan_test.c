@@ -14,6 +14,7 @@
 #include <asm/hvcall.h>
 
 #include "htmtrace.h"
+#include "htm_internal.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -473,6 +474,62 @@ static void chan_read_shrinks_transfer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, chan->max_xfer, htm_bounce_size / 4);
 	/* refused once at the full size and once at half of it */
 	KUNIT_EXPECT_EQ(test, chan->stats.errors[htm_hv_rc_slot(H_P5)], 2);
+}
+
+/*
+ * The PMU's dump: a chunk counted from the position itself (base), bounded
+ * by the end wanted, not by a buffer size; H_P5 halves max_xfer until the
+ * request fits, and the chunk still starts at the position.
+ */
+static void dump_chunk_from_base(struct kunit *test)
+{
+	struct htm_hv_stats stats = {};
+	struct htm_caller c = {
+		.hv = &fake_ops,
+		.stats = &stats,
+		.target = &t1,
+		.policy = &htm_hv_atomic_policy,
+	};
+	void *buf = (void *)__get_free_pages(GFP_KERNEL, 3);
+	u64 pos = 3 * PAGE_SIZE;
+	struct htm_chunk ck = {
+		.buf = buf,
+		.base = pos,
+		.end = pos + 5 * PAGE_SIZE + 100,
+	};
+	size_t max_xfer = 16 * PAGE_SIZE, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	fk.state = FK_STOPPED;
+	fk.log2 = 20;
+	fk.max_xfer = 2 * PAGE_SIZE;
+	memset(buf, 0xa5, 8 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, htm_dump_chunk(&c, &ck, pos, &max_xfer), 0);
+	KUNIT_EXPECT_EQ(test, ck.start, pos);
+	KUNIT_EXPECT_EQ(test, ck.len, 2 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, max_xfer, 2 * PAGE_SIZE);
+	/* asked 6 pages (the end, rounded up), then 6, 4 and 2 */
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 4);
+	KUNIT_EXPECT_EQ(test, stats.errors[htm_hv_rc_slot(H_P5)], 3);
+	for (i = 0; i < ck.len; i++)
+		if (((u8 *)buf)[i] != fake_byte(pos + i))
+			break;
+	KUNIT_EXPECT_EQ(test, i, ck.len);
+	KUNIT_EXPECT_EQ(test, fk.unaligned, 0);
+
+	/* the last part: less than a page of trace, one whole page asked */
+	memset(buf, 0xa5, 8 * PAGE_SIZE);
+	ck.end = pos + 100;
+	KUNIT_EXPECT_EQ(test, htm_dump_chunk(&c, &ck, pos, &max_xfer), 0);
+	KUNIT_EXPECT_EQ(test, ck.len, 100);
+	KUNIT_EXPECT_EQ(test, ((u8 *)buf)[PAGE_SIZE - 1],
+			fake_byte(pos + PAGE_SIZE - 1));
+	KUNIT_EXPECT_EQ(test, ((u8 *)buf)[PAGE_SIZE], 0xa5);
+	/* nothing wanted: nothing asked */
+	KUNIT_EXPECT_EQ(test, htm_dump_chunk(&c, &ck, pos + 100, &max_xfer),
+			-ENODATA);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 5);
+	free_pages((unsigned long)buf, 3);
 }
 
 /* A failure mid-dump is an error, never EOF, and the position stays. */
@@ -1163,6 +1220,7 @@ static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_read_small_buffer),
 	KUNIT_CASE(chan_read_one_hcall_per_chunk),
 	KUNIT_CASE(chan_read_shrinks_transfer),
+	KUNIT_CASE(dump_chunk_from_base),
 	KUNIT_CASE(chan_read_error_midway),
 	KUNIT_CASE(chan_read_states),
 	KUNIT_CASE(chan_read_stops_trace),

@@ -9,6 +9,7 @@
 #include <asm/time.h>
 
 #include "htmtrace.h"
+#include "dtl_internal.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 

@@ -11,6 +11,8 @@
 #include <asm/hvcall.h>
 
 #include "htmtrace.h"
+#include "dtl_internal.h"
+#include "htm_internal.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 

@@ -24,6 +24,7 @@
 #include <asm/byteorder.h>
 
 #include "htmtrace.h"
+#include "htm_internal.h"
 
 static struct dentry *htm_debugfs_root;
 

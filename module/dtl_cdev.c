@@ -23,6 +23,7 @@
 #include <asm/paca.h>
 
 #include "htmtrace.h"
+#include "dtl_internal.h"
 
 /* The one session (main.c's) and the device, made at load. */
 static struct htm_dtl *htm_dtl_sess;
@@ -149,14 +150,9 @@ static long htm_dtl_ioctl_stats(void __user *argp)
 		return -ENOMEM;
 	ret = htm_dtl_stats(htm_dtl_sess, out, max, &count);
 	st.count = count;
-	if (!ret && copy_to_user(u64_to_user_ptr(st.addr), out,
-				 count * sizeof(*out)))
-		ret = -EFAULT;
+	ret = htm_ioctl_block(argp, &st, sizeof(st), u64_to_user_ptr(st.addr),
+			      out, count * sizeof(*out), ret);
 	kfree(out);
-	if (ret && ret != -ENOSPC)
-		return ret;
-	if (copy_to_user(argp, &st, sizeof(st)))
-		return -EFAULT;
 	return ret;
 }
 

@@ -6,13 +6,150 @@
 #ifndef HTMTRACE_DTL_INTERNAL_H
 #define HTMTRACE_DTL_INTERNAL_H
 
+#include <linux/hrtimer.h>
+#include <linux/poll.h>
+#include <linux/types.h>
+
+#include <asm/dtl.h>
+
 #include "htmtrace.h"
 
+#define HTM_DTL_ENTRIES		N_DISPATCH_LOG		/* 85 */
+#define HTM_DTL_BYTES		DISPATCH_LOG_BYTES	/* 4096 */
+/* The slot after the newest entry may be being written. */
+#define HTM_DTL_READABLE	(HTM_DTL_ENTRIES - 1)
+/* How another user changed a CPU's log (struct htm_dtl_cpu @other_change). */
+#define HTM_DTL_OTHER_MASK	1
+#define HTM_DTL_OTHER_LOG	2
+/* The capture timer: entries aimed at per period, and its bounds. */
+#define HTM_DTL_PER_PERIOD	16
+#define HTM_DTL_PERIOD_MIN	(250 * NSEC_PER_USEC)
+#define HTM_DTL_PERIOD_START	NSEC_PER_MSEC
+#define HTM_DTL_PERIOD_MAX	(200 * NSEC_PER_MSEC)
+/* The session's ring of records: default and bounds, in KiB. */
+#define HTM_DTL_RING_KB_DEFAULT	256
+#define HTM_DTL_RING_KB_MIN	4
+#define HTM_DTL_RING_KB_MAX	65536
+
+/**
+ * struct htm_dtl_sink - where a CPU's records go instead of the session's
+ *	ring (the vpa_dtl PMU's AUX area)
+ * @begin: about to put records, the capture's @last ones (what is
+ *	pending when it ends); false if there is nowhere to put them
+ * @put: one record; false if it does not fit (nothing is written)
+ * @end: done putting, @dropped entries found no room
+ *
+ * Called on the CPU, interrupts off, with the session's ring lock held.
+ */
+struct htm_dtl_sink {
+	bool (*begin)(void *arg, bool last);
+	bool (*put)(void *arg, const void *rec);
+	void (*end)(void *arg, u64 dropped);
+};
+
+/**
+ * struct htm_dtl_cpu - the capture on one CPU
+ * @dtl: its session
+ * @cpu: logical CPU
+ * @state: HTMTRACE_DTL_CPU_*; written on the CPU or with its timer stopped
+ * @kernel_owned: @log is the kernel's (paca dispatch_log)
+ * @other_change: what another user changed under us: HTM_DTL_OTHER_MASK (our
+ *	event bits only: the mask is theirs now) or HTM_DTL_OTHER_LOG (the
+ *	log itself: the registration is theirs too); else 0
+ * @own_registered: @own may still be registered with the hypervisor (its
+ *	unregistration failed, or another user replaced it): never free it
+ * @mask: HTMTRACE_DTL_* events this CPU logs for us
+ * @clock_pending: (with @sink) a clock record is due before the next one
+ * @sink: where the records go, NULL for the session's ring
+ * @sink_arg: for @sink
+ * @log: the hypervisor's ring being read, or NULL when not capturing
+ * @own: our buffer, registered where the kernel owns no log
+ * @saved_mask: the CPU's event mask before the capture, restored after it
+ * @last: index of the next entry to read
+ * @last_tb: timebase of the newest entry read (own buffer: a newer entry
+ *	must follow it)
+ * @period_ns: the timer's current period
+ * @timer: the pinned capture timer
+ * @lost: entries lost and not yet reported, [0] overwritten, [1] dropped
+ * @events: HTMTRACE_DTL_CPU_* records to emit, as bits
+ * @next_waits: a newer capture began (a START, or the CPU back online)
+ *	while records of the older one still waited for room (records go
+ *	out as they come when they fit: this is the ring-full case, a
+ *	reader that does not read). The older capture's
+ *	records stay in @lost and @events; the newer one's JOINED is due
+ *	after them, and its losses and end wait in @next_lost and @next_end
+ *	until htm_dtl_next_capture() moves them in. A third capture that
+ *	begins while they still wait folds into the newer one.
+ * @next_lost: as @lost, for the newer capture (@next_waits)
+ * @next_end: 0, or the HTMTRACE_DTL_CPU_* event that ended the newer
+ *	capture (@next_waits)
+ * @prev_pending: at the last START, records of a capture before it still
+ *	waited for room: they go out before that START's clock record
+ * @error: the errno a HTMTRACE_DTL_CPU_FAILED record carries
+ * @logged: entries the hypervisor logged during the capture
+ * @entries: entries copied into the stream
+ * @overwritten: entries the hypervisor overwrote before they were read
+ * @dropped: entries that did not fit in the session's ring
+ * @wakeups: timer runs
+ * @stage: the entries of one poll, checked before they go to the ring
+ *
+ * The pending records (@clock_pending, @lost, @events, @next_waits,
+ * @next_lost, @next_end, @prev_pending) are read and written under the
+ * session's @ring_lock, except @clock_pending and @sink, also set before
+ * the capture begins (its timer not yet started). The counters are written
+ * by the CPU's timer (or with it stopped) and read without a lock.
+ */
+struct htm_dtl_cpu {
+	struct htm_dtl *dtl;
+	int cpu;
+	u32 state;
+	bool kernel_owned;
+	u8 other_change;
+	bool own_registered;
+	u8 mask;
+	bool clock_pending;
+	const struct htm_dtl_sink *sink;
+	void *sink_arg;
+	const struct dtl_entry *log;
+	void *own;
+	u8 saved_mask;
+	u64 last;
+	u64 last_tb;
+	u64 period_ns;
+	struct hrtimer timer;
+	u64 lost[2];
+	unsigned long events;
+	bool next_waits;
+	u64 next_lost[2];
+	u8 next_end;
+	bool prev_pending;
+	s32 error;
+	u64 logged;
+	u64 entries;
+	u64 overwritten;
+	u64 dropped;
+	u64 wakeups;
+	struct dtl_entry stage[HTM_DTL_ENTRIES];
+};
+
+/* Session states. */
+enum {
+	HTM_DTL_IDLE,
+	HTM_DTL_CONFIGURED,
+	HTM_DTL_RUNNING,
+	HTM_DTL_STOPPED,
+	HTM_DTL_PMU,		/* perf events hold the log */
+};
+
 /* dtl_ring.c */
+bool htm_dtl_ring_put(struct htm_dtl_ring *ring, const void *rec);
+u32 htm_dtl_ring_whole(const struct htm_dtl_ring *ring, size_t max);
 unsigned long htm_dtl_ring_copy(const struct htm_dtl_ring *ring,
 				char __user *ubuf, u32 len);
 
-/* dtl_rec.c: but for the first, callers hold the session's ring lock */
+/* dtl_rec.c: but for the first two, callers hold the session's ring lock */
+void htm_dtl_clock_rec(struct htmtrace_dtl_clock *rec, u64 tb, u64 mono,
+		       u64 boot, u64 real);
 void htm_dtl_rec_init(struct htmtrace_dtl_rec *hdr, u16 type, u16 len, u32 cpu);
 bool htm_dtl_put(struct htm_dtl *dtl, struct htm_dtl_cpu *c, const void *rec);
 bool htm_dtl_flush_cpu(struct htm_dtl *dtl, struct htm_dtl_cpu *c);
@@ -20,6 +157,8 @@ bool htm_dtl_flush(struct htm_dtl *dtl, struct htm_dtl_cpu *only);
 bool htm_dtl_cpu_pending(const struct htm_dtl_cpu *c);
 
 /* dtl_cpu.c */
+void htm_dtl_span(u64 last, u64 cur, u64 *first, u64 *overwritten);
+u64 htm_dtl_next_period(u64 period_ns, u64 n);
 void htm_dtl_cpu_setup(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 		       unsigned int cpu, u8 mask);
 long htm_dtl_cpu_begin(void *arg);
@@ -27,7 +166,32 @@ void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c);
 void htm_dtl_cpu_end(struct htm_dtl_cpu *c, unsigned int why);
 void htm_dtl_cpu_flush_ipi(void *arg);
 
-/* dtl_session.c */
+/* dtl_session.c: /dev/vpa_dtl's session */
+int htm_dtl_config_check(const struct htmtrace_dtl_config *cfg,
+			 u32 *ring_size);
+int htm_dtl_configure(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv,
+		      const struct cpumask *cpus, u8 mask, u32 ring_size,
+		      const void *owner);
+int htm_dtl_start(struct htm_dtl *dtl);
+int htm_dtl_stop(struct htm_dtl *dtl);
+int htm_dtl_end(struct htm_dtl *dtl, const void *owner);
+int htm_dtl_flush_now(struct htm_dtl *dtl);
+ssize_t htm_dtl_read(struct htm_dtl *dtl, char __user *ubuf, size_t count,
+		     bool nonblock);
+__poll_t htm_dtl_poll_mask(struct htm_dtl *dtl);
+int htm_dtl_stats(struct htm_dtl *dtl, struct htmtrace_dtl_cpu_stats *out,
+		  u32 max, u32 *count);
 void htm_dtl_free(struct htm_dtl *dtl);
+
+/* dtl_pmu_session.c: the session of the vpa_dtl PMU's events */
+int htm_dtl_pmu_get(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv);
+void htm_dtl_pmu_put(struct htm_dtl *dtl);
+struct htm_dtl_cpu *htm_dtl_pmu_cpu_add(struct htm_dtl *dtl, int cpu, u8 mask,
+					const struct htm_dtl_sink *sink,
+					void *arg);
+void htm_dtl_pmu_cpu_remove(struct htm_dtl *dtl, struct htm_dtl_cpu *c);
+void htm_dtl_pmu_cpu_begin(struct htm_dtl_cpu *c);
+u64 htm_dtl_pmu_cpu_read(struct htm_dtl_cpu *c);
+void htm_dtl_pmu_cpu_end(struct htm_dtl_cpu *c);
 
 #endif /* HTMTRACE_DTL_INTERNAL_H */

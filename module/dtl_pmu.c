@@ -29,7 +29,6 @@
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
-#include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/errno.h>
@@ -38,7 +37,6 @@
 #include <linux/list.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
-#include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>
@@ -48,6 +46,7 @@
 #include <asm/time.h>
 
 #include "htmtrace.h"
+#include "dtl_internal.h"
 
 /**
  * struct htm_dtl_boottb_freq - the first record of mainline's AUX format
@@ -99,7 +98,7 @@ struct htm_dtl_aux {
  *	from add to del
  * @deadline_ns: 0 if the capture's own timer never waits that long
  * @deadline_polls: @deadline's runs
- * @node: in htm_dtl_pmu_events
+ * @node: in the PMU's list of events
  *
  * The transaction fields and the counters are used on the event's CPU with
  * interrupts off (the timers, @work), the transaction under the session's
@@ -127,10 +126,8 @@ struct htm_dtl_pmu_event {
 static const struct htmtrace_hv_ops *htm_dtl_pmu_hv;
 static struct htm_dtl *htm_dtl_pmu_session;
 
-/* The events, for debugfs htmtrace/vpa_dtl_pmu. */
-static LIST_HEAD(htm_dtl_pmu_events);
-static DEFINE_MUTEX(htm_dtl_pmu_events_lock);
-static struct dentry *htm_dtl_pmu_debugfs;
+/* The PMU, while registered, and its events. */
+static struct htm_perf htm_dtl_pmu_perf;
 
 /* the sink: mainline's AUX format */
 
@@ -282,8 +279,6 @@ static enum hrtimer_restart htm_dtl_pmu_deadline(struct hrtimer *timer)
 
 /* perf callbacks */
 
-static struct pmu htm_dtl_pmu;
-
 static void htm_dtl_pmu_destroy(struct perf_event *event)
 {
 	struct htm_dtl_pmu_event *pe = event->pmu_private;
@@ -292,9 +287,7 @@ static void htm_dtl_pmu_destroy(struct perf_event *event)
 	irq_work_sync(&pe->work);
 	hrtimer_cancel(&pe->deadline);
 	WARN_ON_ONCE(pe->began);
-	mutex_lock(&htm_dtl_pmu_events_lock);
-	list_del(&pe->node);
-	mutex_unlock(&htm_dtl_pmu_events_lock);
+	htm_perf_event_del(&htm_dtl_pmu_perf, &pe->node);
 	htm_dtl_pmu_cpu_remove(htm_dtl_pmu_session, pe->c);
 	htm_dtl_pmu_put(htm_dtl_pmu_session);
 	kfree(pe);
@@ -375,9 +368,7 @@ static int htm_dtl_pmu_event_init(struct perf_event *event)
 		goto put_dtl;
 	}
 	pe->deadline_ns = htm_dtl_pmu_period(event);
-	mutex_lock(&htm_dtl_pmu_events_lock);
-	list_add_tail(&pe->node, &htm_dtl_pmu_events);
-	mutex_unlock(&htm_dtl_pmu_events_lock);
+	htm_perf_event_add(&htm_dtl_pmu_perf, &pe->node);
 	event->pmu_private = pe;
 	event->destroy = htm_dtl_pmu_destroy;
 	return 0;
@@ -482,11 +473,6 @@ static struct attribute *htm_dtl_pmu_format_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group htm_dtl_pmu_format_group = {
-	.name = "format",
-	.attrs = htm_dtl_pmu_format_attrs,
-};
-
 PMU_EVENT_ATTR_STRING(dtl_cede, htm_dtl_pmu_cede, "event=0x1");
 PMU_EVENT_ATTR_STRING(dtl_preempt, htm_dtl_pmu_preempt, "event=0x2");
 PMU_EVENT_ATTR_STRING(dtl_fault, htm_dtl_pmu_fault, "event=0x4");
@@ -500,21 +486,7 @@ static struct attribute *htm_dtl_pmu_event_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group htm_dtl_pmu_events_group = {
-	.name = "events",
-	.attrs = htm_dtl_pmu_event_attrs,
-};
-
-static const struct attribute_group *htm_dtl_pmu_attr_groups[] = {
-	&htm_dtl_pmu_format_group,
-	&htm_dtl_pmu_events_group,
-	NULL,
-};
-
-static struct pmu htm_dtl_pmu = {
-	.module = THIS_MODULE,
-	.task_ctx_nr = perf_invalid_context,
-	.attr_groups = htm_dtl_pmu_attr_groups,
+static const struct pmu htm_dtl_pmu_template = {
 	.capabilities = PERF_PMU_CAP_NO_EXCLUDE | PERF_PMU_CAP_EXCLUSIVE,
 	.event_init = htm_dtl_pmu_event_init,
 	.add = htm_dtl_pmu_add,
@@ -527,25 +499,19 @@ static struct pmu htm_dtl_pmu = {
 };
 
 /* debugfs htmtrace/vpa_dtl_pmu: each event's counters */
-
-static int htm_dtl_pmu_show(struct seq_file *m, void *v)
+static void htm_dtl_pmu_show(struct seq_file *m, const struct list_head *node)
 {
-	struct htm_dtl_pmu_event *pe;
+	const struct htm_dtl_pmu_event *pe = list_entry(node,
+							struct htm_dtl_pmu_event,
+							node);
+	const struct htm_dtl_cpu *c = pe->c;
 
-	mutex_lock(&htm_dtl_pmu_events_lock);
-	list_for_each_entry(pe, &htm_dtl_pmu_events, node) {
-		const struct htm_dtl_cpu *c = pe->c;
-
-		seq_printf(m, "cpu %d config %llu deadline_ns %llu entries %llu overwritten %llu dropped %llu aux_records %llu partial %llu deadline_polls %llu\n",
-			   c->cpu, pe->event->attr.config, pe->deadline_ns,
-			   READ_ONCE(c->entries), READ_ONCE(c->overwritten),
-			   READ_ONCE(c->dropped), READ_ONCE(pe->aux_records),
-			   READ_ONCE(pe->partial), READ_ONCE(pe->deadline_polls));
-	}
-	mutex_unlock(&htm_dtl_pmu_events_lock);
-	return 0;
+	seq_printf(m, "cpu %d config %llu deadline_ns %llu entries %llu overwritten %llu dropped %llu aux_records %llu partial %llu deadline_polls %llu\n",
+		   c->cpu, pe->event->attr.config, pe->deadline_ns,
+		   READ_ONCE(c->entries), READ_ONCE(c->overwritten),
+		   READ_ONCE(c->dropped), READ_ONCE(pe->aux_records),
+		   READ_ONCE(pe->partial), READ_ONCE(pe->deadline_polls));
 }
-DEFINE_SHOW_ATTRIBUTE(htm_dtl_pmu);
 
 /**
  * htm_dtl_pmu_name_taken() - is there a perf PMU of this name already?
@@ -595,26 +561,20 @@ int htm_dtl_pmu_register(const struct htmtrace_hv_ops *hv,
 		return -EEXIST;
 	htm_dtl_pmu_hv = hv;
 	htm_dtl_pmu_session = dtl;
-	ret = perf_pmu_register(&htm_dtl_pmu, "vpa_dtl", -1);
+	ret = htm_perf_register(&htm_dtl_pmu_perf, "vpa_dtl",
+				&htm_dtl_pmu_template, htm_dtl_pmu_format_attrs,
+				htm_dtl_pmu_event_attrs, htm_dtl_pmu_show);
 	if (ret) {
 		htm_dtl_pmu_hv = NULL;
 		htm_dtl_pmu_session = NULL;
-		return ret;
 	}
-	htm_dtl_pmu_debugfs = debugfs_create_file("vpa_dtl_pmu", 0400,
-						  htm_debugfs_dir(), NULL,
-						  &htm_dtl_pmu_fops);
-	return 0;
+	return ret;
 }
 
 /* Remove the PMU, if registered; no event exists. */
 void htm_dtl_pmu_unregister(void)
 {
-	if (!htm_dtl_pmu_hv)
-		return;
-	debugfs_remove(htm_dtl_pmu_debugfs);
-	htm_dtl_pmu_debugfs = NULL;
-	perf_pmu_unregister(&htm_dtl_pmu);
+	htm_perf_unregister(&htm_dtl_pmu_perf);
 	htm_dtl_pmu_hv = NULL;
 	htm_dtl_pmu_session = NULL;
 }

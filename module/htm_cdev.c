@@ -17,6 +17,7 @@
 #include <linux/uaccess.h>
 
 #include "htmtrace.h"
+#include "htm_internal.h"
 
 struct htm_cdev {
 	struct miscdevice misc;
@@ -205,15 +206,9 @@ static long htm_ioctl_hvbuf(struct htm_chan *chan, unsigned int op,
 	if (ret)
 		return ret;
 	hb.length = len;
-	if (len > hb.size)
-		ret = -ENOSPC;
-	else if (copy_to_user(u64_to_user_ptr(hb.addr), data, len))
-		ret = -EFAULT;
+	ret = htm_ioctl_block(argp, &hb, sizeof(hb), u64_to_user_ptr(hb.addr),
+			      data, len, len > hb.size ? -ENOSPC : 0);
 	kvfree(data);
-	if (ret && ret != -ENOSPC)
-		return ret;
-	if (copy_to_user(argp, &hb, sizeof(hb)))
-		return -EFAULT;
 	return ret;
 }
 

@@ -35,6 +35,7 @@
 #include <asm/byteorder.h>
 
 #include "htmtrace.h"
+#include "htm_internal.h"
 
 /* target registry */
 
@@ -260,22 +261,55 @@ static unsigned long htm_chan_flags(const struct htm_chan *chan)
 	return chan->cfg.flags & HTMTRACE_CFG_NOWRAP ? HTM_FLAGS_NOWRAP : 0;
 }
 
-/*
- * One request for the channel, under its lock; with @yield, the lock is let
- * go while a long-busy answer is waited out.
+/**
+ * htm_caller_call() - issue one H_HTM request for a holder of a target
+ * @c: who asks, and how
+ * @op: HTM_OP_*
+ * @p1: first operation parameter
+ * @p2: second operation parameter
+ * @p3: third operation parameter
+ * @hrc: if not NULL, receives the last hypervisor status
+ *
+ * Return: see htm_hv_call_policy(), and htm_hv_call_yield() with @c->yield.
  */
+int htm_caller_call(const struct htm_caller *c, unsigned int op,
+		    unsigned long p1, unsigned long p2, unsigned long p3,
+		    long *hrc)
+{
+	if (c->yield)
+		return htm_hv_call_yield(c->hv, c->yield, c->stats, c->target,
+					 c->flags, op, p1, p2, p3, hrc);
+	return htm_hv_call_policy(c->hv, c->policy, c->stats, c->target,
+				  c->flags, op, p1, p2, p3, hrc);
+}
+
+/*
+ * How the channel asks, under its lock; with @yield, the lock is let go
+ * while a long-busy answer is waited out.
+ */
+static void htm_chan_caller(struct htm_chan *chan,
+			    const struct htm_hv_yield *yield,
+			    struct htm_caller *c)
+{
+	lockdep_assert_held(&chan->lock);
+	c->hv = chan->hv;
+	c->stats = &chan->stats;
+	c->target = &chan->cfg.target;
+	c->flags = htm_chan_flags(chan);
+	c->policy = &htm_hv_default_policy;
+	c->yield = yield;
+}
+
+/* One request for the channel, under its lock. */
 static int htm_chan_call(struct htm_chan *chan,
 			 const struct htm_hv_yield *yield, unsigned int op,
 			 unsigned long p1, unsigned long p2, unsigned long p3,
 			 long *hrc)
 {
-	lockdep_assert_held(&chan->lock);
-	if (yield)
-		return htm_hv_call_yield(chan->hv, yield, &chan->stats,
-					 &chan->cfg.target, htm_chan_flags(chan),
-					 op, p1, p2, p3, hrc);
-	return htm_hv_call(chan->hv, &chan->stats, &chan->cfg.target,
-			   htm_chan_flags(chan), op, p1, p2, p3, hrc);
+	struct htm_caller c;
+
+	htm_chan_caller(chan, yield, &c);
+	return htm_caller_call(&c, op, p1, p2, p3, hrc);
 }
 
 /**
@@ -375,27 +409,95 @@ static bool htm_chan_readable(const struct htm_chan *chan)
 	       (chan->state == HTMTRACE_STATE_TRACING && chan->stop_refused);
 }
 
-/*
- * STOP a tracing channel. H_STATE is an error as on every op (htmdump.c:
- * "HTM state is not valid"), and the channel is not marked stopped; it is
- * marked stop_refused: the hypervisor says the target is in no state to
- * stop, so the next read asks for the data and its answer decides.
+/**
+ * htm_trace_stop() - STOP a trace
+ * @c: who asks, and how
+ * @refused: set if the hypervisor answered H_STATE, left as it is otherwise
+ *
+ * H_STATE is an error as on every op (htmdump.c: "HTM state is not valid";
+ * htm-perf.c: -EIO), and the trace is not to be taken as stopped: the
+ * hypervisor says the target is in no state to stop, so the holder asks
+ * for the data next, and the answer decides (data: the trace had stopped
+ * on its own; H_STATE: -EIO).
+ *
+ * Return: 0 once the trace is stopped, else the errno.
  */
-static int htm_chan_stop_locked(struct htm_chan *chan,
-				const struct htm_hv_yield *yield)
+int htm_trace_stop(const struct htm_caller *c, bool *refused)
 {
 	long rc = H_SUCCESS;
 	int ret;
 
-	ret = htm_chan_call(chan, yield, HTM_OP_STOP, 0, 0, 0, &rc);
+	ret = htm_caller_call(c, HTM_OP_STOP, 0, 0, 0, &rc);
+	if (ret && rc == H_STATE)
+		*refused = true;
+	return ret;
+}
+
+/* STOP a tracing channel; a refused STOP marks it stop_refused. */
+static int htm_chan_stop_locked(struct htm_chan *chan,
+				const struct htm_hv_yield *yield)
+{
+	struct htm_caller c;
+	bool refused = false;
+	int ret;
+
+	htm_chan_caller(chan, yield, &c);
+	ret = htm_trace_stop(&c, &refused);
 	if (!ret) {
 		htm_chan_stopped(chan);
-	} else if (rc == H_STATE) {
+	} else if (refused) {
 		WRITE_ONCE(chan->stop_refused, true);
 		wake_up_interruptible_all(&chan->wait);
 	}
 	return ret;
 }
+
+/**
+ * htm_dump_chunk() - DUMP_DATA the chunk of a trace that holds @pos
+ * @c: who asks, and how
+ * @ck: the request: @ck->buf, @ck->cap, @ck->base and @ck->end in,
+ *	@ck->start and @ck->len out
+ * @pos: trace offset the chunk holds, at or after @ck->base and before
+ *	@ck->end
+ * @max_xfer: most bytes one DUMP_DATA asks for; where the hypervisor says
+ *	a length is more than it moves at once (H_P5), the transfer is
+ *	halved, in whole pages, written back here, and the request made again
+ *
+ * The chunk is what htm_dump_plan() plans for @pos, counted from @ck->base,
+ * with transfers of *@max_xfer bytes at most (and @ck->cap, unless 0): a
+ * page-aligned offset and whole pages, as every public caller asks. H_HTM
+ * tells no byte count: the chunk is zeroed before each request, so that
+ * what the hypervisor does not write (H_PARTIAL, a short transfer) reads as
+ * zeros, never as older data or kernel memory.
+ *
+ * Return: 0; -ENODATA if the hypervisor answers that the data ends (at
+ * @ck->start or before), or if @pos is not before @ck->end (nothing is
+ * asked); another errno.
+ */
+int htm_dump_chunk(const struct htm_caller *c, struct htm_chunk *ck, u64 pos,
+		   size_t *max_xfer)
+{
+	size_t xfer, len;
+	long rc;
+	int ret;
+
+	for (;;) {
+		xfer = ck->cap ? min(ck->cap, *max_xfer) : *max_xfer;
+		ck->len = htm_dump_plan(pos - ck->base, xfer,
+					ck->end ? ck->end - ck->base : 0,
+					&ck->start, &len);
+		ck->start += ck->base;
+		if (!ck->len)
+			return -ENODATA;
+		memset(ck->buf, 0, len);
+		ret = htm_caller_call(c, HTM_OP_DUMP_DATA, virt_to_phys(ck->buf),
+				      len, ck->start, &rc);
+		if (!htm_xfer_shrink(rc, &xfer))
+			return ret;
+		*max_xfer = xfer;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_dump_chunk);
 
 /*
  * Fetch the chunk holding @pos of the trace into @dump, a reader's own
@@ -410,9 +512,8 @@ static int htm_chan_stop_locked(struct htm_chan *chan,
 static int htm_dump_fetch(struct htm_chan *chan, struct htm_dump *dump,
 			  u64 pos, const struct htm_hv_yield *yield)
 {
-	size_t len, xfer, serve;
-	u64 start;
-	long rc;
+	struct htm_chunk ck = { .buf = dump->buf, .cap = dump->size };
+	struct htm_caller c;
 	int ret;
 
 	lockdep_assert_held(&chan->lock);
@@ -423,38 +524,25 @@ static int htm_dump_fetch(struct htm_chan *chan, struct htm_dump *dump,
 	}
 	if (chan->end_gen == chan->gen && pos >= chan->data_end)
 		return -ENODATA;
-
-	for (;;) {
-		xfer = min(dump->size, chan->max_xfer);
-		serve = htm_dump_plan(pos, xfer, chan->hw_size, &start, &len);
-		if (!serve) {
-			htm_chan_data_end(chan, chan->hw_size);
-			return -ENODATA;
-		}
-		dump->len = 0;
-		/*
-		 * H_HTM tells no byte count: zero the chunk so that what the
-		 * hypervisor does not write (H_PARTIAL, a short transfer)
-		 * reads as zeros, never as an older chunk or kernel memory.
-		 */
-		memset(dump->buf, 0, len);
-		ret = htm_chan_call(chan, yield, HTM_OP_DUMP_DATA,
-				    virt_to_phys(dump->buf), len, start, &rc);
-		/* H_P5: the length is more than the hypervisor moves at once. */
-		if (!htm_xfer_shrink(rc, &xfer))
-			break;
-		chan->max_xfer = xfer;
+	if (chan->hw_size && pos >= chan->hw_size) {
+		htm_chan_data_end(chan, chan->hw_size);
+		return -ENODATA;
 	}
+
+	dump->len = 0;
+	ck.end = chan->hw_size;
+	htm_chan_caller(chan, yield, &c);
+	ret = htm_dump_chunk(&c, &ck, pos, &chan->max_xfer);
 	if (ret == -ENODATA)
-		htm_chan_data_end(chan, start);
+		htm_chan_data_end(chan, ck.start);
 	if (ret)
 		return ret;
 	/* It would not stop and gives its data: it had stopped on its own. */
 	if (chan->state == HTMTRACE_STATE_TRACING)
 		htm_chan_stopped(chan);
 	dump->gen = chan->gen;
-	dump->start = start;
-	dump->len = serve;
+	dump->start = ck.start;
+	dump->len = ck.len;
 	return 0;
 }
 

@@ -39,13 +39,11 @@
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
-#include <linux/debugfs.h>
 #include <linux/errno.h>
 #include <linux/io.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mm.h>
-#include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/preempt.h>
 #include <linux/seq_file.h>
@@ -55,6 +53,7 @@
 #include <asm/byteorder.h>
 
 #include "htmtrace.h"
+#include "htm_internal.h"
 
 /* Where an event's dump is. */
 enum htm_pmu_phase {
@@ -65,7 +64,7 @@ enum htm_pmu_phase {
 
 /**
  * struct htm_pmu_event - an htm event's state (event->pmu_private)
- * @node: in htm_pmu_events
+ * @node: in the PMU's list of events
  * @cpu: the event's CPU
  * @target: the target it holds
  * @hv: the backend
@@ -118,10 +117,8 @@ struct htm_aux {
 	phys_addr_t *phys;
 };
 
-/* The events, for debugfs; the mutex guards the list. */
-static DEFINE_MUTEX(htm_pmu_events_lock);
-static LIST_HEAD(htm_pmu_events);
-static struct dentry *htm_pmu_debugfs;
+/* The PMU, while registered, and its events. */
+static struct htm_perf htm_pmu_perf;
 
 /* config */
 
@@ -226,22 +223,30 @@ static void htm_pmu_failed(struct htm_pmu_event *ev, const char *what, int err)
 	ev->phase = HTM_PMU_DONE;
 }
 
-/*
- * STOP. H_STATE is an error (htm-perf.c, htmdump.c: -EIO) and the trace is
- * not taken as stopped: it is in no state to stop, so the dump asks for the
- * data and the hypervisor's answer decides.
- */
+/* How the event asks the hypervisor about its target. */
+static void htm_pmu_caller(struct htm_pmu_event *ev,
+			   const struct htm_hv_policy *policy,
+			   struct htm_caller *c)
+{
+	c->hv = ev->hv;
+	c->stats = &ev->stats;
+	c->target = &ev->target;
+	c->flags = HTM_FLAGS_NOWRAP;
+	c->policy = policy;
+	c->yield = NULL;
+}
+
+/* STOP (see htm_trace_stop()); a refused STOP marks the event stop_refused. */
 static int htm_pmu_stop_trace(struct htm_pmu_event *ev,
 			      const struct htm_hv_policy *policy)
 {
-	long rc = H_SUCCESS;
+	struct htm_caller c;
 	int ret;
 
-	ret = htm_pmu_call(ev, &ev->target, policy, HTM_OP_STOP, 0, 0, 0, &rc);
+	htm_pmu_caller(ev, policy, &c);
+	ret = htm_trace_stop(&c, &ev->stop_refused);
 	if (!ret)
 		ev->tracing = false;
-	else if (rc == H_STATE)
-		ev->stop_refused = true;
 	return ret;
 }
 
@@ -261,29 +266,20 @@ static bool htm_pmu_busy(struct htm_pmu_event *ev, int err)
 
 /*
  * DUMP_DATA the trace at @pos, a page-aligned offset, to @dst, a
- * page-aligned address: *@len bytes of trace, asked for in whole pages,
- * zeroed first (H_HTM tells no byte count, so what the hypervisor does not
- * write reads as zeros, never as older data). Halves the transfer size and
- * asks again on H_P5. Return: 0, -ENODATA at the end of the data, or the
- * errno.
+ * page-aligned address: *@len bytes of trace, asked for in whole pages
+ * (htm_dump_chunk()); *@len shrinks with the transfer size on H_P5. Return:
+ * 0, -ENODATA at the end of the data, or the errno.
  */
 static int htm_pmu_fetch(struct htm_pmu_event *ev, void *dst, size_t *len,
 			 u64 pos)
 {
-	size_t ask;
-	long rc;
+	struct htm_chunk ck = { .buf = dst, .base = pos, .end = pos + *len };
+	struct htm_caller c;
 	int ret;
 
-	for (;;) {
-		ask = round_up(*len, PAGE_SIZE);
-		memset(dst, 0, ask);
-		ret = htm_pmu_call(ev, &ev->target, &htm_hv_atomic_policy,
-				   HTM_OP_DUMP_DATA, virt_to_phys(dst), ask,
-				   pos, &rc);
-		if (!htm_xfer_shrink(rc, &ev->max_xfer))
-			break;
-		*len = min(*len, ev->max_xfer);
-	}
+	htm_pmu_caller(ev, &htm_hv_atomic_policy, &c);
+	ret = htm_dump_chunk(&c, &ck, pos, &ev->max_xfer);
+	*len = ck.len;
 	/* It would not stop and gives its data: it had stopped on its own. */
 	if (!ret && ev->stop_refused) {
 		ev->stop_refused = false;
@@ -376,7 +372,6 @@ fail:
 
 /* perf callbacks */
 
-static struct pmu htm_pmu;
 /* Set while the PMU is registered: the backend its events use. */
 static const struct htmtrace_hv_ops *htm_pmu_hv;
 
@@ -442,9 +437,7 @@ static void htm_pmu_destroy(struct perf_event *event)
 			ev->target.type, ev->target.node, ev->target.chip,
 			ev->target.core, stop, ret);
 	htm_target_release(&ev->target, ev);
-	mutex_lock(&htm_pmu_events_lock);
-	list_del(&ev->node);
-	mutex_unlock(&htm_pmu_events_lock);
+	htm_perf_event_del(&htm_pmu_perf, &ev->node);
 	htm_pmu_free(ev);
 	event->pmu_private = NULL;
 }
@@ -500,9 +493,7 @@ static int htm_pmu_event_init(struct perf_event *event)
 		goto release;
 	}
 	ev->cpu = event->cpu;
-	mutex_lock(&htm_pmu_events_lock);
-	list_add_tail(&ev->node, &htm_pmu_events);
-	mutex_unlock(&htm_pmu_events_lock);
+	htm_perf_event_add(&htm_pmu_perf, &ev->node);
 	event->pmu_private = ev;
 	event->destroy = htm_pmu_destroy;
 	return 0;
@@ -653,11 +644,6 @@ static struct attribute *htm_pmu_format_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group htm_pmu_format_group = {
-	.name = "format",
-	.attrs = htm_pmu_format_attrs,
-};
-
 /* As the proposal's GENERIC_EVENT_ATTR() shows them. */
 PMU_EVENT_ATTR_STRING(htm_nest, htm_pmu_nest, "event=0x01");
 PMU_EVENT_ATTR_STRING(htm_core, htm_pmu_core, "event=0x02");
@@ -670,21 +656,7 @@ static struct attribute *htm_pmu_event_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group htm_pmu_events_group = {
-	.name = "events",
-	.attrs = htm_pmu_event_attrs,
-};
-
-static const struct attribute_group *htm_pmu_attr_groups[] = {
-	&htm_pmu_format_group,
-	&htm_pmu_events_group,
-	NULL,
-};
-
-static struct pmu htm_pmu = {
-	.module = THIS_MODULE,
-	.task_ctx_nr = perf_invalid_context,
-	.attr_groups = htm_pmu_attr_groups,
+static const struct pmu htm_pmu_template = {
 	/* as the proposal: one event per CPU, AUX in large contiguous runs */
 	.capabilities = PERF_PMU_CAP_NO_EXCLUDE | PERF_PMU_CAP_EXCLUSIVE |
 			PERF_PMU_CAP_AUX_NO_SG | HTM_PMU_CAP_AUX_PREFER_LARGE,
@@ -699,26 +671,22 @@ static struct pmu htm_pmu = {
 };
 
 /* debugfs htmtrace/htm_pmu: each event's target, progress and counters. */
-static int htm_pmu_events_show(struct seq_file *m, void *v)
+static void htm_pmu_event_show(struct seq_file *m,
+			       const struct list_head *node)
 {
 	static const char * const phases[] = { "trace", "data", "done" };
-	struct htm_pmu_event *ev;
+	const struct htm_pmu_event *ev = list_entry(node, struct htm_pmu_event,
+						    node);
 
-	mutex_lock(&htm_pmu_events_lock);
-	list_for_each_entry(ev, &htm_pmu_events, node) {
-		seq_printf(m, "event cpu %d type %u node %u chip %u core %u\n",
-			   ev->cpu, ev->target.type, ev->target.node,
-			   ev->target.chip, ev->target.core);
-		seq_printf(m, "  phase: %s%s\n", phases[READ_ONCE(ev->phase)],
-			   READ_ONCE(ev->tracing) ? ", tracing" : "");
-		seq_printf(m, "  buffer_size: %llu\n", ev->hw_size);
-		seq_printf(m, "  transfer_bytes: %zu\n", READ_ONCE(ev->max_xfer));
-		htm_debugfs_show_stats(m, "  ", &ev->stats, READ_ONCE(ev->pos));
-	}
-	mutex_unlock(&htm_pmu_events_lock);
-	return 0;
+	seq_printf(m, "event cpu %d type %u node %u chip %u core %u\n",
+		   ev->cpu, ev->target.type, ev->target.node,
+		   ev->target.chip, ev->target.core);
+	seq_printf(m, "  phase: %s%s\n", phases[READ_ONCE(ev->phase)],
+		   READ_ONCE(ev->tracing) ? ", tracing" : "");
+	seq_printf(m, "  buffer_size: %llu\n", ev->hw_size);
+	seq_printf(m, "  transfer_bytes: %zu\n", READ_ONCE(ev->max_xfer));
+	htm_debugfs_show_stats(m, "  ", &ev->stats, READ_ONCE(ev->pos));
 }
-DEFINE_SHOW_ATTRIBUTE(htm_pmu_events);
 
 /**
  * htm_pmu_register() - make the htm PMU, for a backend that offers H_HTM
@@ -733,24 +701,17 @@ int htm_pmu_register(const struct htmtrace_hv_ops *hv)
 	int ret;
 
 	htm_pmu_hv = hv;
-	ret = perf_pmu_register(&htm_pmu, "htm", -1);
-	if (ret) {
+	ret = htm_perf_register(&htm_pmu_perf, "htm", &htm_pmu_template,
+				htm_pmu_format_attrs, htm_pmu_event_attrs,
+				htm_pmu_event_show);
+	if (ret)
 		htm_pmu_hv = NULL;
-		return ret;
-	}
-	htm_pmu_debugfs = debugfs_create_file("htm_pmu", 0400,
-					      htm_debugfs_dir(), NULL,
-					      &htm_pmu_events_fops);
-	return 0;
+	return ret;
 }
 
 /* Remove the PMU, if registered; no event exists. */
 void htm_pmu_unregister(void)
 {
-	if (!htm_pmu_hv)
-		return;
-	debugfs_remove(htm_pmu_debugfs);
-	htm_pmu_debugfs = NULL;
-	perf_pmu_unregister(&htm_pmu);
+	htm_perf_unregister(&htm_pmu_perf);
 	htm_pmu_hv = NULL;
 }
