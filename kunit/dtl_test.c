@@ -20,10 +20,10 @@ struct span_case {
 static const struct span_case span_cases[] = {
 	{ 0, 0, 0, 0 },
 	{ 0, 1, 0, 0 },
-	{ 0, HTM_DTL_READABLE, 0, 0 },
+	{ 0, DTL_READABLE, 0, 0 },
 	/* 85 logged: the oldest slot is being reused, entry 0 is gone */
-	{ 0, HTM_DTL_ENTRIES, 1, 1 },
-	{ 10, 200, 200 - HTM_DTL_READABLE, 200 - HTM_DTL_READABLE - 10 },
+	{ 0, DTL_ENTRIES, 1, 1 },
+	{ 10, 200, 200 - DTL_READABLE, 200 - DTL_READABLE - 10 },
 	{ 150, 200, 150, 0 },
 	{ 200, 200, 200, 0 },
 	{ 1ULL << 40, (1ULL << 40) + 1000, (1ULL << 40) + 1000 - 84, 1000 - 84 },
@@ -37,12 +37,12 @@ static void span_case_desc(const struct span_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(span, span_cases, span_case_desc);
 
-static void dtl_span(struct kunit *test)
+static void dtl_spans(struct kunit *test)
 {
 	const struct span_case *c = test->param_value;
 	u64 first, over;
 
-	htm_dtl_span(c->last, c->cur, &first, &over);
+	dtl_span(c->last, c->cur, &first, &over);
 	KUNIT_EXPECT_EQ(test, first, c->first);
 	KUNIT_EXPECT_EQ(test, over, c->overwritten);
 	/* what is copied and what is lost add up to what was logged */
@@ -51,21 +51,21 @@ static void dtl_span(struct kunit *test)
 
 static void dtl_period_steps(struct kunit *test)
 {
-	u64 p = HTM_DTL_PERIOD_START;
+	u64 p = DTL_PERIOD_START;
 
 	/* idle: doubles, up to the bound */
-	KUNIT_EXPECT_EQ(test, htm_dtl_next_period(p, 0), 2 * p);
-	KUNIT_EXPECT_EQ(test, htm_dtl_next_period(HTM_DTL_PERIOD_MAX, 0),
-			HTM_DTL_PERIOD_MAX);
+	KUNIT_EXPECT_EQ(test, dtl_next_period(p, 0), 2 * p);
+	KUNIT_EXPECT_EQ(test, dtl_next_period(DTL_PERIOD_MAX, 0),
+			DTL_PERIOD_MAX);
 	/* on target: unchanged; twice the target: halved */
-	KUNIT_EXPECT_EQ(test, htm_dtl_next_period(p, HTM_DTL_PER_PERIOD), p);
-	KUNIT_EXPECT_EQ(test, htm_dtl_next_period(p, 2 * HTM_DTL_PER_PERIOD),
+	KUNIT_EXPECT_EQ(test, dtl_next_period(p, DTL_PER_PERIOD), p);
+	KUNIT_EXPECT_EQ(test, dtl_next_period(p, 2 * DTL_PER_PERIOD),
 			p / 2);
 	/* a trickle: grows, but at most twice a period */
-	KUNIT_EXPECT_EQ(test, htm_dtl_next_period(p, 1), 2 * p);
+	KUNIT_EXPECT_EQ(test, dtl_next_period(p, 1), 2 * p);
 	/* a flood: the shortest period */
-	KUNIT_EXPECT_EQ(test, htm_dtl_next_period(p, 100000),
-			HTM_DTL_PERIOD_MIN);
+	KUNIT_EXPECT_EQ(test, dtl_next_period(p, 100000),
+			DTL_PERIOD_MIN);
 }
 
 /*
@@ -76,7 +76,7 @@ static void dtl_period_steps(struct kunit *test)
 static void dtl_period_rates(struct kunit *test)
 {
 	static const u64 rates[] = { 1000, 20000, 50000 };
-	static const u64 starts[] = { HTM_DTL_PERIOD_START, HTM_DTL_PERIOD_MAX };
+	static const u64 starts[] = { DTL_PERIOD_START, DTL_PERIOD_MAX };
 	unsigned int r, s, i;
 
 	for (r = 0; r < ARRAY_SIZE(rates); r++) {
@@ -87,27 +87,27 @@ static void dtl_period_rates(struct kunit *test)
 				n = div_u64(rates[r] * p, NSEC_PER_SEC);
 				if (i)
 					KUNIT_EXPECT_LE_MSG(test, n,
-							    HTM_DTL_READABLE,
+							    DTL_READABLE,
 							    "rate %llu start %llu period %u",
 							    rates[r], starts[s], i);
-				p = htm_dtl_next_period(p, n);
+				p = dtl_next_period(p, n);
 			}
 			/* settled: at most twice the target per period */
 			KUNIT_EXPECT_LE(test, div_u64(rates[r] * p, NSEC_PER_SEC),
-					2 * HTM_DTL_PER_PERIOD);
+					2 * DTL_PER_PERIOD);
 		}
 	}
 	{
-		u64 p = HTM_DTL_PERIOD_START;
+		u64 p = DTL_PERIOD_START;
 
 		for (i = 0; i < 20; i++)
-			p = htm_dtl_next_period(p, 0);
-		KUNIT_EXPECT_EQ(test, p, HTM_DTL_PERIOD_MAX);
+			p = dtl_next_period(p, 0);
+		KUNIT_EXPECT_EQ(test, p, DTL_PERIOD_MAX);
 		KUNIT_EXPECT_LE(test, div64_u64(NSEC_PER_SEC, p), 10);
 	}
 }
 
-static void put_entry(struct kunit *test, struct htm_dtl_ring *ring, u8 fill,
+static void put_entry(struct kunit *test, struct dtl_ring *ring, u8 fill,
 		      bool fits)
 {
 	struct htmtrace_dtl_entry_rec rec = {
@@ -115,13 +115,13 @@ static void put_entry(struct kunit *test, struct htm_dtl_ring *ring, u8 fill,
 	};
 
 	memset(rec.entry, fill, sizeof(rec.entry));
-	KUNIT_EXPECT_EQ(test, htm_dtl_ring_put(ring, &rec), fits);
+	KUNIT_EXPECT_EQ(test, dtl_ring_put(ring, &rec), fits);
 }
 
 static void dtl_ring_records(struct kunit *test)
 {
 	u8 buf[128];
-	struct htm_dtl_ring ring = { .buf = buf, .size = sizeof(buf) };
+	struct dtl_ring ring = { .buf = buf, .size = sizeof(buf) };
 	struct htmtrace_dtl_cpu ev = {
 		.hdr = { HTMTRACE_DTL_REC_CPU, sizeof(ev), 1 },
 		.event = HTMTRACE_DTL_CPU_JOINED,
@@ -134,26 +134,26 @@ static void dtl_ring_records(struct kunit *test)
 	/* 16 bytes left: not a third entry, but a CPU record fits */
 	put_entry(test, &ring, 0xa3, false);
 	KUNIT_EXPECT_EQ(test, ring.head, 112);
-	KUNIT_EXPECT_TRUE(test, htm_dtl_ring_put(&ring, &ev));
+	KUNIT_EXPECT_TRUE(test, dtl_ring_put(&ring, &ev));
 	KUNIT_EXPECT_EQ(test, ring.head, 128);
-	KUNIT_EXPECT_FALSE(test, htm_dtl_ring_put(&ring, &ev));
+	KUNIT_EXPECT_FALSE(test, dtl_ring_put(&ring, &ev));
 
 	/* whole records only */
-	KUNIT_EXPECT_EQ(test, htm_dtl_ring_whole(&ring, 55), 0);
-	KUNIT_EXPECT_EQ(test, htm_dtl_ring_whole(&ring, 56), 56);
-	KUNIT_EXPECT_EQ(test, htm_dtl_ring_whole(&ring, 127), 112);
-	KUNIT_EXPECT_EQ(test, htm_dtl_ring_whole(&ring, 4096), 128);
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 55), 0);
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 56), 56);
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 127), 112);
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 4096), 128);
 
 	/* the reader takes the first entry and the CPU record ... */
 	ring.tail = 56;
-	KUNIT_EXPECT_EQ(test, htm_dtl_ring_whole(&ring, 56), 56);
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 56), 56);
 	ring.tail = 128;
 	/* ... and the next entry straddles the end: 16 bytes, then 40 */
 	ring.head = 112;
 	ring.tail = 112;
 	put_entry(test, &ring, 0xa4, true);
 	KUNIT_EXPECT_EQ(test, ring.head, 168);
-	KUNIT_EXPECT_EQ(test, htm_dtl_ring_whole(&ring, 4096), 56);
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 4096), 56);
 	got = (void *)(buf + 112);
 	KUNIT_EXPECT_EQ(test, got->hdr.type, HTMTRACE_DTL_REC_ENTRY);
 	KUNIT_EXPECT_EQ(test, got->hdr.len, 56);
@@ -169,7 +169,7 @@ static void dtl_clock_record(struct kunit *test)
 {
 	struct htmtrace_dtl_clock rec;
 
-	htm_dtl_clock_rec(&rec, 123456789, 1000, 2000, 3000);
+	dtl_clock_rec(&rec, 123456789, 1000, 2000, 3000);
 	KUNIT_EXPECT_EQ(test, rec.hdr.type, HTMTRACE_DTL_REC_CLOCK);
 	KUNIT_EXPECT_EQ(test, rec.hdr.len, sizeof(rec));
 	KUNIT_EXPECT_EQ(test, rec.hdr.len % 8, 0);
@@ -192,39 +192,39 @@ static void dtl_config_checks(struct kunit *test)
 	u32 size;
 	unsigned int mask;
 
-	KUNIT_ASSERT_EQ(test, htm_dtl_config_check(&cfg, &size), 0);
-	KUNIT_EXPECT_EQ(test, size, HTM_DTL_RING_KB_DEFAULT * 1024);
+	KUNIT_ASSERT_EQ(test, dtl_config_check(&cfg, &size), 0);
+	KUNIT_EXPECT_EQ(test, size, DTL_RING_KB_DEFAULT * 1024);
 	/* every non-empty subset of the three events, nothing else */
 	for (mask = 0; mask < 0x100; mask++) {
 		cfg.mask = mask;
-		KUNIT_EXPECT_EQ_MSG(test, htm_dtl_config_check(&cfg, &size),
+		KUNIT_EXPECT_EQ_MSG(test, dtl_config_check(&cfg, &size),
 				    mask && mask <= HTMTRACE_DTL_ALL ? 0 : -EINVAL,
 				    "mask %#x", mask);
 	}
 	cfg.mask = HTMTRACE_DTL_CEDE;
 	/* ring sizes: bounds, and rounding up to a power of two */
-	cfg.ring_kb = HTM_DTL_RING_KB_MIN - 1;
-	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), -EINVAL);
-	cfg.ring_kb = HTM_DTL_RING_KB_MIN;
-	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), 0);
-	KUNIT_EXPECT_EQ(test, size, HTM_DTL_RING_KB_MIN * 1024);
+	cfg.ring_kb = DTL_RING_KB_MIN - 1;
+	KUNIT_EXPECT_EQ(test, dtl_config_check(&cfg, &size), -EINVAL);
+	cfg.ring_kb = DTL_RING_KB_MIN;
+	KUNIT_EXPECT_EQ(test, dtl_config_check(&cfg, &size), 0);
+	KUNIT_EXPECT_EQ(test, size, DTL_RING_KB_MIN * 1024);
 	cfg.ring_kb = 100;
-	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), 0);
+	KUNIT_EXPECT_EQ(test, dtl_config_check(&cfg, &size), 0);
 	KUNIT_EXPECT_EQ(test, size, 128 * 1024);
-	cfg.ring_kb = HTM_DTL_RING_KB_MAX;
-	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), 0);
-	KUNIT_EXPECT_EQ(test, size, HTM_DTL_RING_KB_MAX * 1024);
-	cfg.ring_kb = HTM_DTL_RING_KB_MAX + 1;
-	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), -EINVAL);
+	cfg.ring_kb = DTL_RING_KB_MAX;
+	KUNIT_EXPECT_EQ(test, dtl_config_check(&cfg, &size), 0);
+	KUNIT_EXPECT_EQ(test, size, DTL_RING_KB_MAX * 1024);
+	cfg.ring_kb = DTL_RING_KB_MAX + 1;
+	KUNIT_EXPECT_EQ(test, dtl_config_check(&cfg, &size), -EINVAL);
 	cfg.ring_kb = 0;
 	/* KEEP is the one flag; reserved words must be zero */
 	cfg.flags = HTMTRACE_DTL_F_KEEP;
-	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), 0);
+	KUNIT_EXPECT_EQ(test, dtl_config_check(&cfg, &size), 0);
 	cfg.flags = 2;
-	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dtl_config_check(&cfg, &size), -EINVAL);
 	cfg.flags = 0;
 	cfg.reserved[1] = 1;
-	KUNIT_EXPECT_EQ(test, htm_dtl_config_check(&cfg, &size), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dtl_config_check(&cfg, &size), -EINVAL);
 }
 
 static u8 end_fake_mask(int cpu)
@@ -243,7 +243,7 @@ static const struct htmtrace_hv_ops end_fake_ops = {
  */
 static void dtl_end_once(struct kunit *test)
 {
-	struct htm_dtl dtl;
+	struct vpa_dtl dtl;
 	int owner, other;
 
 	memset(&dtl, 0, sizeof(dtl));
@@ -251,22 +251,22 @@ static void dtl_end_once(struct kunit *test)
 	mutex_init(&dtl.read_lock);
 	raw_spin_lock_init(&dtl.ring_lock);
 	init_waitqueue_head(&dtl.wait);
-	KUNIT_ASSERT_EQ(test, htm_dtl_configure(&dtl, &end_fake_ops,
-						cpu_possible_mask, 7, 4096,
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops,
+					    cpu_possible_mask, 7, 4096,
 						&owner), 0);
-	KUNIT_EXPECT_EQ(test, dtl.state, HTM_DTL_CONFIGURED);
-	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, &other), -EBADFD);
-	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, &owner), 0);
-	KUNIT_EXPECT_EQ(test, dtl.state, HTM_DTL_IDLE);
-	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, NULL), -EBADFD);
-	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, &owner), -EBADFD);
+	KUNIT_EXPECT_EQ(test, dtl.state, DTL_CONFIGURED);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, &other), -EBADFD);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, &owner), 0);
+	KUNIT_EXPECT_EQ(test, dtl.state, DTL_IDLE);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), -EBADFD);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, &owner), -EBADFD);
 	/* configured to outlive its file: only a DECONFIGURE ends it */
-	KUNIT_ASSERT_EQ(test, htm_dtl_configure(&dtl, &end_fake_ops,
-						cpu_possible_mask, 7, 4096,
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops,
+					    cpu_possible_mask, 7, 4096,
 						NULL), 0);
-	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, &owner), -EBADFD);
-	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, NULL), 0);
-	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, NULL), -EBADFD);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, &owner), -EBADFD);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), -EBADFD);
 	mutex_destroy(&dtl.lock);
 	mutex_destroy(&dtl.read_lock);
 }
@@ -274,7 +274,7 @@ static void dtl_end_once(struct kunit *test)
 static struct kunit_case htmtrace_dtl_cases[] = {
 	KUNIT_CASE(dtl_end_once),
 	KUNIT_CASE(dtl_config_checks),
-	KUNIT_CASE_PARAM(dtl_span, span_gen_params),
+	KUNIT_CASE_PARAM(dtl_spans, span_gen_params),
 	KUNIT_CASE(dtl_period_steps),
 	KUNIT_CASE(dtl_period_rates),
 	KUNIT_CASE(dtl_ring_records),

@@ -151,8 +151,8 @@ static void pmu_target_one_owner(struct kunit *test)
 	htm_target_release(&core, &event);
 }
 
-/* A session for the test alone: no hotplug callbacks (htm_dtl_init's). */
-static void dtl_session_init(struct htm_dtl *dtl)
+/* A session for the test alone: no hotplug callbacks (dtl_init's). */
+static void dtl_session_init(struct vpa_dtl *dtl)
 {
 	memset(dtl, 0, sizeof(*dtl));
 	mutex_init(&dtl->lock);
@@ -175,7 +175,7 @@ static void sink_end(void *arg, u64 dropped)
 {
 }
 
-static const struct htm_dtl_sink test_sink = {
+static const struct dtl_sink test_sink = {
 	.begin = sink_begin,
 	.put = sink_put,
 	.end = sink_end,
@@ -186,47 +186,47 @@ static const struct htmtrace_hv_ops dtl_fake_ops = { .name = "kunit" };
 /* The log has one owner: /dev/vpa_dtl's session or the perf events. */
 static void pmu_dtl_one_owner(struct kunit *test)
 {
-	struct htm_dtl dtl;
-	struct htm_dtl_cpu *c0, *again;
+	struct vpa_dtl dtl;
+	struct dtl_cpu *c0, *again;
 	int cpu = cpumask_first(cpu_possible_mask);
 
 	dtl_session_init(&dtl);
-	KUNIT_ASSERT_EQ(test, htm_dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
-	KUNIT_EXPECT_EQ(test, htm_dtl_configure(&dtl, &dtl_fake_ops,
-						cpu_possible_mask, 7, 4096,
+	KUNIT_ASSERT_EQ(test, dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
+	KUNIT_EXPECT_EQ(test, dtl_configure(&dtl, &dtl_fake_ops,
+					    cpu_possible_mask, 7, 4096,
 						NULL),
 			-EBUSY);
 	/* a second event adds to the perf session ... */
-	KUNIT_ASSERT_EQ(test, htm_dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
+	KUNIT_ASSERT_EQ(test, dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
 	/* ... but one CPU is captured for one event */
-	c0 = htm_dtl_pmu_cpu_add(&dtl, cpu, 2, &test_sink, NULL);
+	c0 = dtl_pmu_cpu_add(&dtl, cpu, 2, &test_sink, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c0));
 	KUNIT_EXPECT_EQ(test, c0->mask, 2);
-	again = htm_dtl_pmu_cpu_add(&dtl, cpu, 2, &test_sink, NULL);
+	again = dtl_pmu_cpu_add(&dtl, cpu, 2, &test_sink, NULL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(again), -EBUSY);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(htm_dtl_pmu_cpu_add(&dtl, -1, 2,
-							  &test_sink, NULL)),
+	KUNIT_EXPECT_EQ(test, PTR_ERR(dtl_pmu_cpu_add(&dtl, -1, 2,
+						      &test_sink, NULL)),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(htm_dtl_pmu_cpu_add(&dtl, nr_cpu_ids,
-							  2, &test_sink,
+	KUNIT_EXPECT_EQ(test, PTR_ERR(dtl_pmu_cpu_add(&dtl, nr_cpu_ids,
+						      2, &test_sink,
 							  NULL)),
 			-EINVAL);
 	/* /dev/vpa_dtl reads nothing from the perf session */
-	KUNIT_EXPECT_EQ(test, htm_dtl_read(&dtl, NULL, 4096, true), -ENODATA);
-	htm_dtl_pmu_cpu_remove(&dtl, c0);
-	htm_dtl_pmu_put(&dtl);
-	KUNIT_EXPECT_EQ(test, dtl.state, HTM_DTL_PMU);
-	htm_dtl_pmu_put(&dtl);
-	KUNIT_EXPECT_EQ(test, dtl.state, HTM_DTL_IDLE);
+	KUNIT_EXPECT_EQ(test, dtl_read(&dtl, NULL, 4096, true), -ENODATA);
+	dtl_pmu_cpu_remove(&dtl, c0);
+	dtl_pmu_put(&dtl);
+	KUNIT_EXPECT_EQ(test, dtl.state, DTL_PMU);
+	dtl_pmu_put(&dtl);
+	KUNIT_EXPECT_EQ(test, dtl.state, DTL_IDLE);
 
 	/* the reverse: a configured session keeps the events out */
-	KUNIT_ASSERT_EQ(test, htm_dtl_configure(&dtl, &dtl_fake_ops,
-						cpu_possible_mask, 7, 4096,
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &dtl_fake_ops,
+					    cpu_possible_mask, 7, 4096,
 						NULL), 0);
-	KUNIT_EXPECT_EQ(test, htm_dtl_pmu_get(&dtl, &dtl_fake_ops), -EBUSY);
-	KUNIT_EXPECT_EQ(test, htm_dtl_end(&dtl, NULL), 0);
-	KUNIT_EXPECT_EQ(test, htm_dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
-	htm_dtl_pmu_put(&dtl);
+	KUNIT_EXPECT_EQ(test, dtl_pmu_get(&dtl, &dtl_fake_ops), -EBUSY);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	KUNIT_EXPECT_EQ(test, dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
+	dtl_pmu_put(&dtl);
 }
 
 static void pmu_status_size(struct kunit *test)

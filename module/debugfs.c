@@ -17,7 +17,6 @@
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
-#include <linux/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 

@@ -26,42 +26,42 @@
 #include "dtl_internal.h"
 
 /* The one session (main.c's) and the device, made at load. */
-static struct htm_dtl *htm_dtl_sess;
-static const struct htmtrace_hv_ops *htm_dtl_hv;
-static bool htm_dtl_registered;
-static struct dentry *htm_dtl_debugfs;
+static struct vpa_dtl *dtl_sess;
+static const struct htmtrace_hv_ops *dtl_hv;
+static bool dtl_registered;
+static struct dentry *dtl_debugfs;
 
-static int htm_dtl_release(struct inode *inode, struct file *file)
+static int dtl_release(struct inode *inode, struct file *file)
 {
 	/* The session this file configured (without KEEP) ends with it. */
-	if (!htm_dtl_end(htm_dtl_sess, file))
+	if (!dtl_end(dtl_sess, file))
 		module_put(THIS_MODULE);
 	return 0;
 }
 
-static ssize_t htm_dtl_cdev_read(struct file *file, char __user *buf,
-				 size_t count, loff_t *pos)
+static ssize_t dtl_cdev_read(struct file *file, char __user *buf,
+			     size_t count, loff_t *pos)
 {
-	return htm_dtl_read(htm_dtl_sess, buf, count,
+	return dtl_read(dtl_sess, buf, count,
 			    file->f_flags & O_NONBLOCK);
 }
 
-static __poll_t htm_dtl_cdev_poll(struct file *file, poll_table *wait)
+static __poll_t dtl_cdev_poll(struct file *file, poll_table *wait)
 {
-	poll_wait(file, &htm_dtl_sess->wait, wait);
-	return htm_dtl_poll_mask(htm_dtl_sess);
+	poll_wait(file, &dtl_sess->wait, wait);
+	return dtl_poll_mask(dtl_sess);
 }
 
 /* Largest CPU mask accepted: 65536 CPUs. */
-#define HTM_DTL_CPUS_MAX_BYTES	8192
+#define DTL_CPUS_MAX_BYTES	8192
 
 /*
  * The CPU mask of a configuration: every possible CPU when none is given,
  * else the possible CPUs among those given (a full cpu_set_t is every CPU),
  * at least one.
  */
-static int htm_dtl_cpus_from_user(const struct htmtrace_dtl_config *cfg,
-				  struct cpumask *cpus)
+static int dtl_cpus_from_user(const struct htmtrace_dtl_config *cfg,
+			      struct cpumask *cpus)
 {
 	unsigned int nbits = cfg->cpus_size * BITS_PER_BYTE, bit;
 	unsigned long *bits;
@@ -73,7 +73,7 @@ static int htm_dtl_cpus_from_user(const struct htmtrace_dtl_config *cfg,
 		return 0;
 	}
 	if (!cfg->cpus_size || cfg->cpus_size % sizeof(u64) ||
-	    cfg->cpus_size > HTM_DTL_CPUS_MAX_BYTES)
+	    cfg->cpus_size > DTL_CPUS_MAX_BYTES)
 		return -EINVAL;
 	words = memdup_user(u64_to_user_ptr(cfg->cpus), cfg->cpus_size);
 	if (IS_ERR(words))
@@ -95,7 +95,7 @@ static int htm_dtl_cpus_from_user(const struct htmtrace_dtl_config *cfg,
 	return ret;
 }
 
-static long htm_dtl_ioctl_configure(struct file *file, void __user *argp)
+static long dtl_ioctl_configure(struct file *file, void __user *argp)
 {
 	struct htmtrace_dtl_config cfg;
 	cpumask_var_t cpus;
@@ -104,18 +104,18 @@ static long htm_dtl_ioctl_configure(struct file *file, void __user *argp)
 
 	if (copy_from_user(&cfg, argp, sizeof(cfg)))
 		return -EFAULT;
-	ret = htm_dtl_config_check(&cfg, &ring_size);
+	ret = dtl_config_check(&cfg, &ring_size);
 	if (ret)
 		return ret;
 	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
 		return -ENOMEM;
-	ret = htm_dtl_cpus_from_user(&cfg, cpus);
+	ret = dtl_cpus_from_user(&cfg, cpus);
 	if (ret)
 		goto out;
 	/* A configured session holds the module as an open file does. */
 	__module_get(THIS_MODULE);
-	ret = htm_dtl_configure(htm_dtl_sess, htm_dtl_hv, cpus, cfg.mask,
-				ring_size,
+	ret = dtl_configure(dtl_sess, dtl_hv, cpus, cfg.mask,
+			    ring_size,
 				cfg.flags & HTMTRACE_DTL_F_KEEP ? NULL : file);
 	if (ret)
 		module_put(THIS_MODULE);
@@ -124,16 +124,16 @@ out:
 	return ret;
 }
 
-static long htm_dtl_ioctl_deconfigure(void)
+static long dtl_ioctl_deconfigure(void)
 {
-	int ret = htm_dtl_end(htm_dtl_sess, NULL);
+	int ret = dtl_end(dtl_sess, NULL);
 
 	if (!ret)
 		module_put(THIS_MODULE);
 	return ret;
 }
 
-static long htm_dtl_ioctl_stats(void __user *argp)
+static long dtl_ioctl_stats(void __user *argp)
 {
 	struct htmtrace_dtl_cpu_stats *out;
 	struct htmtrace_dtl_stats st;
@@ -148,7 +148,7 @@ static long htm_dtl_ioctl_stats(void __user *argp)
 	out = kcalloc(max ?: 1, sizeof(*out), GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
-	ret = htm_dtl_stats(htm_dtl_sess, out, max, &count);
+	ret = dtl_stats(dtl_sess, out, max, &count);
 	st.count = count;
 	ret = htm_ioctl_block(argp, &st, sizeof(st), u64_to_user_ptr(st.addr),
 			      out, count * sizeof(*out), ret);
@@ -156,16 +156,16 @@ static long htm_dtl_ioctl_stats(void __user *argp)
 	return ret;
 }
 
-static long htm_dtl_ioctl(struct file *file, unsigned int cmd,
-			  unsigned long arg)
+static long dtl_ioctl(struct file *file, unsigned int cmd,
+		      unsigned long arg)
 {
 	void __user *argp = (void __user *)arg;
 
 	switch (cmd) {
 	case HTMTRACE_IOC_DTL_STATS:
-		return htm_dtl_ioctl_stats(argp);
+		return dtl_ioctl_stats(argp);
 	case HTMTRACE_IOC_DTL_FLUSH:
-		return htm_dtl_flush_now(htm_dtl_sess);
+		return dtl_flush_now(dtl_sess);
 	case HTMTRACE_IOC_DTL_CONFIGURE:
 	case HTMTRACE_IOC_DTL_START:
 	case HTMTRACE_IOC_DTL_STOP:
@@ -179,30 +179,30 @@ static long htm_dtl_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case HTMTRACE_IOC_DTL_CONFIGURE:
-		return htm_dtl_ioctl_configure(file, argp);
+		return dtl_ioctl_configure(file, argp);
 	case HTMTRACE_IOC_DTL_START:
-		return htm_dtl_start(htm_dtl_sess);
+		return dtl_start(dtl_sess);
 	case HTMTRACE_IOC_DTL_STOP:
-		return htm_dtl_stop(htm_dtl_sess);
+		return dtl_stop(dtl_sess);
 	default:
-		return htm_dtl_ioctl_deconfigure();
+		return dtl_ioctl_deconfigure();
 	}
 }
 
-static const struct file_operations htm_dtl_fops = {
+static const struct file_operations dtl_fops = {
 	.owner = THIS_MODULE,
-	.release = htm_dtl_release,
-	.read = htm_dtl_cdev_read,
-	.poll = htm_dtl_cdev_poll,
+	.release = dtl_release,
+	.read = dtl_cdev_read,
+	.poll = dtl_cdev_poll,
 	.llseek = noop_llseek,
-	.unlocked_ioctl = htm_dtl_ioctl,
+	.unlocked_ioctl = dtl_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
-static struct miscdevice htm_dtl_misc = {
+static struct miscdevice dtl_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "vpa_dtl",
-	.fops = &htm_dtl_fops,
+	.fops = &dtl_fops,
 	.mode = 0600,
 };
 
@@ -211,7 +211,7 @@ static struct miscdevice htm_dtl_misc = {
  * it - whether the kernel owns one, the event mask, the index - and the
  * session's counters.
  */
-static int htm_dtl_state_show(struct seq_file *m, void *v)
+static int dtl_state_show(struct seq_file *m, void *v)
 {
 	static const char * const states[] = {
 		"idle", "configured", "running", "stopped", "perf",
@@ -221,16 +221,16 @@ static int htm_dtl_state_show(struct seq_file *m, void *v)
 	u32 count = 0;
 
 	seq_printf(m, "session: %s\n",
-		   states[READ_ONCE(htm_dtl_sess->state)]);
+		   states[READ_ONCE(dtl_sess->state)]);
 	for_each_possible_cpu(cpu)
 		seq_printf(m, "cpu %u kernel_log %s mask %u index %llu\n", cpu,
 			   READ_ONCE(paca_ptrs[cpu]->dispatch_log) ? "yes" : "no",
-			   htm_hv_dtl_mask(htm_dtl_hv, cpu),
-			   htm_hv_dtl_index(htm_dtl_hv, cpu));
+			   htm_hv_dtl_mask(dtl_hv, cpu),
+			   htm_hv_dtl_index(dtl_hv, cpu));
 	st = kcalloc(nr_cpu_ids, sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	if (!htm_dtl_stats(htm_dtl_sess, st, nr_cpu_ids, &count)) {
+	if (!dtl_stats(dtl_sess, st, nr_cpu_ids, &count)) {
 		for (i = 0; i < count; i++)
 			seq_printf(m, "capture cpu %u state %u entries %llu overwritten %llu dropped %llu wakeups %llu next %llu\n",
 				   st[i].cpu, st[i].state, st[i].entries,
@@ -240,42 +240,42 @@ static int htm_dtl_state_show(struct seq_file *m, void *v)
 	kfree(st);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(htm_dtl_state);
+DEFINE_SHOW_ATTRIBUTE(dtl_state);
 
 /**
- * htm_dtl_cdev_add() - create /dev/vpa_dtl
+ * dtl_cdev_add() - create /dev/vpa_dtl
  * @hv: backend with the dispatch trace log operations
  * @dtl: the session, idle
  *
  * Return: 0 or the error of misc_register().
  */
-int htm_dtl_cdev_add(const struct htmtrace_hv_ops *hv, struct htm_dtl *dtl)
+int dtl_cdev_add(const struct htmtrace_hv_ops *hv, struct vpa_dtl *dtl)
 {
 	int ret;
 
-	htm_dtl_hv = hv;
-	htm_dtl_sess = dtl;
-	ret = misc_register(&htm_dtl_misc);
+	dtl_hv = hv;
+	dtl_sess = dtl;
+	ret = misc_register(&dtl_misc);
 	if (ret) {
-		htm_dtl_sess = NULL;
-		htm_dtl_hv = NULL;
+		dtl_sess = NULL;
+		dtl_hv = NULL;
 		return ret;
 	}
-	htm_dtl_registered = true;
-	htm_dtl_debugfs = debugfs_create_file("dtl", 0400, htm_debugfs_dir(),
-					      NULL, &htm_dtl_state_fops);
+	dtl_registered = true;
+	dtl_debugfs = debugfs_create_file("dtl", 0400, htm_debugfs_dir(),
+					  NULL, &dtl_state_fops);
 	return 0;
 }
 
 /* Remove /dev/vpa_dtl; no file is open and no session exists. */
-void htm_dtl_cdev_remove(void)
+void dtl_cdev_remove(void)
 {
-	if (!htm_dtl_registered)
+	if (!dtl_registered)
 		return;
-	debugfs_remove(htm_dtl_debugfs);
-	htm_dtl_debugfs = NULL;
-	misc_deregister(&htm_dtl_misc);
-	htm_dtl_registered = false;
-	htm_dtl_sess = NULL;
-	htm_dtl_hv = NULL;
+	debugfs_remove(dtl_debugfs);
+	dtl_debugfs = NULL;
+	misc_deregister(&dtl_misc);
+	dtl_registered = false;
+	dtl_sess = NULL;
+	dtl_hv = NULL;
 }

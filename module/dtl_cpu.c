@@ -13,24 +13,13 @@
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
-#include <linux/cpu.h>
-#include <linux/cpuhotplug.h>
-#include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/hrtimer.h>
-#include <linux/kmemleak.h>
-#include <linux/log2.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
-#include <linux/mm.h>
-#include <linux/slab.h>
-#include <linux/timekeeping.h>
-#include <linux/uaccess.h>
-#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
 #include <asm/paca.h>
-#include <asm/time.h>
 
 #include "htmtrace.h"
 #include "dtl_internal.h"
@@ -38,47 +27,47 @@
 /* the hypervisor's ring */
 
 /**
- * htm_dtl_span() - which entries of the hypervisor's ring can still be read
+ * dtl_span() - which entries of the hypervisor's ring can still be read
  * @last: index of the next entry the reader wants
  * @cur: the CPU's index now (one past the newest entry)
  * @first: receives the index of the first entry to copy
  * @overwritten: receives how many entries from @last on are gone
  *
- * The ring holds HTM_DTL_ENTRIES entries, but the slot after the newest may
- * be being written: only the HTM_DTL_READABLE newest can be read.
+ * The ring holds DTL_ENTRIES entries, but the slot after the newest may
+ * be being written: only the DTL_READABLE newest can be read.
  */
-void htm_dtl_span(u64 last, u64 cur, u64 *first, u64 *overwritten)
+void dtl_span(u64 last, u64 cur, u64 *first, u64 *overwritten)
 {
-	u64 oldest = cur > HTM_DTL_READABLE ? cur - HTM_DTL_READABLE : 0;
+	u64 oldest = cur > DTL_READABLE ? cur - DTL_READABLE : 0;
 
 	*first = max(last, oldest);
 	*overwritten = *first - last;
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_dtl_span);
+EXPORT_SYMBOL_IF_KUNIT(dtl_span);
 
 /**
- * htm_dtl_next_period() - the capture timer's next period
+ * dtl_next_period() - the capture timer's next period
  * @period_ns: the period that just ended
  * @n: entries it found
  *
- * Aims at HTM_DTL_PER_PERIOD entries a period, a fifth of what the ring
+ * Aims at DTL_PER_PERIOD entries a period, a fifth of what the ring
  * can hold, so that a rate that doubles between two periods still fits;
  * grows at most twice a period and doubles while the CPU logs nothing, up
- * to HTM_DTL_PERIOD_MAX.
+ * to DTL_PERIOD_MAX.
  *
  * Return: the next period in ns.
  */
-u64 htm_dtl_next_period(u64 period_ns, u64 n)
+u64 dtl_next_period(u64 period_ns, u64 n)
 {
 	u64 next;
 
 	if (!n)
 		next = period_ns * 2;
 	else
-		next = min(period_ns * HTM_DTL_PER_PERIOD / n, period_ns * 2);
-	return clamp_t(u64, next, HTM_DTL_PERIOD_MIN, HTM_DTL_PERIOD_MAX);
+		next = min(period_ns * DTL_PER_PERIOD / n, period_ns * 2);
+	return clamp_t(u64, next, DTL_PERIOD_MIN, DTL_PERIOD_MAX);
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_dtl_next_period);
+EXPORT_SYMBOL_IF_KUNIT(dtl_next_period);
 
 /*
  * capture on one CPU: on that CPU in its timer, or from anywhere once the
@@ -86,42 +75,42 @@ EXPORT_SYMBOL_IF_KUNIT(htm_dtl_next_period);
  */
 
 /* The event mask the CPU has while we capture: what we set. */
-static u8 htm_dtl_cpu_our_mask(const struct htm_dtl_cpu *c)
+static u8 dtl_cpu_our_mask(const struct dtl_cpu *c)
 {
 	return c->kernel_owned ? c->saved_mask | c->mask : c->mask;
 }
 
 /*
  * Has another user changed the CPU's log under us? Return: 0 no;
- * HTM_DTL_OTHER_MASK if the event mask is no longer exactly what we set,
- * wider or narrower (the log is still the one we read); HTM_DTL_OTHER_LOG
+ * DTL_OTHER_MASK if the event mask is no longer exactly what we set,
+ * wider or narrower (the log is still the one we read); DTL_OTHER_LOG
  * if the log itself changed: a kernel log freed or replaced, or the index
  * moved back (a new registration resets it), or, in our own buffer, the
  * newest entry the index points at is not there (empty, or older than one
  * we read: the hypervisor writes another user's buffer, whose index passed
  * ours), so that the registration may no longer be ours.
  */
-static int htm_dtl_cpu_other_change(struct htm_dtl *dtl,
-				    struct htm_dtl_cpu *c, u64 cur)
+static int dtl_cpu_other_change(struct vpa_dtl *dtl,
+				struct dtl_cpu *c, u64 cur)
 {
 	u8 mask = htm_hv_dtl_mask(dtl->hv, c->cpu);
 
 	if (c->kernel_owned && READ_ONCE(paca_ptrs[c->cpu]->dispatch_log) !=
 	    c->log)
-		return HTM_DTL_OTHER_LOG;
+		return DTL_OTHER_LOG;
 	if (cur < c->last)
-		return HTM_DTL_OTHER_LOG;
+		return DTL_OTHER_LOG;
 	if (!c->kernel_owned && cur > c->last) {
 		u64 tb;
 
 		/* Entries below the index are whole (written before it). */
 		smp_rmb();
 		tb = be64_to_cpu(READ_ONCE(c->log[(cur - 1) %
-						  HTM_DTL_ENTRIES].timebase));
+						  DTL_ENTRIES].timebase));
 		if (!tb || tb < c->last_tb)
-			return HTM_DTL_OTHER_LOG;
+			return DTL_OTHER_LOG;
 	}
-	return mask != htm_dtl_cpu_our_mask(c) ? HTM_DTL_OTHER_MASK : 0;
+	return mask != dtl_cpu_our_mask(c) ? DTL_OTHER_MASK : 0;
 }
 
 /*
@@ -130,10 +119,10 @@ static int htm_dtl_cpu_other_change(struct htm_dtl *dtl,
  * records must not wait for the CPU's next entry to get its CPU records.
  * Caller holds the ring lock.
  */
-static void htm_dtl_cpu_push(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
+static void dtl_cpu_push(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
 	if (!c->sink)
-		htm_dtl_flush(dtl, c);
+		dtl_flush(dtl, c);
 }
 
 /*
@@ -141,8 +130,8 @@ static void htm_dtl_cpu_push(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
  * readers (false in an IPI, where their wait queue's lock may not be
  * taken: the caller wakes them after).
  */
-static void htm_dtl_cpu_ended(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
-			      unsigned int why, bool wake)
+static void dtl_cpu_ended(struct vpa_dtl *dtl, struct dtl_cpu *c,
+			  unsigned int why, bool wake)
 {
 	unsigned long flags;
 
@@ -152,7 +141,7 @@ static void htm_dtl_cpu_ended(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 		c->next_end = why;
 	else
 		set_bit(why, &c->events);
-	htm_dtl_cpu_push(dtl, c);
+	dtl_cpu_push(dtl, c);
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	if (wake)
 		wake_up_interruptible(&dtl->wait);
@@ -161,10 +150,10 @@ static void htm_dtl_cpu_ended(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 /*
  * Copy the entries logged since the last poll into the session's ring, and
  * count in c->logged what the hypervisor logged. @wake: as for
- * htm_dtl_cpu_ended().
+ * dtl_cpu_ended().
  */
-static void htm_dtl_cpu_poll_wake(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
-				  bool wake)
+static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
+			      bool wake)
 {
 	struct htmtrace_dtl_entry_rec rec;
 	unsigned long flags;
@@ -173,9 +162,9 @@ static void htm_dtl_cpu_poll_wake(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 	u64 *lost;
 
 	cur = htm_hv_dtl_index(dtl->hv, c->cpu);
-	c->other_change = htm_dtl_cpu_other_change(dtl, c, cur);
+	c->other_change = dtl_cpu_other_change(dtl, c, cur);
 	if (c->other_change) {
-		htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST, wake);
+		dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST, wake);
 		return;
 	}
 	if (cur == c->last)
@@ -183,10 +172,10 @@ static void htm_dtl_cpu_poll_wake(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 
 	/* Entries below the index are whole (the hypervisor wrote them first). */
 	smp_rmb();
-	htm_dtl_span(c->last, cur, &first, &over);
+	dtl_span(c->last, cur, &first, &over);
 	n = cur - first;
 	for (i = 0; i < n; i++)
-		c->stage[i] = c->log[(first + i) % HTM_DTL_ENTRIES];
+		c->stage[i] = c->log[(first + i) % DTL_ENTRIES];
 	/* Entries overwritten while they were copied are not valid. */
 	smp_rmb();
 	again = htm_hv_dtl_index(dtl->hv, c->cpu);
@@ -198,11 +187,11 @@ static void htm_dtl_cpu_poll_wake(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 	 */
 	if (c->kernel_owned &&
 	    READ_ONCE(paca_ptrs[c->cpu]->dispatch_log) != c->log) {
-		c->other_change = HTM_DTL_OTHER_LOG;
-		htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST, wake);
+		c->other_change = DTL_OTHER_LOG;
+		dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST, wake);
 		return;
 	}
-	htm_dtl_span(first, again, &valid, &i);
+	dtl_span(first, again, &valid, &i);
 	i = min(i, n);
 	/* The newest entry is valid unless all were overwritten. */
 	if (i < n)
@@ -211,7 +200,7 @@ static void htm_dtl_cpu_poll_wake(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 	c->logged += cur - c->last;
 
 	memset(&rec, 0, sizeof(rec));
-	htm_dtl_rec_init(&rec.hdr, HTMTRACE_DTL_REC_ENTRY, sizeof(rec), c->cpu);
+	dtl_rec_init(&rec.hdr, HTMTRACE_DTL_REC_ENTRY, sizeof(rec), c->cpu);
 	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
 	/* While the last capture's end waits for room, this one's losses wait too. */
 	lost = c->next_waits ? c->next_lost : c->lost;
@@ -223,13 +212,13 @@ static void htm_dtl_cpu_poll_wake(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 	 */
 	if (c->sink) {
 		began = c->sink->begin(c->sink_arg, false);
-		room = began && htm_dtl_flush_cpu(dtl, c);
+		room = began && dtl_flush_cpu(dtl, c);
 	} else {
-		room = htm_dtl_flush(dtl, c);
+		room = dtl_flush(dtl, c);
 	}
 	for (; i < n; i++) {
 		memcpy(rec.entry, &c->stage[i], sizeof(rec.entry));
-		room = room && htm_dtl_put(dtl, c, &rec);
+		room = room && dtl_put(dtl, c, &rec);
 		if (room) {
 			pushed++;
 		} else {
@@ -248,19 +237,19 @@ static void htm_dtl_cpu_poll_wake(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 }
 
 /* Poll from the CPU's timer, or from anywhere with the timer cancelled. */
-void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
+void dtl_cpu_poll(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
-	htm_dtl_cpu_poll_wake(dtl, c, true);
+	dtl_cpu_poll_wake(dtl, c, true);
 }
 
-static enum hrtimer_restart htm_dtl_timer(struct hrtimer *timer)
+static enum hrtimer_restart dtl_timer(struct hrtimer *timer)
 {
-	struct htm_dtl_cpu *c = container_of(timer, struct htm_dtl_cpu, timer);
-	u32 fixed_us = READ_ONCE(htm_dtl_period_us);
+	struct dtl_cpu *c = container_of(timer, struct dtl_cpu, timer);
+	u32 fixed_us = READ_ONCE(dtl_period_us);
 	u64 logged = c->logged, dropped = c->dropped;
 
 	c->wakeups++;
-	htm_dtl_cpu_poll(c->dtl, c);
+	dtl_cpu_poll(c->dtl, c);
 	if (READ_ONCE(c->state) != HTMTRACE_DTL_CPU_CAPTURING)
 		return HRTIMER_NORESTART;
 	/* A fixed period (dtl_period_us) is for comparisons: see make bench. */
@@ -268,10 +257,10 @@ static enum hrtimer_restart htm_dtl_timer(struct hrtimer *timer)
 		c->period_ns = max_t(u64, fixed_us, 100) * NSEC_PER_USEC;
 	else if (c->dropped != dropped)
 		/* The ring is full and unread: polling faster saves nothing. */
-		c->period_ns = HTM_DTL_PERIOD_MAX;
+		c->period_ns = DTL_PERIOD_MAX;
 	else
-		c->period_ns = htm_dtl_next_period(c->period_ns,
-						   c->logged - logged);
+		c->period_ns = dtl_next_period(c->period_ns,
+					       c->logged - logged);
 	hrtimer_forward_now(timer, ns_to_ktime(c->period_ns));
 	return HRTIMER_RESTART;
 }
@@ -280,10 +269,10 @@ static enum hrtimer_restart htm_dtl_timer(struct hrtimer *timer)
  * Begin capturing on the CPU we run on (bound to it, in process context).
  * Return: 0 or the errno of the registration (also in the stream).
  */
-long htm_dtl_cpu_begin(void *arg)
+long dtl_cpu_begin(void *arg)
 {
-	struct htm_dtl_cpu *c = arg;
-	struct htm_dtl *dtl = c->dtl;
+	struct dtl_cpu *c = arg;
+	struct vpa_dtl *dtl = c->dtl;
 	struct dtl_entry *klog;
 	unsigned long flags;
 	int cpu = c->cpu, ret;
@@ -308,15 +297,15 @@ long htm_dtl_cpu_begin(void *arg)
 		/* Another user's mask: not ours to take over (see configure). */
 		ret = c->saved_mask ? -EBUSY : 0;
 		if (!ret) {
-			memset(c->own, 0, HTM_DTL_BYTES);
+			memset(c->own, 0, DTL_BYTES);
 			/* H_REGISTER_VPA reads the length from the second word. */
-			((__be32 *)c->own)[1] = cpu_to_be32(HTM_DTL_BYTES);
+			((__be32 *)c->own)[1] = cpu_to_be32(DTL_BYTES);
 			/* Registers, then resets the index to 0. */
 			ret = htm_hv_dtl_register(dtl->hv, cpu, c->own);
 		}
 		if (ret) {
 			c->error = ret;
-			htm_dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_FAILED, true);
+			dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_FAILED, true);
 			return ret;
 		}
 		c->log = c->own;
@@ -337,17 +326,17 @@ long htm_dtl_cpu_begin(void *arg)
 	 * wait is folded into this one.
 	 */
 	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
-	if (htm_dtl_cpu_pending(c) && !c->next_waits)
+	if (dtl_cpu_pending(c) && !c->next_waits)
 		c->next_waits = true;
 	else if (!c->next_waits)
 		set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
 	c->next_end = 0;
-	htm_dtl_cpu_push(dtl, c);
+	dtl_cpu_push(dtl, c);
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	/* A CPU with a sink may begin under perf's raw locks: no wake-up. */
 	if (!c->sink)
 		wake_up_interruptible(&dtl->wait);
-	c->period_ns = HTM_DTL_PERIOD_START;
+	c->period_ns = DTL_PERIOD_START;
 	hrtimer_start(&c->timer, ns_to_ktime(c->period_ns),
 		      HRTIMER_MODE_REL_PINNED);
 	return 0;
@@ -358,24 +347,24 @@ long htm_dtl_cpu_begin(void *arg)
  * and give back what we changed (unless another user changed it since).
  * @why: HTMTRACE_DTL_CPU_OFFLINE, or 0 for the end of the session.
  */
-void htm_dtl_cpu_end(struct htm_dtl_cpu *c, unsigned int why)
+void dtl_cpu_end(struct dtl_cpu *c, unsigned int why)
 {
-	struct htm_dtl *dtl = c->dtl;
+	struct vpa_dtl *dtl = c->dtl;
 	int cpu = c->cpu, ret;
 
 	hrtimer_cancel(&c->timer);
 	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING) {
-		htm_dtl_cpu_poll(dtl, c);
+		dtl_cpu_poll(dtl, c);
 		if (why)
-			htm_dtl_cpu_ended(dtl, c, why, true);
+			dtl_cpu_ended(dtl, c, why, true);
 	}
 	/* The mask is given back only if it is still exactly what we set. */
-	if (c->log && c->other_change != HTM_DTL_OTHER_LOG &&
-	    htm_hv_dtl_mask(dtl->hv, cpu) == htm_dtl_cpu_our_mask(c))
+	if (c->log && c->other_change != DTL_OTHER_LOG &&
+	    htm_hv_dtl_mask(dtl->hv, cpu) == dtl_cpu_our_mask(c))
 		htm_hv_dtl_set_mask(dtl->hv, cpu, c->saved_mask);
 	if (c->log && !c->kernel_owned) {
 		/* A log another user replaced is theirs to unregister. */
-		ret = c->other_change == HTM_DTL_OTHER_LOG ? -EBUSY :
+		ret = c->other_change == DTL_OTHER_LOG ? -EBUSY :
 		      htm_hv_dtl_unregister(dtl->hv, cpu);
 		if (ret) {
 			pr_warn("cpu%d: dispatch trace log buffer %s (%d): left allocated, the hypervisor may still write it\n",
@@ -391,25 +380,25 @@ void htm_dtl_cpu_end(struct htm_dtl_cpu *c, unsigned int why)
 }
 
 /* A CPU's capture, allocated and idle. */
-void htm_dtl_cpu_setup(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
-		       unsigned int cpu, u8 mask)
+void dtl_cpu_setup(struct vpa_dtl *dtl, struct dtl_cpu *c,
+		   unsigned int cpu, u8 mask)
 {
 	c->dtl = dtl;
 	c->cpu = cpu;
 	c->mask = mask;
 	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
-	c->timer.function = htm_dtl_timer;
+	c->timer.function = dtl_timer;
 }
 
 /*
  * On a CPU, interrupts off: so never beside its timer. An IPI is hard
  * interrupt context, where the readers' wait queue (a spinlock_t) may not
- * be taken: htm_dtl_flush_now() wakes them once every CPU is done.
+ * be taken: dtl_flush_now() wakes them once every CPU is done.
  */
-void htm_dtl_cpu_flush_ipi(void *arg)
+void dtl_cpu_flush_ipi(void *arg)
 {
-	struct htm_dtl_cpu *c = arg;
+	struct dtl_cpu *c = arg;
 
 	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
-		htm_dtl_cpu_poll_wake(c->dtl, c, false);
+		dtl_cpu_poll_wake(c->dtl, c, false);
 }

@@ -8,54 +8,39 @@
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
-#include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
-#include <linux/errno.h>
-#include <linux/hrtimer.h>
-#include <linux/kmemleak.h>
-#include <linux/log2.h>
-#include <linux/ktime.h>
-#include <linux/minmax.h>
-#include <linux/mm.h>
-#include <linux/slab.h>
-#include <linux/timekeeping.h>
-#include <linux/uaccess.h>
-#include <linux/workqueue.h>
-#include <kunit/visibility.h>
 
-#include <asm/paca.h>
-#include <asm/time.h>
 
 #include "htmtrace.h"
 #include "dtl_internal.h"
 
 /* CPU hotplug, while a session runs */
 
-static struct htm_dtl *htm_dtl_hp_session;
+static struct vpa_dtl *dtl_hp_session;
 
-static int htm_dtl_cpu_online(unsigned int cpu)
+static int dtl_cpu_online(unsigned int cpu)
 {
-	struct htm_dtl *dtl = htm_dtl_hp_session;
-	struct htm_dtl_cpu *c;
+	struct vpa_dtl *dtl = dtl_hp_session;
+	struct dtl_cpu *c;
 
 	mutex_lock(&dtl->lock);
-	c = dtl->state == HTM_DTL_RUNNING ? dtl->pcpu[cpu] : NULL;
+	c = dtl->state == DTL_RUNNING ? dtl->pcpu[cpu] : NULL;
 	if (c && c->state == HTMTRACE_DTL_CPU_WAITING)
-		htm_dtl_cpu_begin(c);
+		dtl_cpu_begin(c);
 	mutex_unlock(&dtl->lock);
 	return 0;
 }
 
-static int htm_dtl_cpu_offline(unsigned int cpu)
+static int dtl_cpu_offline(unsigned int cpu)
 {
-	struct htm_dtl *dtl = htm_dtl_hp_session;
-	struct htm_dtl_cpu *c;
+	struct vpa_dtl *dtl = dtl_hp_session;
+	struct dtl_cpu *c;
 
 	mutex_lock(&dtl->lock);
-	c = dtl->state == HTM_DTL_RUNNING ? dtl->pcpu[cpu] : NULL;
+	c = dtl->state == DTL_RUNNING ? dtl->pcpu[cpu] : NULL;
 	if (c && c->state == HTMTRACE_DTL_CPU_CAPTURING) {
-		htm_dtl_cpu_end(c, HTMTRACE_DTL_CPU_OFFLINE);
+		dtl_cpu_end(c, HTMTRACE_DTL_CPU_OFFLINE);
 		/* It may come back: it then joins again. */
 		WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_WAITING);
 	}
@@ -66,7 +51,7 @@ static int htm_dtl_cpu_offline(unsigned int cpu)
 /* the session */
 
 /**
- * htm_dtl_init() - set up an idle session
+ * dtl_init() - set up an idle session
  * @dtl: session; the only one (the CPU hotplug callbacks know it)
  *
  * The hotplug callbacks stay registered for the session's whole life and
@@ -75,7 +60,7 @@ static int htm_dtl_cpu_offline(unsigned int cpu)
  *
  * Return: 0 or the error of registering the CPU hotplug callbacks.
  */
-int htm_dtl_init(struct htm_dtl *dtl)
+int dtl_init(struct vpa_dtl *dtl)
 {
 	int ret;
 
@@ -84,11 +69,11 @@ int htm_dtl_init(struct htm_dtl *dtl)
 	mutex_init(&dtl->read_lock);
 	raw_spin_lock_init(&dtl->ring_lock);
 	init_waitqueue_head(&dtl->wait);
-	htm_dtl_hp_session = dtl;
+	dtl_hp_session = dtl;
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
 					"htmtrace/dtl:online",
-					htm_dtl_cpu_online,
-					htm_dtl_cpu_offline);
+					dtl_cpu_online,
+					dtl_cpu_offline);
 	if (ret < 0)
 		return ret;
 	dtl->hp_state = ret;
@@ -96,7 +81,7 @@ int htm_dtl_init(struct htm_dtl *dtl)
 }
 
 /* The session is idle and goes: no more hotplug callbacks. */
-void htm_dtl_exit(struct htm_dtl *dtl)
+void dtl_exit(struct vpa_dtl *dtl)
 {
 	cpuhp_remove_state_nocalls(dtl->hp_state);
 	mutex_destroy(&dtl->lock);

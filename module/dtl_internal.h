@@ -14,25 +14,25 @@
 
 #include "htmtrace.h"
 
-#define HTM_DTL_ENTRIES		N_DISPATCH_LOG		/* 85 */
-#define HTM_DTL_BYTES		DISPATCH_LOG_BYTES	/* 4096 */
+#define DTL_ENTRIES		N_DISPATCH_LOG		/* 85 */
+#define DTL_BYTES		DISPATCH_LOG_BYTES	/* 4096 */
 /* The slot after the newest entry may be being written. */
-#define HTM_DTL_READABLE	(HTM_DTL_ENTRIES - 1)
-/* How another user changed a CPU's log (struct htm_dtl_cpu @other_change). */
-#define HTM_DTL_OTHER_MASK	1
-#define HTM_DTL_OTHER_LOG	2
+#define DTL_READABLE	(DTL_ENTRIES - 1)
+/* How another user changed a CPU's log (struct dtl_cpu @other_change). */
+#define DTL_OTHER_MASK	1
+#define DTL_OTHER_LOG	2
 /* The capture timer: entries aimed at per period, and its bounds. */
-#define HTM_DTL_PER_PERIOD	16
-#define HTM_DTL_PERIOD_MIN	(250 * NSEC_PER_USEC)
-#define HTM_DTL_PERIOD_START	NSEC_PER_MSEC
-#define HTM_DTL_PERIOD_MAX	(200 * NSEC_PER_MSEC)
+#define DTL_PER_PERIOD	16
+#define DTL_PERIOD_MIN	(250 * NSEC_PER_USEC)
+#define DTL_PERIOD_START	NSEC_PER_MSEC
+#define DTL_PERIOD_MAX	(200 * NSEC_PER_MSEC)
 /* The session's ring of records: default and bounds, in KiB. */
-#define HTM_DTL_RING_KB_DEFAULT	256
-#define HTM_DTL_RING_KB_MIN	4
-#define HTM_DTL_RING_KB_MAX	65536
+#define DTL_RING_KB_DEFAULT	256
+#define DTL_RING_KB_MIN	4
+#define DTL_RING_KB_MAX	65536
 
 /**
- * struct htm_dtl_sink - where a CPU's records go instead of the session's
+ * struct dtl_sink - where a CPU's records go instead of the session's
  *	ring (the vpa_dtl PMU's AUX area)
  * @begin: about to put records, the capture's @last ones (what is
  *	pending when it ends); false if there is nowhere to put them
@@ -41,20 +41,20 @@
  *
  * Called on the CPU, interrupts off, with the session's ring lock held.
  */
-struct htm_dtl_sink {
+struct dtl_sink {
 	bool (*begin)(void *arg, bool last);
 	bool (*put)(void *arg, const void *rec);
 	void (*end)(void *arg, u64 dropped);
 };
 
 /**
- * struct htm_dtl_cpu - the capture on one CPU
+ * struct dtl_cpu - the capture on one CPU
  * @dtl: its session
  * @cpu: logical CPU
  * @state: HTMTRACE_DTL_CPU_*; written on the CPU or with its timer stopped
  * @kernel_owned: @log is the kernel's (paca dispatch_log)
- * @other_change: what another user changed under us: HTM_DTL_OTHER_MASK (our
- *	event bits only: the mask is theirs now) or HTM_DTL_OTHER_LOG (the
+ * @other_change: what another user changed under us: DTL_OTHER_MASK (our
+ *	event bits only: the mask is theirs now) or DTL_OTHER_LOG (the
  *	log itself: the registration is theirs too); else 0
  * @own_registered: @own may still be registered with the hypervisor (its
  *	unregistration failed, or another user replaced it): never free it
@@ -78,7 +78,7 @@ struct htm_dtl_sink {
  *	reader that does not read). The older capture's
  *	records stay in @lost and @events; the newer one's JOINED is due
  *	after them, and its losses and end wait in @next_lost and @next_end
- *	until htm_dtl_next_capture() moves them in. A third capture that
+ *	until dtl_next_capture() moves them in. A third capture that
  *	begins while they still wait folds into the newer one.
  * @next_lost: as @lost, for the newer capture (@next_waits)
  * @next_end: 0, or the HTMTRACE_DTL_CPU_* event that ended the newer
@@ -99,8 +99,8 @@ struct htm_dtl_sink {
  * the capture begins (its timer not yet started). The counters are written
  * by the CPU's timer (or with it stopped) and read without a lock.
  */
-struct htm_dtl_cpu {
-	struct htm_dtl *dtl;
+struct dtl_cpu {
+	struct vpa_dtl *dtl;
 	int cpu;
 	u32 state;
 	bool kernel_owned;
@@ -108,7 +108,7 @@ struct htm_dtl_cpu {
 	bool own_registered;
 	u8 mask;
 	bool clock_pending;
-	const struct htm_dtl_sink *sink;
+	const struct dtl_sink *sink;
 	void *sink_arg;
 	const struct dtl_entry *log;
 	void *own;
@@ -129,69 +129,69 @@ struct htm_dtl_cpu {
 	u64 overwritten;
 	u64 dropped;
 	u64 wakeups;
-	struct dtl_entry stage[HTM_DTL_ENTRIES];
+	struct dtl_entry stage[DTL_ENTRIES];
 };
 
 /* Session states. */
 enum {
-	HTM_DTL_IDLE,
-	HTM_DTL_CONFIGURED,
-	HTM_DTL_RUNNING,
-	HTM_DTL_STOPPED,
-	HTM_DTL_PMU,		/* perf events hold the log */
+	DTL_IDLE,
+	DTL_CONFIGURED,
+	DTL_RUNNING,
+	DTL_STOPPED,
+	DTL_PMU,		/* perf events hold the log */
 };
 
 /* dtl_ring.c */
-bool htm_dtl_ring_put(struct htm_dtl_ring *ring, const void *rec);
-u32 htm_dtl_ring_whole(const struct htm_dtl_ring *ring, size_t max);
-unsigned long htm_dtl_ring_copy(const struct htm_dtl_ring *ring,
-				char __user *ubuf, u32 len);
+bool dtl_ring_put(struct dtl_ring *ring, const void *rec);
+u32 dtl_ring_whole(const struct dtl_ring *ring, size_t max);
+unsigned long dtl_ring_copy(const struct dtl_ring *ring,
+			    char __user *ubuf, u32 len);
 
 /* dtl_rec.c: but for the first two, callers hold the session's ring lock */
-void htm_dtl_clock_rec(struct htmtrace_dtl_clock *rec, u64 tb, u64 mono,
-		       u64 boot, u64 real);
-void htm_dtl_rec_init(struct htmtrace_dtl_rec *hdr, u16 type, u16 len, u32 cpu);
-bool htm_dtl_put(struct htm_dtl *dtl, struct htm_dtl_cpu *c, const void *rec);
-bool htm_dtl_flush_cpu(struct htm_dtl *dtl, struct htm_dtl_cpu *c);
-bool htm_dtl_flush(struct htm_dtl *dtl, struct htm_dtl_cpu *only);
-bool htm_dtl_cpu_pending(const struct htm_dtl_cpu *c);
+void dtl_clock_rec(struct htmtrace_dtl_clock *rec, u64 tb, u64 mono,
+		   u64 boot, u64 real);
+void dtl_rec_init(struct htmtrace_dtl_rec *hdr, u16 type, u16 len, u32 cpu);
+bool dtl_put(struct vpa_dtl *dtl, struct dtl_cpu *c, const void *rec);
+bool dtl_flush_cpu(struct vpa_dtl *dtl, struct dtl_cpu *c);
+bool dtl_flush(struct vpa_dtl *dtl, struct dtl_cpu *only);
+bool dtl_cpu_pending(const struct dtl_cpu *c);
 
 /* dtl_cpu.c */
-void htm_dtl_span(u64 last, u64 cur, u64 *first, u64 *overwritten);
-u64 htm_dtl_next_period(u64 period_ns, u64 n);
-void htm_dtl_cpu_setup(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
-		       unsigned int cpu, u8 mask);
-long htm_dtl_cpu_begin(void *arg);
-void htm_dtl_cpu_poll(struct htm_dtl *dtl, struct htm_dtl_cpu *c);
-void htm_dtl_cpu_end(struct htm_dtl_cpu *c, unsigned int why);
-void htm_dtl_cpu_flush_ipi(void *arg);
+void dtl_span(u64 last, u64 cur, u64 *first, u64 *overwritten);
+u64 dtl_next_period(u64 period_ns, u64 n);
+void dtl_cpu_setup(struct vpa_dtl *dtl, struct dtl_cpu *c,
+		   unsigned int cpu, u8 mask);
+long dtl_cpu_begin(void *arg);
+void dtl_cpu_poll(struct vpa_dtl *dtl, struct dtl_cpu *c);
+void dtl_cpu_end(struct dtl_cpu *c, unsigned int why);
+void dtl_cpu_flush_ipi(void *arg);
 
 /* dtl_session.c: /dev/vpa_dtl's session */
-int htm_dtl_config_check(const struct htmtrace_dtl_config *cfg,
-			 u32 *ring_size);
-int htm_dtl_configure(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv,
-		      const struct cpumask *cpus, u8 mask, u32 ring_size,
+int dtl_config_check(const struct htmtrace_dtl_config *cfg,
+		     u32 *ring_size);
+int dtl_configure(struct vpa_dtl *dtl, const struct htmtrace_hv_ops *hv,
+		  const struct cpumask *cpus, u8 mask, u32 ring_size,
 		      const void *owner);
-int htm_dtl_start(struct htm_dtl *dtl);
-int htm_dtl_stop(struct htm_dtl *dtl);
-int htm_dtl_end(struct htm_dtl *dtl, const void *owner);
-int htm_dtl_flush_now(struct htm_dtl *dtl);
-ssize_t htm_dtl_read(struct htm_dtl *dtl, char __user *ubuf, size_t count,
-		     bool nonblock);
-__poll_t htm_dtl_poll_mask(struct htm_dtl *dtl);
-int htm_dtl_stats(struct htm_dtl *dtl, struct htmtrace_dtl_cpu_stats *out,
-		  u32 max, u32 *count);
-void htm_dtl_free(struct htm_dtl *dtl);
+int dtl_start(struct vpa_dtl *dtl);
+int dtl_stop(struct vpa_dtl *dtl);
+int dtl_end(struct vpa_dtl *dtl, const void *owner);
+int dtl_flush_now(struct vpa_dtl *dtl);
+ssize_t dtl_read(struct vpa_dtl *dtl, char __user *ubuf, size_t count,
+		 bool nonblock);
+__poll_t dtl_poll_mask(struct vpa_dtl *dtl);
+int dtl_stats(struct vpa_dtl *dtl, struct htmtrace_dtl_cpu_stats *out,
+	      u32 max, u32 *count);
+void dtl_free(struct vpa_dtl *dtl);
 
 /* dtl_pmu_session.c: the session of the vpa_dtl PMU's events */
-int htm_dtl_pmu_get(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv);
-void htm_dtl_pmu_put(struct htm_dtl *dtl);
-struct htm_dtl_cpu *htm_dtl_pmu_cpu_add(struct htm_dtl *dtl, int cpu, u8 mask,
-					const struct htm_dtl_sink *sink,
+int dtl_pmu_get(struct vpa_dtl *dtl, const struct htmtrace_hv_ops *hv);
+void dtl_pmu_put(struct vpa_dtl *dtl);
+struct dtl_cpu *dtl_pmu_cpu_add(struct vpa_dtl *dtl, int cpu, u8 mask,
+				const struct dtl_sink *sink,
 					void *arg);
-void htm_dtl_pmu_cpu_remove(struct htm_dtl *dtl, struct htm_dtl_cpu *c);
-void htm_dtl_pmu_cpu_begin(struct htm_dtl_cpu *c);
-u64 htm_dtl_pmu_cpu_read(struct htm_dtl_cpu *c);
-void htm_dtl_pmu_cpu_end(struct htm_dtl_cpu *c);
+void dtl_pmu_cpu_remove(struct vpa_dtl *dtl, struct dtl_cpu *c);
+void dtl_pmu_cpu_begin(struct dtl_cpu *c);
+u64 dtl_pmu_cpu_read(struct dtl_cpu *c);
+void dtl_pmu_cpu_end(struct dtl_cpu *c);
 
 #endif /* HTMTRACE_DTL_INTERNAL_H */

@@ -5,7 +5,7 @@
  *
  * Mainline's name, events, format and AUX format: one event per CPU
  * captures that CPU's dispatch trace log, and its AUX area holds one
- * struct htm_dtl_boottb_freq first (host-endian, timebase 0), then the
+ * struct dtl_boottb_freq first (host-endian, timebase 0), then the
  * hypervisor's 48-byte big-endian dtl_entry records as they are, nothing
  * else, so that perf's decoder (tools/perf/util/powerpc-vpadtl.c) reads it.
  * Main.c registers it only where no PMU of that name exists already.
@@ -49,7 +49,7 @@
 #include "dtl_internal.h"
 
 /**
- * struct htm_dtl_boottb_freq - the first record of mainline's AUX format
+ * struct dtl_boottb_freq - the first record of mainline's AUX format
  * @boot_tb: the timebase when the kernel's clock (sched_clock) read 0
  * @tb_freq: timebase ticks a second
  * @timebase: 0, which no entry has: how a reader tells this record apart
@@ -58,30 +58,30 @@
  * Host-endian, unlike the entries. An entry's time since boot is
  * (timebase - @boot_tb) / @tb_freq seconds.
  */
-struct htm_dtl_boottb_freq {
+struct dtl_boottb_freq {
 	u64 boot_tb;
 	u64 tb_freq;
 	u64 timebase;
 	u64 padded[3];
 };
 
-static_assert(sizeof(struct htm_dtl_boottb_freq) == sizeof(struct dtl_entry));
+static_assert(sizeof(struct dtl_boottb_freq) == sizeof(struct dtl_entry));
 
 /**
- * struct htm_dtl_aux - an event's AUX area, mapped in one piece
+ * struct dtl_aux - an event's AUX area, mapped in one piece
  * @base: its mapping
  * @size: bytes, a power of two
  * @boottb_done: the boottb_freq record is written (once per AUX area, as
  *	mainline)
  */
-struct htm_dtl_aux {
+struct dtl_aux {
 	void *base;
 	size_t size;
 	bool boottb_done;
 };
 
 /**
- * struct htm_dtl_pmu_event - a vpa_dtl event's state (event->pmu_private)
+ * struct dtl_pmu_event - a vpa_dtl event's state (event->pmu_private)
  * @event: the event
  * @c: its CPU's capture
  * @handle: the AUX transaction of the poll under way
@@ -104,11 +104,11 @@ struct htm_dtl_aux {
  * interrupts off (the timers, @work), the transaction under the session's
  * ring lock; debugfs reads the counters without a lock.
  */
-struct htm_dtl_pmu_event {
+struct dtl_pmu_event {
 	struct perf_event *event;
-	struct htm_dtl_cpu *c;
+	struct dtl_cpu *c;
 	struct perf_output_handle handle;
-	struct htm_dtl_aux *aux;
+	struct dtl_aux *aux;
 	size_t written;
 	u64 lost;
 	u64 aux_records;
@@ -123,11 +123,11 @@ struct htm_dtl_pmu_event {
 };
 
 /* Set while the PMU is registered. */
-static const struct htmtrace_hv_ops *htm_dtl_pmu_hv;
-static struct htm_dtl *htm_dtl_pmu_session;
+static const struct htmtrace_hv_ops *dtl_pmu_hv;
+static struct vpa_dtl *dtl_pmu_session;
 
 /* The PMU, while registered, and its events. */
-static struct htm_perf htm_dtl_pmu_perf;
+static struct htm_perf dtl_pmu_perf;
 
 /* the sink: mainline's AUX format */
 
@@ -136,14 +136,14 @@ static struct htm_perf htm_dtl_pmu_perf;
  * free: an AUX area with none left makes perf_aux_output_begin() disable
  * the event.
  */
-static bool htm_dtl_aux_room(const struct htm_dtl_pmu_event *pe, size_t len)
+static bool dtl_aux_room(const struct dtl_pmu_event *pe, size_t len)
 {
 	return pe->written + len < pe->handle.size;
 }
 
 /* Copy @len bytes at the transaction's end, across the area's end. */
-static void htm_dtl_aux_copy(struct htm_dtl_pmu_event *pe, const void *src,
-			     size_t len)
+static void dtl_aux_copy(struct dtl_pmu_event *pe, const void *src,
+			 size_t len)
 {
 	size_t off, part;
 
@@ -155,7 +155,7 @@ static void htm_dtl_aux_copy(struct htm_dtl_pmu_event *pe, const void *src,
 }
 
 /**
- * htm_dtl_boottb_freq_now() - the boottb_freq record
+ * dtl_boottb_freq_now() - the boottb_freq record
  * @rec: result
  *
  * get_boot_tb() is not exported: the timebase at the kernel clock's zero is
@@ -163,7 +163,7 @@ static void htm_dtl_aux_copy(struct htm_dtl_pmu_event *pe, const void *src,
  * timestamps are that clock (local_clock()), so entries and perf's other
  * records share one time line.
  */
-static void htm_dtl_boottb_freq_now(struct htm_dtl_boottb_freq *rec)
+static void dtl_boottb_freq_now(struct dtl_boottb_freq *rec)
 {
 	unsigned long flags;
 	u64 tb, ns;
@@ -178,18 +178,18 @@ static void htm_dtl_boottb_freq_now(struct htm_dtl_boottb_freq *rec)
 						NSEC_PER_SEC);
 }
 
-static bool htm_dtl_aux_begin(void *arg, bool last)
+static bool dtl_aux_begin(void *arg, bool last)
 {
-	struct htm_dtl_pmu_event *pe = arg;
-	struct htm_dtl_boottb_freq first;
+	struct dtl_pmu_event *pe = arg;
+	struct dtl_boottb_freq first;
 
 	pe->aux = perf_aux_output_begin(&pe->handle, pe->event);
 	pe->written = 0;
 	if (!pe->aux)
 		return false;
-	if (!pe->aux->boottb_done && htm_dtl_aux_room(pe, sizeof(first))) {
-		htm_dtl_boottb_freq_now(&first);
-		htm_dtl_aux_copy(pe, &first, sizeof(first));
+	if (!pe->aux->boottb_done && dtl_aux_room(pe, sizeof(first))) {
+		dtl_boottb_freq_now(&first);
+		dtl_aux_copy(pe, &first, sizeof(first));
 		pe->aux->boottb_done = true;
 	}
 	return true;
@@ -200,23 +200,23 @@ static bool htm_dtl_aux_begin(void *arg, bool last)
  * records (clock, CPU events, LOST) have no place in mainline's format and
  * are taken without a trace: losses are told by the AUX records' flags.
  */
-static bool htm_dtl_aux_put(void *arg, const void *rec)
+static bool dtl_aux_put(void *arg, const void *rec)
 {
 	const struct htmtrace_dtl_entry_rec *e = rec;
-	struct htm_dtl_pmu_event *pe = arg;
+	struct dtl_pmu_event *pe = arg;
 
 	if (e->hdr.type != HTMTRACE_DTL_REC_ENTRY)
 		return true;
-	if (!pe->aux->boottb_done || !htm_dtl_aux_room(pe, sizeof(e->entry)))
+	if (!pe->aux->boottb_done || !dtl_aux_room(pe, sizeof(e->entry)))
 		return false;
-	htm_dtl_aux_copy(pe, e->entry, sizeof(e->entry));
+	dtl_aux_copy(pe, e->entry, sizeof(e->entry));
 	return true;
 }
 
-static void htm_dtl_aux_end(void *arg, u64 dropped)
+static void dtl_aux_end(void *arg, u64 dropped)
 {
-	struct htm_dtl_pmu_event *pe = arg;
-	struct htm_dtl_cpu *c = pe->c;
+	struct dtl_pmu_event *pe = arg;
+	struct dtl_cpu *c = pe->c;
 	u64 lost;
 
 	/*
@@ -237,65 +237,65 @@ static void htm_dtl_aux_end(void *arg, u64 dropped)
 	pe->aux = NULL;
 }
 
-static const struct htm_dtl_sink htm_dtl_aux_sink = {
-	.begin = htm_dtl_aux_begin,
-	.put = htm_dtl_aux_put,
-	.end = htm_dtl_aux_end,
+static const struct dtl_sink dtl_aux_sink = {
+	.begin = dtl_aux_begin,
+	.put = dtl_aux_put,
+	.end = dtl_aux_end,
 };
 
 /* the capture's begin and end, and the deadline poll */
 
 /* On the event's CPU, in hard interrupt context (not under perf's locks). */
-static void htm_dtl_pmu_work(struct irq_work *work)
+static void dtl_pmu_work(struct irq_work *work)
 {
-	struct htm_dtl_pmu_event *pe = container_of(work, struct htm_dtl_pmu_event,
+	struct dtl_pmu_event *pe = container_of(work, struct dtl_pmu_event,
 						    work);
 	bool want = READ_ONCE(pe->want);
 
 	if (want && !pe->began) {
 		pe->began = true;
-		htm_dtl_pmu_cpu_begin(pe->c);
+		dtl_pmu_cpu_begin(pe->c);
 	} else if (!want && pe->began) {
 		pe->began = false;
-		htm_dtl_pmu_cpu_end(pe->c);
+		dtl_pmu_cpu_end(pe->c);
 		/* What the end took counts too: a read after DISABLE says so. */
 		local64_set(&pe->event->count, READ_ONCE(pe->c->entries));
 	}
 }
 
-static enum hrtimer_restart htm_dtl_pmu_deadline(struct hrtimer *timer)
+static enum hrtimer_restart dtl_pmu_deadline(struct hrtimer *timer)
 {
-	struct htm_dtl_pmu_event *pe = container_of(timer,
-						    struct htm_dtl_pmu_event,
+	struct dtl_pmu_event *pe = container_of(timer,
+						    struct dtl_pmu_event,
 						    deadline);
 
 	if (!READ_ONCE(pe->want))
 		return HRTIMER_NORESTART;
 	WRITE_ONCE(pe->deadline_polls, pe->deadline_polls + 1);
-	htm_dtl_pmu_cpu_read(pe->c);
+	dtl_pmu_cpu_read(pe->c);
 	hrtimer_forward_now(timer, ns_to_ktime(pe->deadline_ns));
 	return HRTIMER_RESTART;
 }
 
 /* perf callbacks */
 
-static void htm_dtl_pmu_destroy(struct perf_event *event)
+static void dtl_pmu_destroy(struct perf_event *event)
 {
-	struct htm_dtl_pmu_event *pe = event->pmu_private;
+	struct dtl_pmu_event *pe = event->pmu_private;
 
 	/* del queued the capture's end: it has run once this returns. */
 	irq_work_sync(&pe->work);
 	hrtimer_cancel(&pe->deadline);
 	WARN_ON_ONCE(pe->began);
-	htm_perf_event_del(&htm_dtl_pmu_perf, &pe->node);
-	htm_dtl_pmu_cpu_remove(htm_dtl_pmu_session, pe->c);
-	htm_dtl_pmu_put(htm_dtl_pmu_session);
+	htm_perf_event_del(&dtl_pmu_perf, &pe->node);
+	dtl_pmu_cpu_remove(dtl_pmu_session, pe->c);
+	dtl_pmu_put(dtl_pmu_session);
 	kfree(pe);
 	event->pmu_private = NULL;
 }
 
 /**
- * htm_dtl_pmu_period() - mainline's period: frequency mode made a period
+ * dtl_pmu_period() - mainline's period: frequency mode made a period
  * @event: the event being opened
  *
  * As mainline: sample_freq F becomes the period NSEC_PER_SEC / F, and the
@@ -304,7 +304,7 @@ static void htm_dtl_pmu_destroy(struct perf_event *event)
  *
  * Return: the deadline in ns, or 0.
  */
-static u64 htm_dtl_pmu_period(struct perf_event *event)
+static u64 dtl_pmu_period(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	u64 period;
@@ -317,7 +317,7 @@ static u64 htm_dtl_pmu_period(struct perf_event *event)
 		event->attr.freq = 0;
 	}
 	period = max_t(u64, NSEC_PER_MSEC, hwc->sample_period);
-	return period < HTM_DTL_PERIOD_MAX ? period : 0;
+	return period < DTL_PERIOD_MAX ? period : 0;
 }
 
 /*
@@ -328,9 +328,9 @@ static u64 htm_dtl_pmu_period(struct perf_event *event)
  * on the CPU) -EBUSY. A per-task event is -EINVAL, as the perf core says
  * for a CPU-only PMU. Inherit is taken (a CPU-wide event has no children).
  */
-static int htm_dtl_pmu_event_init(struct perf_event *event)
+static int dtl_pmu_event_init(struct perf_event *event)
 {
-	struct htm_dtl_pmu_event *pe;
+	struct dtl_pmu_event *pe;
 	int ret;
 
 	if (event->attr.type != event->pmu->type)
@@ -355,26 +355,26 @@ static int htm_dtl_pmu_event_init(struct perf_event *event)
 	if (!pe)
 		return -ENOMEM;
 	pe->event = event;
-	init_irq_work(&pe->work, htm_dtl_pmu_work);
+	init_irq_work(&pe->work, dtl_pmu_work);
 	hrtimer_init(&pe->deadline, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
-	pe->deadline.function = htm_dtl_pmu_deadline;
-	ret = htm_dtl_pmu_get(htm_dtl_pmu_session, htm_dtl_pmu_hv);
+	pe->deadline.function = dtl_pmu_deadline;
+	ret = dtl_pmu_get(dtl_pmu_session, dtl_pmu_hv);
 	if (ret)
 		goto free;
-	pe->c = htm_dtl_pmu_cpu_add(htm_dtl_pmu_session, event->cpu,
-				    event->attr.config, &htm_dtl_aux_sink, pe);
+	pe->c = dtl_pmu_cpu_add(dtl_pmu_session, event->cpu,
+				event->attr.config, &dtl_aux_sink, pe);
 	if (IS_ERR(pe->c)) {
 		ret = PTR_ERR(pe->c);
 		goto put_dtl;
 	}
-	pe->deadline_ns = htm_dtl_pmu_period(event);
-	htm_perf_event_add(&htm_dtl_pmu_perf, &pe->node);
+	pe->deadline_ns = dtl_pmu_period(event);
+	htm_perf_event_add(&dtl_pmu_perf, &pe->node);
 	event->pmu_private = pe;
-	event->destroy = htm_dtl_pmu_destroy;
+	event->destroy = dtl_pmu_destroy;
 	return 0;
 
 put_dtl:
-	htm_dtl_pmu_put(htm_dtl_pmu_session);
+	dtl_pmu_put(dtl_pmu_session);
 free:
 	kfree(pe);
 	return ret;
@@ -385,9 +385,9 @@ free:
  * capture's begin and end are left to the irq_work, the deadline timer is
  * started and cancelled here (its lock is raw).
  */
-static int htm_dtl_pmu_add(struct perf_event *event, int flags)
+static int dtl_pmu_add(struct perf_event *event, int flags)
 {
-	struct htm_dtl_pmu_event *pe = event->pmu_private;
+	struct dtl_pmu_event *pe = event->pmu_private;
 
 	WRITE_ONCE(pe->want, true);
 	irq_work_queue(&pe->work);
@@ -398,9 +398,9 @@ static int htm_dtl_pmu_add(struct perf_event *event, int flags)
 	return 0;
 }
 
-static void htm_dtl_pmu_del(struct perf_event *event, int flags)
+static void dtl_pmu_del(struct perf_event *event, int flags)
 {
-	struct htm_dtl_pmu_event *pe = event->pmu_private;
+	struct dtl_pmu_event *pe = event->pmu_private;
 
 	WRITE_ONCE(pe->want, false);
 	hrtimer_cancel(&pe->deadline);
@@ -410,28 +410,28 @@ static void htm_dtl_pmu_del(struct perf_event *event, int flags)
 }
 
 /* The capture runs from add to del: start and stop change nothing of it. */
-static void htm_dtl_pmu_start(struct perf_event *event, int flags)
+static void dtl_pmu_start(struct perf_event *event, int flags)
 {
 	event->hw.state = 0;
 }
 
-static void htm_dtl_pmu_stop(struct perf_event *event, int flags)
+static void dtl_pmu_stop(struct perf_event *event, int flags)
 {
 	event->hw.state |= PERF_HES_STOPPED;
 }
 
 /* The entries in the AUX area so far (mainline's count stays 0). */
-static void htm_dtl_pmu_read(struct perf_event *event)
+static void dtl_pmu_read(struct perf_event *event)
 {
-	struct htm_dtl_pmu_event *pe = event->pmu_private;
+	struct dtl_pmu_event *pe = event->pmu_private;
 
 	local64_set(&event->count, READ_ONCE(pe->c->entries));
 }
 
-static void *htm_dtl_pmu_setup_aux(struct perf_event *event, void **pages,
-				   int nr_pages, bool overwrite)
+static void *dtl_pmu_setup_aux(struct perf_event *event, void **pages,
+			       int nr_pages, bool overwrite)
 {
-	struct htm_dtl_aux *aux;
+	struct dtl_aux *aux;
 	struct page **pg;
 	int i;
 
@@ -456,9 +456,9 @@ fail:
 	return NULL;
 }
 
-static void htm_dtl_pmu_free_aux(void *data)
+static void dtl_pmu_free_aux(void *data)
 {
-	struct htm_dtl_aux *aux = data;
+	struct dtl_aux *aux = data;
 
 	vunmap(aux->base);
 	kfree(aux);
@@ -468,43 +468,43 @@ static void htm_dtl_pmu_free_aux(void *data)
 
 PMU_FORMAT_ATTR(event, "config:0-7");
 
-static struct attribute *htm_dtl_pmu_format_attrs[] = {
+static struct attribute *dtl_pmu_format_attrs[] = {
 	&format_attr_event.attr,
 	NULL,
 };
 
-PMU_EVENT_ATTR_STRING(dtl_cede, htm_dtl_pmu_cede, "event=0x1");
-PMU_EVENT_ATTR_STRING(dtl_preempt, htm_dtl_pmu_preempt, "event=0x2");
-PMU_EVENT_ATTR_STRING(dtl_fault, htm_dtl_pmu_fault, "event=0x4");
-PMU_EVENT_ATTR_STRING(dtl_all, htm_dtl_pmu_all, "event=0x7");
+PMU_EVENT_ATTR_STRING(dtl_cede, dtl_pmu_cede, "event=0x1");
+PMU_EVENT_ATTR_STRING(dtl_preempt, dtl_pmu_preempt, "event=0x2");
+PMU_EVENT_ATTR_STRING(dtl_fault, dtl_pmu_fault, "event=0x4");
+PMU_EVENT_ATTR_STRING(dtl_all, dtl_pmu_all, "event=0x7");
 
-static struct attribute *htm_dtl_pmu_event_attrs[] = {
-	&htm_dtl_pmu_cede.attr.attr,
-	&htm_dtl_pmu_preempt.attr.attr,
-	&htm_dtl_pmu_fault.attr.attr,
-	&htm_dtl_pmu_all.attr.attr,
+static struct attribute *dtl_pmu_event_attrs[] = {
+	&dtl_pmu_cede.attr.attr,
+	&dtl_pmu_preempt.attr.attr,
+	&dtl_pmu_fault.attr.attr,
+	&dtl_pmu_all.attr.attr,
 	NULL,
 };
 
-static const struct pmu htm_dtl_pmu_template = {
+static const struct pmu dtl_pmu_template = {
 	.capabilities = PERF_PMU_CAP_NO_EXCLUDE | PERF_PMU_CAP_EXCLUSIVE,
-	.event_init = htm_dtl_pmu_event_init,
-	.add = htm_dtl_pmu_add,
-	.del = htm_dtl_pmu_del,
-	.start = htm_dtl_pmu_start,
-	.stop = htm_dtl_pmu_stop,
-	.read = htm_dtl_pmu_read,
-	.setup_aux = htm_dtl_pmu_setup_aux,
-	.free_aux = htm_dtl_pmu_free_aux,
+	.event_init = dtl_pmu_event_init,
+	.add = dtl_pmu_add,
+	.del = dtl_pmu_del,
+	.start = dtl_pmu_start,
+	.stop = dtl_pmu_stop,
+	.read = dtl_pmu_read,
+	.setup_aux = dtl_pmu_setup_aux,
+	.free_aux = dtl_pmu_free_aux,
 };
 
 /* debugfs htmtrace/vpa_dtl_pmu: each event's counters */
-static void htm_dtl_pmu_show(struct seq_file *m, const struct list_head *node)
+static void dtl_pmu_show(struct seq_file *m, const struct list_head *node)
 {
-	const struct htm_dtl_pmu_event *pe = list_entry(node,
-							struct htm_dtl_pmu_event,
+	const struct dtl_pmu_event *pe = list_entry(node,
+							struct dtl_pmu_event,
 							node);
-	const struct htm_dtl_cpu *c = pe->c;
+	const struct dtl_cpu *c = pe->c;
 
 	seq_printf(m, "cpu %d config %llu deadline_ns %llu entries %llu overwritten %llu dropped %llu aux_records %llu partial %llu deadline_polls %llu\n",
 		   c->cpu, pe->event->attr.config, pe->deadline_ns,
@@ -514,7 +514,7 @@ static void htm_dtl_pmu_show(struct seq_file *m, const struct list_head *node)
 }
 
 /**
- * htm_dtl_pmu_name_taken() - is there a perf PMU of this name already?
+ * dtl_pmu_name_taken() - is there a perf PMU of this name already?
  * @name: the name
  *
  * The PMUs are devices on perf's event_source bus, which is not exported:
@@ -522,7 +522,7 @@ static void htm_dtl_pmu_show(struct seq_file *m, const struct list_head *node)
  *
  * Return: true if a PMU of that name is registered.
  */
-static bool htm_dtl_pmu_name_taken(const char *name)
+static bool dtl_pmu_name_taken(const char *name)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -545,36 +545,36 @@ static bool htm_dtl_pmu_name_taken(const char *name)
 }
 
 /**
- * htm_dtl_pmu_register() - make the vpa_dtl PMU
+ * dtl_pmu_register() - make the vpa_dtl PMU
  * @hv: the backend, which offers the dispatch trace log
  * @dtl: the session, shared with /dev/vpa_dtl
  *
  * Return: 0, -EEXIST if a PMU named vpa_dtl exists already (the kernel's
  * own, or a distribution's backport), or the error of perf_pmu_register().
  */
-int htm_dtl_pmu_register(const struct htmtrace_hv_ops *hv,
-			 struct htm_dtl *dtl)
+int dtl_pmu_register(const struct htmtrace_hv_ops *hv,
+		     struct vpa_dtl *dtl)
 {
 	int ret;
 
-	if (htm_dtl_pmu_name_taken("vpa_dtl"))
+	if (dtl_pmu_name_taken("vpa_dtl"))
 		return -EEXIST;
-	htm_dtl_pmu_hv = hv;
-	htm_dtl_pmu_session = dtl;
-	ret = htm_perf_register(&htm_dtl_pmu_perf, "vpa_dtl",
-				&htm_dtl_pmu_template, htm_dtl_pmu_format_attrs,
-				htm_dtl_pmu_event_attrs, htm_dtl_pmu_show);
+	dtl_pmu_hv = hv;
+	dtl_pmu_session = dtl;
+	ret = htm_perf_register(&dtl_pmu_perf, "vpa_dtl",
+				&dtl_pmu_template, dtl_pmu_format_attrs,
+				dtl_pmu_event_attrs, dtl_pmu_show);
 	if (ret) {
-		htm_dtl_pmu_hv = NULL;
-		htm_dtl_pmu_session = NULL;
+		dtl_pmu_hv = NULL;
+		dtl_pmu_session = NULL;
 	}
 	return ret;
 }
 
 /* Remove the PMU, if registered; no event exists. */
-void htm_dtl_pmu_unregister(void)
+void dtl_pmu_unregister(void)
 {
-	htm_perf_unregister(&htm_dtl_pmu_perf);
-	htm_dtl_pmu_hv = NULL;
-	htm_dtl_pmu_session = NULL;
+	htm_perf_unregister(&dtl_pmu_perf);
+	dtl_pmu_hv = NULL;
+	dtl_pmu_session = NULL;
 }

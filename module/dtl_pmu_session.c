@@ -9,24 +9,12 @@
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
-#include <linux/cpu.h>
-#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/errno.h>
-#include <linux/hrtimer.h>
 #include <linux/kmemleak.h>
-#include <linux/log2.h>
-#include <linux/ktime.h>
-#include <linux/minmax.h>
-#include <linux/mm.h>
 #include <linux/slab.h>
-#include <linux/timekeeping.h>
-#include <linux/uaccess.h>
-#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
-#include <asm/paca.h>
-#include <asm/time.h>
 
 #include "htmtrace.h"
 #include "dtl_internal.h"
@@ -34,7 +22,7 @@
 /* the session of the vpa_dtl perf PMU */
 
 /**
- * htm_dtl_pmu_get() - hold the dispatch trace log for a perf event
+ * dtl_pmu_get() - hold the dispatch trace log for a perf event
  * @dtl: the session
  * @hv: backend
  *
@@ -43,12 +31,12 @@
  *
  * Return: 0, -EBUSY if /dev/vpa_dtl has a session, -ENOMEM.
  */
-int htm_dtl_pmu_get(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv)
+int dtl_pmu_get(struct vpa_dtl *dtl, const struct htmtrace_hv_ops *hv)
 {
 	int ret = 0;
 
 	mutex_lock(&dtl->lock);
-	if (dtl->state == HTM_DTL_IDLE) {
+	if (dtl->state == DTL_IDLE) {
 		dtl->pcpu = kcalloc(nr_cpu_ids, sizeof(*dtl->pcpu), GFP_KERNEL);
 		if (!dtl->pcpu || !zalloc_cpumask_var(&dtl->cpus, GFP_KERNEL)) {
 			kfree(dtl->pcpu);
@@ -58,9 +46,9 @@ int htm_dtl_pmu_get(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv)
 		}
 		dtl->hv = hv;
 		dtl->pmu_users = 0;
-		/* Pairs with htm_dtl_read()'s acquire: it reads no ring now. */
-		smp_store_release(&dtl->state, HTM_DTL_PMU);
-	} else if (dtl->state != HTM_DTL_PMU) {
+		/* Pairs with dtl_read()'s acquire: it reads no ring now. */
+		smp_store_release(&dtl->state, DTL_PMU);
+	} else if (dtl->state != DTL_PMU) {
 		ret = -EBUSY;
 		goto out;
 	}
@@ -69,40 +57,40 @@ out:
 	mutex_unlock(&dtl->lock);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_dtl_pmu_get);
+EXPORT_SYMBOL_IF_KUNIT(dtl_pmu_get);
 
 /* An event that held the log is gone: the last one ends the session. */
-void htm_dtl_pmu_put(struct htm_dtl *dtl)
+void dtl_pmu_put(struct vpa_dtl *dtl)
 {
 	mutex_lock(&dtl->lock);
-	if (!WARN_ON(dtl->state != HTM_DTL_PMU) && !--dtl->pmu_users) {
-		/* Pairs with htm_dtl_read()'s acquire. */
-		smp_store_release(&dtl->state, HTM_DTL_IDLE);
-		htm_dtl_free(dtl);
+	if (!WARN_ON(dtl->state != DTL_PMU) && !--dtl->pmu_users) {
+		/* Pairs with dtl_read()'s acquire. */
+		smp_store_release(&dtl->state, DTL_IDLE);
+		dtl_free(dtl);
 		dtl->hv = NULL;
 	}
 	mutex_unlock(&dtl->lock);
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_dtl_pmu_put);
+EXPORT_SYMBOL_IF_KUNIT(dtl_pmu_put);
 
 /**
- * htm_dtl_pmu_cpu_add() - a CPU's capture for a perf event
- * @dtl: the session, held with htm_dtl_pmu_get()
+ * dtl_pmu_cpu_add() - a CPU's capture for a perf event
+ * @dtl: the session, held with dtl_pmu_get()
  * @cpu: the event's CPU
  * @mask: HTMTRACE_DTL_* events to log
  * @sink: where its records go
  * @arg: for @sink
  *
- * Process context. The capture is idle until htm_dtl_pmu_cpu_begin().
+ * Process context. The capture is idle until dtl_pmu_cpu_begin().
  *
  * Return: the capture, or ERR_PTR(-EBUSY) if another event captures the
  * CPU, ERR_PTR(-EINVAL) for a CPU that is not possible, ERR_PTR(-ENOMEM).
  */
-struct htm_dtl_cpu *htm_dtl_pmu_cpu_add(struct htm_dtl *dtl, int cpu, u8 mask,
-					const struct htm_dtl_sink *sink,
+struct dtl_cpu *dtl_pmu_cpu_add(struct vpa_dtl *dtl, int cpu, u8 mask,
+				const struct dtl_sink *sink,
 					void *arg)
 {
-	struct htm_dtl_cpu *c;
+	struct dtl_cpu *c;
 
 	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return ERR_PTR(-EINVAL);
@@ -110,12 +98,12 @@ struct htm_dtl_cpu *htm_dtl_pmu_cpu_add(struct htm_dtl *dtl, int cpu, u8 mask,
 	if (!c)
 		return ERR_PTR(-ENOMEM);
 	/* kmalloc() aligns a power-of-two size: 4 KiB, no crossing */
-	c->own = kzalloc_node(HTM_DTL_BYTES, GFP_KERNEL, cpu_to_node(cpu));
+	c->own = kzalloc_node(DTL_BYTES, GFP_KERNEL, cpu_to_node(cpu));
 	if (!c->own) {
 		kfree(c);
 		return ERR_PTR(-ENOMEM);
 	}
-	htm_dtl_cpu_setup(dtl, c, cpu, mask);
+	dtl_cpu_setup(dtl, c, cpu, mask);
 	c->sink = sink;
 	c->sink_arg = arg;
 
@@ -131,10 +119,10 @@ struct htm_dtl_cpu *htm_dtl_pmu_cpu_add(struct htm_dtl *dtl, int cpu, u8 mask,
 	mutex_unlock(&dtl->lock);
 	return c;
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_dtl_pmu_cpu_add);
+EXPORT_SYMBOL_IF_KUNIT(dtl_pmu_cpu_add);
 
 /* The event is gone, its capture ended: free it (process context). */
-void htm_dtl_pmu_cpu_remove(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
+void dtl_pmu_cpu_remove(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
 	mutex_lock(&dtl->lock);
 	dtl->pcpu[c->cpu] = NULL;
@@ -146,24 +134,24 @@ void htm_dtl_pmu_cpu_remove(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 		kfree(c->own);
 	kfree(c);
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_dtl_pmu_cpu_remove);
+EXPORT_SYMBOL_IF_KUNIT(dtl_pmu_cpu_remove);
 
 /**
- * htm_dtl_pmu_cpu_begin() - begin a perf event's capture
+ * dtl_pmu_cpu_begin() - begin a perf event's capture
  * @c: the capture
  *
  * On @c's CPU, interrupts off, never under perf's raw context lock (the
  * PMU's irq_work after pmu::add): the begin may wake /dev/vpa_dtl's
  * readers, whose wait queue's lock is a spinlock_t.
  */
-void htm_dtl_pmu_cpu_begin(struct htm_dtl_cpu *c)
+void dtl_pmu_cpu_begin(struct dtl_cpu *c)
 {
 	c->clock_pending = true;
-	htm_dtl_cpu_begin(c);
+	dtl_cpu_begin(c);
 }
 
 /**
- * htm_dtl_pmu_cpu_read() - bring a perf event's capture up to date
+ * dtl_pmu_cpu_read() - bring a perf event's capture up to date
  * @c: the capture
  *
  * On @c's CPU in a timer (the PMU's deadline poll), so never beside the
@@ -173,30 +161,30 @@ void htm_dtl_pmu_cpu_begin(struct htm_dtl_cpu *c)
  *
  * Return: the entries given to the sink so far.
  */
-u64 htm_dtl_pmu_cpu_read(struct htm_dtl_cpu *c)
+u64 dtl_pmu_cpu_read(struct dtl_cpu *c)
 {
 	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
-		htm_dtl_cpu_poll(c->dtl, c);
+		dtl_cpu_poll(c->dtl, c);
 	return READ_ONCE(c->entries);
 }
 
 /**
- * htm_dtl_pmu_cpu_end() - end a perf event's capture
+ * dtl_pmu_cpu_end() - end a perf event's capture
  * @c: the capture
  *
  * On @c's CPU, interrupts off, never under perf's raw context lock (the
  * PMU's irq_work after pmu::del): what the log holds goes to the sink,
  * and the log and its mask are given back.
  */
-void htm_dtl_pmu_cpu_end(struct htm_dtl_cpu *c)
+void dtl_pmu_cpu_end(struct dtl_cpu *c)
 {
 	unsigned long flags;
 
-	htm_dtl_cpu_end(c, 0);
+	dtl_cpu_end(c, 0);
 	/* Whatever is still pending (a loss, the FAILED record) goes now. */
 	raw_spin_lock_irqsave(&c->dtl->ring_lock, flags);
 	if (c->sink->begin(c->sink_arg, true)) {
-		htm_dtl_flush_cpu(c->dtl, c);
+		dtl_flush_cpu(c->dtl, c);
 		c->sink->end(c->sink_arg, 0);
 	}
 	raw_spin_unlock_irqrestore(&c->dtl->ring_lock, flags);

@@ -11,23 +11,10 @@
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
-#include <linux/cpu.h>
-#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
-#include <linux/errno.h>
-#include <linux/hrtimer.h>
-#include <linux/kmemleak.h>
-#include <linux/log2.h>
-#include <linux/ktime.h>
-#include <linux/minmax.h>
-#include <linux/mm.h>
-#include <linux/slab.h>
 #include <linux/timekeeping.h>
-#include <linux/uaccess.h>
-#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
-#include <asm/paca.h>
 #include <asm/time.h>
 
 #include "htmtrace.h"
@@ -35,7 +22,7 @@
 
 /* records */
 
-void htm_dtl_rec_init(struct htmtrace_dtl_rec *hdr, u16 type, u16 len, u32 cpu)
+void dtl_rec_init(struct htmtrace_dtl_rec *hdr, u16 type, u16 len, u32 cpu)
 {
 	hdr->type = type;
 	hdr->len = len;
@@ -43,18 +30,18 @@ void htm_dtl_rec_init(struct htmtrace_dtl_rec *hdr, u16 type, u16 len, u32 cpu)
 }
 
 /**
- * htm_dtl_clock_rec() - the record that maps timebase to the clocks
+ * dtl_clock_rec() - the record that maps timebase to the clocks
  * @rec: result
  * @tb: a timebase value
  * @mono: CLOCK_MONOTONIC at @tb, ns
  * @boot: CLOCK_BOOTTIME at @tb, ns
  * @real: CLOCK_REALTIME at @tb, ns
  */
-void htm_dtl_clock_rec(struct htmtrace_dtl_clock *rec, u64 tb, u64 mono,
-		       u64 boot, u64 real)
+void dtl_clock_rec(struct htmtrace_dtl_clock *rec, u64 tb, u64 mono,
+		   u64 boot, u64 real)
 {
 	memset(rec, 0, sizeof(*rec));
-	htm_dtl_rec_init(&rec->hdr, HTMTRACE_DTL_REC_CLOCK, sizeof(*rec), ~0U);
+	dtl_rec_init(&rec->hdr, HTMTRACE_DTL_REC_CLOCK, sizeof(*rec), ~0U);
 	rec->version = 1;
 	rec->tb_freq = tb_ticks_per_sec;
 	rec->timebase = tb;
@@ -62,10 +49,10 @@ void htm_dtl_clock_rec(struct htmtrace_dtl_clock *rec, u64 tb, u64 mono,
 	rec->boottime_ns = boot;
 	rec->realtime_ns = real;
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_dtl_clock_rec);
+EXPORT_SYMBOL_IF_KUNIT(dtl_clock_rec);
 
 /* The clock record now: the clocks read between two timebase reads. */
-static void htm_dtl_clock_now(struct htmtrace_dtl_clock *rec)
+static void dtl_clock_now(struct htmtrace_dtl_clock *rec)
 {
 	unsigned long flags;
 	u64 tb0, tb1, mono, boot, real;
@@ -77,39 +64,39 @@ static void htm_dtl_clock_now(struct htmtrace_dtl_clock *rec)
 	real = ktime_get_real_ns();
 	tb1 = get_tb();
 	local_irq_restore(flags);
-	htm_dtl_clock_rec(rec, tb0 + (tb1 - tb0) / 2, mono, boot, real);
+	dtl_clock_rec(rec, tb0 + (tb1 - tb0) / 2, mono, boot, real);
 }
 
 /* One record of a CPU's: into its sink if it has one, else the ring. */
-bool htm_dtl_put(struct htm_dtl *dtl, struct htm_dtl_cpu *c, const void *rec)
+bool dtl_put(struct vpa_dtl *dtl, struct dtl_cpu *c, const void *rec)
 {
 	if (c->sink)
 		return c->sink->put(c->sink_arg, rec);
-	return htm_dtl_ring_put(&dtl->ring, rec);
+	return dtl_ring_put(&dtl->ring, rec);
 }
 
 /* Push a CPU's pending event @e, if it has one; false if it did not fit. */
-static bool htm_dtl_flush_event(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
-				unsigned int e)
+static bool dtl_flush_event(struct vpa_dtl *dtl, struct dtl_cpu *c,
+			    unsigned int e)
 {
 	struct htmtrace_dtl_cpu ev;
 
 	if (!test_bit(e, &c->events))
 		return true;
 	memset(&ev, 0, sizeof(ev));
-	htm_dtl_rec_init(&ev.hdr, HTMTRACE_DTL_REC_CPU, sizeof(ev), c->cpu);
+	dtl_rec_init(&ev.hdr, HTMTRACE_DTL_REC_CPU, sizeof(ev), c->cpu);
 	ev.event = e;
 	if (e == HTMTRACE_DTL_CPU_FAILED)
 		ev.error = c->error;
-	if (!htm_dtl_put(dtl, c, &ev))
+	if (!dtl_put(dtl, c, &ev))
 		return false;
 	clear_bit(e, &c->events);
 	return true;
 }
 
 /* Push a CPU's pending LOST records of @lost; false if one did not fit. */
-static bool htm_dtl_flush_lost(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
-			       u64 *lost)
+static bool dtl_flush_lost(struct vpa_dtl *dtl, struct dtl_cpu *c,
+			   u64 *lost)
 {
 	struct htmtrace_dtl_lost rec;
 	unsigned int i;
@@ -118,11 +105,11 @@ static bool htm_dtl_flush_lost(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
 		if (!lost[i])
 			continue;
 		memset(&rec, 0, sizeof(rec));
-		htm_dtl_rec_init(&rec.hdr, HTMTRACE_DTL_REC_LOST, sizeof(rec),
-				 c->cpu);
+		dtl_rec_init(&rec.hdr, HTMTRACE_DTL_REC_LOST, sizeof(rec),
+			     c->cpu);
 		rec.why = i + 1;
 		rec.count = lost[i];
-		if (!htm_dtl_put(dtl, c, &rec))
+		if (!dtl_put(dtl, c, &rec))
 			return false;
 		lost[i] = 0;
 	}
@@ -134,7 +121,7 @@ static bool htm_dtl_flush_lost(struct htm_dtl *dtl, struct htm_dtl_cpu *c,
  * in the order of the capture: (with a sink) the clock, JOINED, the losses,
  * the record of what ended it. Caller holds the ring lock.
  */
-static bool htm_dtl_flush_capture(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
+static bool dtl_flush_capture(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
 	struct htmtrace_dtl_clock clock;
 	unsigned int e;
@@ -142,22 +129,22 @@ static bool htm_dtl_flush_capture(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
 	lockdep_assert_held(&dtl->ring_lock);
 	/* A CPU with a sink of its own starts its stream with a clock. */
 	if (c->clock_pending) {
-		htm_dtl_clock_now(&clock);
-		if (!htm_dtl_put(dtl, c, &clock))
+		dtl_clock_now(&clock);
+		if (!dtl_put(dtl, c, &clock))
 			return false;
 		c->clock_pending = false;
 	}
-	if (!htm_dtl_flush_event(dtl, c, HTMTRACE_DTL_CPU_JOINED) ||
-	    !htm_dtl_flush_lost(dtl, c, c->lost))
+	if (!dtl_flush_event(dtl, c, HTMTRACE_DTL_CPU_JOINED) ||
+	    !dtl_flush_lost(dtl, c, c->lost))
 		return false;
 	for (e = HTMTRACE_DTL_CPU_OFFLINE; e <= HTMTRACE_DTL_CPU_FAILED; e++)
-		if (!htm_dtl_flush_event(dtl, c, e))
+		if (!dtl_flush_event(dtl, c, e))
 			return false;
 	return true;
 }
 
 /* The oldest capture's records are out: the one begun after it is next. */
-static void htm_dtl_next_capture(struct htm_dtl_cpu *c)
+static void dtl_next_capture(struct dtl_cpu *c)
 {
 	if (!c->next_waits)
 		return;
@@ -175,14 +162,14 @@ static void htm_dtl_next_capture(struct htm_dtl_cpu *c)
  * the capture it began again meanwhile (@next_waits). Caller holds the ring
  * lock.
  */
-bool htm_dtl_flush_cpu(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
+bool dtl_flush_cpu(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
-	if (!htm_dtl_flush_capture(dtl, c))
+	if (!dtl_flush_capture(dtl, c))
 		return false;
 	if (!c->next_waits)
 		return true;
-	htm_dtl_next_capture(c);
-	return htm_dtl_flush_capture(dtl, c);
+	dtl_next_capture(c);
+	return dtl_flush_capture(dtl, c);
 }
 
 /*
@@ -191,10 +178,10 @@ bool htm_dtl_flush_cpu(struct htm_dtl *dtl, struct htm_dtl_cpu *c)
  * session's clock record, then each CPU's. A CPU whose records are not all
  * out gets no entry into the ring before them. Caller holds the ring lock.
  */
-bool htm_dtl_flush(struct htm_dtl *dtl, struct htm_dtl_cpu *only)
+bool dtl_flush(struct vpa_dtl *dtl, struct dtl_cpu *only)
 {
 	struct htmtrace_dtl_clock clock;
-	struct htm_dtl_cpu *c;
+	struct dtl_cpu *c;
 	unsigned int cpu;
 
 	lockdep_assert_held(&dtl->ring_lock);
@@ -203,26 +190,26 @@ bool htm_dtl_flush(struct htm_dtl *dtl, struct htm_dtl_cpu *only)
 			c = dtl->pcpu[cpu];
 			if (!c || !c->prev_pending)
 				continue;
-			if (!htm_dtl_flush_capture(dtl, c))
+			if (!dtl_flush_capture(dtl, c))
 				return false;
-			htm_dtl_next_capture(c);
+			dtl_next_capture(c);
 			c->prev_pending = false;
 		}
-		htm_dtl_clock_now(&clock);
-		if (!htm_dtl_ring_put(&dtl->ring, &clock))
+		dtl_clock_now(&clock);
+		if (!dtl_ring_put(&dtl->ring, &clock))
 			return false;
 		dtl->clock_pending = false;
 	}
 	if (only)
-		return htm_dtl_flush_cpu(dtl, only);
+		return dtl_flush_cpu(dtl, only);
 	for_each_cpu(cpu, dtl->cpus)
-		if (dtl->pcpu[cpu] && !htm_dtl_flush_cpu(dtl, dtl->pcpu[cpu]))
+		if (dtl->pcpu[cpu] && !dtl_flush_cpu(dtl, dtl->pcpu[cpu]))
 			return false;
 	return true;
 }
 
 /* Has the CPU records of a capture still waiting for room? */
-bool htm_dtl_cpu_pending(const struct htm_dtl_cpu *c)
+bool dtl_cpu_pending(const struct dtl_cpu *c)
 {
 	return c->events || c->lost[0] || c->lost[1];
 }

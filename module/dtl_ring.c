@@ -8,24 +8,11 @@
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
-#include <linux/cpu.h>
-#include <linux/cpuhotplug.h>
-#include <linux/cpumask.h>
-#include <linux/errno.h>
-#include <linux/hrtimer.h>
-#include <linux/kmemleak.h>
-#include <linux/log2.h>
-#include <linux/ktime.h>
 #include <linux/minmax.h>
-#include <linux/mm.h>
-#include <linux/slab.h>
-#include <linux/timekeeping.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
-#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
-#include <asm/paca.h>
-#include <asm/time.h>
 
 #include "htmtrace.h"
 #include "dtl_internal.h"
@@ -33,13 +20,13 @@
 /* the session's ring of records */
 
 /**
- * htm_dtl_ring_put() - append a record
+ * dtl_ring_put() - append a record
  * @ring: ring, its lock held
  * @rec: the record; its header's length says how long it is
  *
  * Return: true, or false if it does not fit (nothing is written).
  */
-bool htm_dtl_ring_put(struct htm_dtl_ring *ring, const void *rec)
+bool dtl_ring_put(struct dtl_ring *ring, const void *rec)
 {
 	u32 len = ((const struct htmtrace_dtl_rec *)rec)->len;
 	u32 off = ring->head & (ring->size - 1);
@@ -52,16 +39,16 @@ bool htm_dtl_ring_put(struct htm_dtl_ring *ring, const void *rec)
 	ring->head += len;
 	return true;
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_dtl_ring_put);
+EXPORT_SYMBOL_IF_KUNIT(dtl_ring_put);
 
 /**
- * htm_dtl_ring_whole() - bytes of the whole records that fit in @max
+ * dtl_ring_whole() - bytes of the whole records that fit in @max
  * @ring: ring, its lock held or its consumer's
  * @max: room the reader has
  *
  * Return: bytes from the tail, a sum of whole records' lengths.
  */
-u32 htm_dtl_ring_whole(const struct htm_dtl_ring *ring, size_t max)
+u32 dtl_ring_whole(const struct dtl_ring *ring, size_t max)
 {
 	u64 pos = ring->tail;
 	u32 len, n = 0;
@@ -79,15 +66,15 @@ u32 htm_dtl_ring_whole(const struct htm_dtl_ring *ring, size_t max)
 	}
 	return n;
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_dtl_ring_whole);
+EXPORT_SYMBOL_IF_KUNIT(dtl_ring_whole);
 
 /*
  * Copy @len bytes from the tail to the user. Only the consumer (under the
  * read lock) moves the tail, and producers write only past the head, so the
  * bytes are stable without the ring lock. Return: bytes not copied.
  */
-unsigned long htm_dtl_ring_copy(const struct htm_dtl_ring *ring,
-				char __user *ubuf, u32 len)
+unsigned long dtl_ring_copy(const struct dtl_ring *ring,
+			    char __user *ubuf, u32 len)
 {
 	u32 off = ring->tail & (ring->size - 1);
 	u32 part = min(len, ring->size - off);

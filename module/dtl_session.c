@@ -2,7 +2,7 @@
 /*
  * htmtrace: the dispatch trace log session of /dev/vpa_dtl.
  *
- * One locked state machine (struct htm_dtl): configure, start, stop, the
+ * One locked state machine (struct vpa_dtl): configure, start, stop, the
  * end (DECONFIGURE or the owner's close), reads, poll and the counters.
  * The session reads the logs of the selected CPUs (dtl_cpu.c) into one
  * stream of records (dtl_rec.c, dtl_ring.c).
@@ -10,29 +10,20 @@
 #define pr_fmt(fmt) "htmtrace: " fmt
 
 #include <linux/cpu.h>
-#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/errno.h>
-#include <linux/hrtimer.h>
 #include <linux/kmemleak.h>
 #include <linux/log2.h>
-#include <linux/ktime.h>
-#include <linux/minmax.h>
-#include <linux/mm.h>
 #include <linux/slab.h>
-#include <linux/timekeeping.h>
-#include <linux/uaccess.h>
-#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
 #include <asm/paca.h>
-#include <asm/time.h>
 
 #include "htmtrace.h"
 #include "dtl_internal.h"
 
 /**
- * htm_dtl_config_check() - check a configuration from the user
+ * dtl_config_check() - check a configuration from the user
  * @cfg: HTMTRACE_IOC_DTL_CONFIGURE argument (its CPU mask is checked when
  *	it is copied in)
  * @ring_size: receives the session ring's size in bytes: the KiB asked for
@@ -41,30 +32,30 @@
  * Return: 0 or -EINVAL (an unknown flag or a reserved field set, an event
  * mask of no or unknown events, a ring size out of range).
  */
-int htm_dtl_config_check(const struct htmtrace_dtl_config *cfg,
-			 u32 *ring_size)
+int dtl_config_check(const struct htmtrace_dtl_config *cfg,
+		     u32 *ring_size)
 {
-	u32 kb = cfg->ring_kb ?: HTM_DTL_RING_KB_DEFAULT;
+	u32 kb = cfg->ring_kb ?: DTL_RING_KB_DEFAULT;
 
 	if (cfg->flags & ~HTMTRACE_DTL_F_KEEP || cfg->reserved[0] ||
 	    cfg->reserved[1])
 		return -EINVAL;
 	if (!cfg->mask || cfg->mask & ~HTMTRACE_DTL_ALL)
 		return -EINVAL;
-	if (kb < HTM_DTL_RING_KB_MIN || kb > HTM_DTL_RING_KB_MAX)
+	if (kb < DTL_RING_KB_MIN || kb > DTL_RING_KB_MAX)
 		return -EINVAL;
 	*ring_size = roundup_pow_of_two(kb) * 1024;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_dtl_config_check);
+EXPORT_SYMBOL_IF_KUNIT(dtl_config_check);
 
-void htm_dtl_free(struct htm_dtl *dtl)
+void dtl_free(struct vpa_dtl *dtl)
 {
 	unsigned int cpu;
 
 	if (dtl->pcpu) {
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-			struct htm_dtl_cpu *c = dtl->pcpu[cpu];
+			struct dtl_cpu *c = dtl->pcpu[cpu];
 
 			if (!c)
 				continue;
@@ -89,39 +80,39 @@ void htm_dtl_free(struct htm_dtl *dtl)
  * hypervisor has no call that says whether a log is registered; a nonzero
  * mask is how every public user of the log shows it logs.
  */
-static bool htm_dtl_cpu_busy(const struct htmtrace_hv_ops *hv, int cpu)
+static bool dtl_cpu_busy(const struct htmtrace_hv_ops *hv, int cpu)
 {
 	return !READ_ONCE(paca_ptrs[cpu]->dispatch_log) &&
 	       htm_hv_dtl_mask(hv, cpu);
 }
 
 /**
- * htm_dtl_configure() - claim the dispatch trace log for a session
+ * dtl_configure() - claim the dispatch trace log for a session
  * @dtl: an idle session
  * @hv: backend
  * @cpus: the CPUs to capture (possible CPUs only)
  * @mask: HTMTRACE_DTL_* events
  * @ring_size: bytes of the session's ring, a power of two
- * @owner: the session ends when htm_dtl_end() is called with it (the file
+ * @owner: the session ends when dtl_end() is called with it (the file
  *	that configured it), or NULL: only an explicit deconfigure ends it
  *
  * Return: 0, -EBUSY if a session exists (or perf events hold the log), or
  * a CPU without a kernel log has another user's event mask, -ENOMEM.
  */
-int htm_dtl_configure(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv,
-		      const struct cpumask *cpus, u8 mask, u32 ring_size,
+int dtl_configure(struct vpa_dtl *dtl, const struct htmtrace_hv_ops *hv,
+		  const struct cpumask *cpus, u8 mask, u32 ring_size,
 		      const void *owner)
 {
 	unsigned int cpu;
 	int ret = -ENOMEM;
 
 	mutex_lock(&dtl->lock);
-	if (dtl->state != HTM_DTL_IDLE) {
+	if (dtl->state != DTL_IDLE) {
 		mutex_unlock(&dtl->lock);
 		return -EBUSY;
 	}
 	for_each_cpu_and(cpu, cpus, cpu_possible_mask) {
-		if (htm_dtl_cpu_busy(hv, cpu)) {
+		if (dtl_cpu_busy(hv, cpu)) {
 			mutex_unlock(&dtl->lock);
 			return -EBUSY;
 		}
@@ -134,37 +125,37 @@ int htm_dtl_configure(struct htm_dtl *dtl, const struct htmtrace_hv_ops *hv,
 	if (!dtl->pcpu || !dtl->ring.buf)
 		goto out;
 	for_each_cpu(cpu, dtl->cpus) {
-		struct htm_dtl_cpu *c;
+		struct dtl_cpu *c;
 
 		c = kzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
 		if (!c)
 			goto out;
 		dtl->pcpu[cpu] = c;
 		/* kmalloc() aligns a power-of-two size: 4 KiB, no crossing */
-		c->own = kzalloc_node(HTM_DTL_BYTES, GFP_KERNEL,
+		c->own = kzalloc_node(DTL_BYTES, GFP_KERNEL,
 				      cpu_to_node(cpu));
 		if (!c->own)
 			goto out;
-		htm_dtl_cpu_setup(dtl, c, cpu, mask);
+		dtl_cpu_setup(dtl, c, cpu, mask);
 	}
 	dtl->hv = hv;
 	dtl->ring.size = ring_size;
 	dtl->ring.head = 0;
 	dtl->ring.tail = 0;
 	dtl->owner = owner;
-	/* Pairs with htm_dtl_read(): the ring and the CPUs before the state. */
-	smp_store_release(&dtl->state, HTM_DTL_CONFIGURED);
+	/* Pairs with dtl_read(): the ring and the CPUs before the state. */
+	smp_store_release(&dtl->state, DTL_CONFIGURED);
 	ret = 0;
 out:
 	if (ret)
-		htm_dtl_free(dtl);
+		dtl_free(dtl);
 	mutex_unlock(&dtl->lock);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_dtl_configure);
+EXPORT_SYMBOL_IF_KUNIT(dtl_configure);
 
 /**
- * htm_dtl_start() - begin capturing
+ * dtl_start() - begin capturing
  * @dtl: a configured or stopped session
  *
  * Each selected online CPU joins now, each selected offline CPU when it
@@ -173,7 +164,7 @@ EXPORT_SYMBOL_IF_KUNIT(htm_dtl_configure);
  *
  * Return: 0 or -EBADFD in another state.
  */
-int htm_dtl_start(struct htm_dtl *dtl)
+int dtl_start(struct vpa_dtl *dtl)
 {
 	unsigned long flags;
 	unsigned int cpu;
@@ -181,8 +172,8 @@ int htm_dtl_start(struct htm_dtl *dtl)
 
 	cpus_read_lock();
 	mutex_lock(&dtl->lock);
-	if (dtl->state != HTM_DTL_CONFIGURED &&
-	    dtl->state != HTM_DTL_STOPPED) {
+	if (dtl->state != DTL_CONFIGURED &&
+	    dtl->state != DTL_STOPPED) {
 		ret = -EBADFD;
 		goto out;
 	}
@@ -192,21 +183,21 @@ int htm_dtl_start(struct htm_dtl *dtl)
 	 * What the last captures left goes out first; what finds no room
 	 * waits, marked as theirs, before this START's clock record.
 	 */
-	htm_dtl_flush(dtl, NULL);
+	dtl_flush(dtl, NULL);
 	for_each_cpu(cpu, dtl->cpus)
 		dtl->pcpu[cpu]->prev_pending =
-			htm_dtl_cpu_pending(dtl->pcpu[cpu]);
+			dtl_cpu_pending(dtl->pcpu[cpu]);
 	dtl->clock_pending = true;
-	htm_dtl_flush(dtl, NULL);
+	dtl_flush(dtl, NULL);
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
-	/* Pairs with htm_dtl_read()'s acquire, as every state change does. */
-	smp_store_release(&dtl->state, HTM_DTL_RUNNING);
+	/* Pairs with dtl_read()'s acquire, as every state change does. */
+	smp_store_release(&dtl->state, DTL_RUNNING);
 	for_each_cpu(cpu, dtl->cpus) {
-		struct htm_dtl_cpu *c = dtl->pcpu[cpu];
+		struct dtl_cpu *c = dtl->pcpu[cpu];
 
 		WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_WAITING);
 		if (cpu_online(cpu))
-			work_on_cpu(cpu, htm_dtl_cpu_begin, c);
+			work_on_cpu(cpu, dtl_cpu_begin, c);
 	}
 	wake_up_interruptible(&dtl->wait);
 out:
@@ -216,21 +207,21 @@ out:
 }
 
 /* End every CPU's capture; @dtl->lock held, the session running. */
-static void htm_dtl_stop_locked(struct htm_dtl *dtl)
+static void dtl_stop_locked(struct vpa_dtl *dtl)
 {
 	unsigned int cpu;
 
 	lockdep_assert_held(&dtl->lock);
 	/* The timer is cancelled first, so no poll runs alongside. */
 	for_each_cpu(cpu, dtl->cpus)
-		htm_dtl_cpu_end(dtl->pcpu[cpu], 0);
-	/* Pairs with htm_dtl_read(): the last entries are in before STOPPED. */
-	smp_store_release(&dtl->state, HTM_DTL_STOPPED);
+		dtl_cpu_end(dtl->pcpu[cpu], 0);
+	/* Pairs with dtl_read(): the last entries are in before STOPPED. */
+	smp_store_release(&dtl->state, DTL_STOPPED);
 	wake_up_interruptible_all(&dtl->wait);
 }
 
 /**
- * htm_dtl_stop() - end capturing
+ * dtl_stop() - end capturing
  * @dtl: session
  *
  * Every CPU's log and mask is given back; what was captured stays readable,
@@ -238,15 +229,15 @@ static void htm_dtl_stop_locked(struct htm_dtl *dtl)
  *
  * Return: 0 (stopping a stopped session too), or -EBADFD if never started.
  */
-int htm_dtl_stop(struct htm_dtl *dtl)
+int dtl_stop(struct vpa_dtl *dtl)
 {
 	int ret = 0;
 
 	cpus_read_lock();
 	mutex_lock(&dtl->lock);
-	if (dtl->state == HTM_DTL_RUNNING)
-		htm_dtl_stop_locked(dtl);
-	else if (dtl->state != HTM_DTL_STOPPED)
+	if (dtl->state == DTL_RUNNING)
+		dtl_stop_locked(dtl);
+	else if (dtl->state != DTL_STOPPED)
 		ret = -EBADFD;
 	mutex_unlock(&dtl->lock);
 	cpus_read_unlock();
@@ -254,35 +245,35 @@ int htm_dtl_stop(struct htm_dtl *dtl)
 }
 
 /**
- * htm_dtl_end() - end the session, stopping it first
+ * dtl_end() - end the session, stopping it first
  * @dtl: session
  * @owner: NULL to end the session whoever configured it (DECONFIGURE), or
  *	a closing file: the session ends only if that file configured it
  *	without HTMTRACE_DTL_F_KEEP
  *
  * One transition: the state is checked and changed under the locks, in
- * their order (see struct htm_dtl), so that of two calls at once exactly
+ * their order (see struct vpa_dtl), so that of two calls at once exactly
  * one ends the session, and nothing starts it in between.
  *
  * Return: 0 if this call ended the session, else -EBADFD.
  */
-int htm_dtl_end(struct htm_dtl *dtl, const void *owner)
+int dtl_end(struct vpa_dtl *dtl, const void *owner)
 {
 	int ret = -EBADFD;
 
 	mutex_lock(&dtl->read_lock);
 	cpus_read_lock();
 	mutex_lock(&dtl->lock);
-	if (dtl->state != HTM_DTL_CONFIGURED &&
-	    dtl->state != HTM_DTL_RUNNING && dtl->state != HTM_DTL_STOPPED)
+	if (dtl->state != DTL_CONFIGURED &&
+	    dtl->state != DTL_RUNNING && dtl->state != DTL_STOPPED)
 		goto out;
 	if (owner && dtl->owner != owner)
 		goto out;
-	if (dtl->state == HTM_DTL_RUNNING)
-		htm_dtl_stop_locked(dtl);
+	if (dtl->state == DTL_RUNNING)
+		dtl_stop_locked(dtl);
 	/* The state first: a lockless poll() reads it, never the ring. */
-	smp_store_release(&dtl->state, HTM_DTL_IDLE);
-	htm_dtl_free(dtl);
+	smp_store_release(&dtl->state, DTL_IDLE);
+	dtl_free(dtl);
 	dtl->hv = NULL;
 	dtl->owner = NULL;
 	ret = 0;
@@ -294,10 +285,10 @@ out:
 		wake_up_interruptible_all(&dtl->wait);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_dtl_end);
+EXPORT_SYMBOL_IF_KUNIT(dtl_end);
 
 /**
- * htm_dtl_flush_now() - copy every CPU's log into the stream now
+ * dtl_flush_now() - copy every CPU's log into the stream now
  * @dtl: session
  *
  * Bounds the delivery latency for a reader that needs it: the entries
@@ -306,7 +297,7 @@ EXPORT_SYMBOL_IF_KUNIT(htm_dtl_end);
  *
  * Return: 0, or -EBADFD if the session is not running.
  */
-int htm_dtl_flush_now(struct htm_dtl *dtl)
+int dtl_flush_now(struct vpa_dtl *dtl)
 {
 	unsigned long flags;
 	unsigned int cpu;
@@ -314,15 +305,15 @@ int htm_dtl_flush_now(struct htm_dtl *dtl)
 
 	cpus_read_lock();
 	mutex_lock(&dtl->lock);
-	if (dtl->state != HTM_DTL_RUNNING) {
+	if (dtl->state != DTL_RUNNING) {
 		ret = -EBADFD;
 		goto out;
 	}
 	for_each_cpu_and(cpu, dtl->cpus, cpu_online_mask)
-		smp_call_function_single(cpu, htm_dtl_cpu_flush_ipi,
+		smp_call_function_single(cpu, dtl_cpu_flush_ipi,
 					 dtl->pcpu[cpu], 1);
 	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
-	htm_dtl_flush(dtl, NULL);
+	dtl_flush(dtl, NULL);
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	wake_up_interruptible(&dtl->wait);
 out:
@@ -332,17 +323,17 @@ out:
 }
 
 /* Has the reader something to read, or is the stream over? */
-static bool htm_dtl_readable(struct htm_dtl *dtl)
+static bool dtl_readable(struct vpa_dtl *dtl)
 {
 	u32 state = READ_ONCE(dtl->state);
 
 	return READ_ONCE(dtl->ring.head) != READ_ONCE(dtl->ring.tail) ||
-	       state == HTM_DTL_STOPPED || state == HTM_DTL_IDLE ||
-	       state == HTM_DTL_PMU;
+	       state == DTL_STOPPED || state == DTL_IDLE ||
+	       state == DTL_PMU;
 }
 
 /**
- * htm_dtl_read() - read whole records of the stream
+ * dtl_read() - read whole records of the stream
  * @dtl: session
  * @ubuf: user buffer
  * @count: its size
@@ -352,8 +343,8 @@ static bool htm_dtl_readable(struct htm_dtl *dtl)
  * stream drained; -ENODATA if there is no session; -EINVAL if @count
  * cannot hold the next record; -EAGAIN, -ERESTARTSYS, -EFAULT.
  */
-ssize_t htm_dtl_read(struct htm_dtl *dtl, char __user *ubuf, size_t count,
-		     bool nonblock)
+ssize_t dtl_read(struct vpa_dtl *dtl, char __user *ubuf, size_t count,
+		 bool nonblock)
 {
 	unsigned long flags;
 	bool empty;
@@ -369,12 +360,12 @@ ssize_t htm_dtl_read(struct htm_dtl *dtl, char __user *ubuf, size_t count,
 		 */
 		state = smp_load_acquire(&dtl->state);
 		ret = -ENODATA;
-		if (state == HTM_DTL_IDLE || state == HTM_DTL_PMU)
+		if (state == DTL_IDLE || state == DTL_PMU)
 			goto out;
 		raw_spin_lock_irqsave(&dtl->ring_lock, flags);
 		/* What is pending goes out first, now that there may be room. */
-		htm_dtl_flush(dtl, NULL);
-		len = htm_dtl_ring_whole(&dtl->ring, count);
+		dtl_flush(dtl, NULL);
+		len = dtl_ring_whole(&dtl->ring, count);
 		empty = dtl->ring.head == dtl->ring.tail;
 		raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 		if (len)
@@ -383,54 +374,54 @@ ssize_t htm_dtl_read(struct htm_dtl *dtl, char __user *ubuf, size_t count,
 		if (!empty)
 			goto out;
 		ret = 0;
-		if (state == HTM_DTL_STOPPED)
+		if (state == DTL_STOPPED)
 			goto out;
 		ret = -EAGAIN;
 		if (nonblock)
 			goto out;
 		mutex_unlock(&dtl->read_lock);
-		if (wait_event_interruptible(dtl->wait, htm_dtl_readable(dtl)))
+		if (wait_event_interruptible(dtl->wait, dtl_readable(dtl)))
 			return -ERESTARTSYS;
 		if (mutex_lock_interruptible(&dtl->read_lock))
 			return -ERESTARTSYS;
 	}
-	if (htm_dtl_ring_copy(&dtl->ring, ubuf, len)) {
+	if (dtl_ring_copy(&dtl->ring, ubuf, len)) {
 		ret = -EFAULT;
 		goto out;
 	}
 	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
 	dtl->ring.tail += len;
-	htm_dtl_flush(dtl, NULL);
+	dtl_flush(dtl, NULL);
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	ret = len;
 out:
 	mutex_unlock(&dtl->read_lock);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(htm_dtl_read);
+EXPORT_SYMBOL_IF_KUNIT(dtl_read);
 
 /**
- * htm_dtl_poll_mask() - what poll() reports (no lock needed)
+ * dtl_poll_mask() - what poll() reports (no lock needed)
  * @dtl: session
  *
  * Return: EPOLLIN | EPOLLRDNORM when a record is ready or the stream is
  * over (EPOLLHUP too then); EPOLLERR | EPOLLHUP without a session.
  */
-__poll_t htm_dtl_poll_mask(struct htm_dtl *dtl)
+__poll_t dtl_poll_mask(struct vpa_dtl *dtl)
 {
 	u32 state = READ_ONCE(dtl->state);
 
-	if (state == HTM_DTL_IDLE || state == HTM_DTL_PMU)
+	if (state == DTL_IDLE || state == DTL_PMU)
 		return EPOLLERR | EPOLLHUP;
 	if (READ_ONCE(dtl->ring.head) != READ_ONCE(dtl->ring.tail))
 		return EPOLLIN | EPOLLRDNORM;
-	if (state == HTM_DTL_STOPPED)
+	if (state == DTL_STOPPED)
 		return EPOLLIN | EPOLLRDNORM | EPOLLHUP;
 	return 0;
 }
 
 /**
- * htm_dtl_stats() - the per-CPU counters
+ * dtl_stats() - the per-CPU counters
  * @dtl: session
  * @out: array to fill
  * @max: its length
@@ -439,14 +430,14 @@ __poll_t htm_dtl_poll_mask(struct htm_dtl *dtl)
  * Return: 0, -ENOSPC if @max is less than @count (nothing stored),
  * -ENODATA without a session.
  */
-int htm_dtl_stats(struct htm_dtl *dtl, struct htmtrace_dtl_cpu_stats *out,
-		  u32 max, u32 *count)
+int dtl_stats(struct vpa_dtl *dtl, struct htmtrace_dtl_cpu_stats *out,
+	      u32 max, u32 *count)
 {
 	unsigned int cpu, n = 0;
 	int ret = 0;
 
 	mutex_lock(&dtl->lock);
-	if (dtl->state == HTM_DTL_IDLE || dtl->state == HTM_DTL_PMU) {
+	if (dtl->state == DTL_IDLE || dtl->state == DTL_PMU) {
 		ret = -ENODATA;
 		goto out;
 	}
@@ -456,7 +447,7 @@ int htm_dtl_stats(struct htm_dtl *dtl, struct htmtrace_dtl_cpu_stats *out,
 		goto out;
 	}
 	for_each_cpu(cpu, dtl->cpus) {
-		const struct htm_dtl_cpu *c = dtl->pcpu[cpu];
+		const struct dtl_cpu *c = dtl->pcpu[cpu];
 
 		memset(&out[n], 0, sizeof(out[n]));
 		out[n].cpu = cpu;

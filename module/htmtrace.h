@@ -28,7 +28,7 @@ extern unsigned int htm_nr_channels;
 extern unsigned int htm_bounce_size;
 /* The largest bounce buffer: one allocation of MAX_PAGE_ORDER pages. */
 #define HTM_BOUNCE_MAX	((unsigned int)(PAGE_SIZE << MAX_PAGE_ORDER))
-extern unsigned int htm_dtl_period_us;
+extern unsigned int dtl_period_us;
 
 /* hv.c: the hypervisor boundary */
 
@@ -140,23 +140,23 @@ void htm_pmu_unregister(void);
  */
 
 /**
- * struct htm_dtl_ring - a ring of stream records
+ * struct dtl_ring - a ring of stream records
  * @buf: the bytes
  * @size: bytes of @buf, a power of two
  * @head: bytes ever written (producers, under the session's ring lock)
  * @tail: bytes ever read (the one reader, under the session's read lock)
  */
-struct htm_dtl_ring {
+struct dtl_ring {
 	u8 *buf;
 	u32 size;
 	u64 head;
 	u64 tail;
 };
 
-struct htm_dtl_cpu;
+struct dtl_cpu;
 
 /**
- * struct htm_dtl - the one dispatch trace log session
+ * struct vpa_dtl - the one dispatch trace log session
  * @lock: guards @state and every transition of it: configure, start,
  *	stop, the end (deconfigure, the owner's close), CPU hotplug, the
  *	vpa_dtl PMU taking and giving back the log. Each checks the state
@@ -171,26 +171,26 @@ struct htm_dtl_cpu;
  *	context) and, for the vpa_dtl PMU, in pmu::add and pmu::del under the
  *	perf context's raw lock: hence raw, and held for short copies only
  * @hv: the backend
- * @state: HTM_DTL_* (dtl_internal.h); read without a lock by read() and
+ * @state: DTL_* (dtl_internal.h); read without a lock by read() and
  *	poll()
  * @cpus: the selected CPUs
  * @pcpu: per CPU id, its capture, NULL if not selected
  * @ring: the stream
  * @clock_pending: a clock record is due before the next entry
  * @hp_state: the CPU hotplug state of the callbacks
- * @pmu_users: perf events holding the session (state HTM_DTL_PMU)
+ * @pmu_users: perf events holding the session (state DTL_PMU)
  * @owner: the file whose close ends the session, NULL if none
  * @wait: woken when records arrive or the state changes
  */
-struct htm_dtl {
+struct vpa_dtl {
 	struct mutex lock;		/* see above */
 	struct mutex read_lock;		/* see above */
 	raw_spinlock_t ring_lock;	/* see above */
 	const struct htmtrace_hv_ops *hv;
 	u32 state;
 	cpumask_var_t cpus;
-	struct htm_dtl_cpu **pcpu;
-	struct htm_dtl_ring ring;
+	struct dtl_cpu **pcpu;
+	struct dtl_ring ring;
 	bool clock_pending;
 	int hp_state;
 	unsigned int pmu_users;
@@ -198,17 +198,17 @@ struct htm_dtl {
 	wait_queue_head_t wait;
 };
 
-int htm_dtl_init(struct htm_dtl *dtl);
-void htm_dtl_exit(struct htm_dtl *dtl);
+int dtl_init(struct vpa_dtl *dtl);
+void dtl_exit(struct vpa_dtl *dtl);
 
 /* dtl_cdev.c: /dev/vpa_dtl */
-int htm_dtl_cdev_add(const struct htmtrace_hv_ops *hv, struct htm_dtl *dtl);
-void htm_dtl_cdev_remove(void);
+int dtl_cdev_add(const struct htmtrace_hv_ops *hv, struct vpa_dtl *dtl);
+void dtl_cdev_remove(void);
 
 /* dtl_pmu.c: the vpa_dtl perf PMU */
-int htm_dtl_pmu_register(const struct htmtrace_hv_ops *hv,
-			 struct htm_dtl *dtl);
-void htm_dtl_pmu_unregister(void);
+int dtl_pmu_register(const struct htmtrace_hv_ops *hv,
+		     struct vpa_dtl *dtl);
+void dtl_pmu_unregister(void);
 
 /* htm_cdev.c: /dev/htmN */
 int htm_cdev_add_all(const struct htmtrace_hv_ops *hv);

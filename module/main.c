@@ -68,9 +68,9 @@ module_param_cb(bounce_kb, &htm_uint_param_ops, &bounce_kb_param, 0444);
 MODULE_PARM_DESC(bounce_kb,
 		 "dump bounce buffer per reading file, KiB (64..65536, default 1024; capped at the largest contiguous allocation)");
 
-unsigned int htm_dtl_period_us;
+unsigned int dtl_period_us;
 static struct htm_uint_param dtl_period_param = {
-	&htm_dtl_period_us, 0, 1000000
+	&dtl_period_us, 0, 1000000
 };
 module_param_cb(dtl_period_us, &htm_uint_param_ops, &dtl_period_param, 0644);
 MODULE_PARM_DESC(dtl_period_us,
@@ -107,14 +107,14 @@ MODULE_PARM_DESC(dtl_pmu,
 		 "register the vpa_dtl perf PMU where no PMU of that name exists (default Y)");
 
 /* The vpa_dtl PMU, unless the kernel has one: decided now, not by version. */
-static void htm_dtl_pmu_add(const struct htmtrace_hv_ops *ops,
-			    struct htm_dtl *dtl)
+static void dtl_pmu_add(const struct htmtrace_hv_ops *ops,
+			struct vpa_dtl *dtl)
 {
 	int ret;
 
 	if (!dtl_pmu)
 		return;
-	ret = htm_dtl_pmu_register(ops, dtl);
+	ret = dtl_pmu_register(ops, dtl);
 	if (ret == -EEXIST)
 		pr_info("a vpa_dtl perf PMU exists already: not registering ours (/dev/vpa_dtl only)\n");
 	else if (ret)
@@ -124,7 +124,7 @@ static void htm_dtl_pmu_add(const struct htmtrace_hv_ops *ops,
 /* The backend, fixed at load, and the dispatch trace log session. */
 static const struct htmtrace_hv_ops *htm_hv;
 static struct htm_hv_offer htm_offer;
-static struct htm_dtl htm_dtl_session;
+static struct vpa_dtl dtl_session;
 
 /*
  * The composition root: what the backend offers, made once. The devices
@@ -136,7 +136,7 @@ static int __init htm_devices_add(void)
 	int ret;
 
 	if (htm_offer.dtl) {
-		ret = htm_dtl_init(&htm_dtl_session);
+		ret = dtl_init(&dtl_session);
 		if (ret)
 			return ret;
 	}
@@ -149,10 +149,10 @@ static int __init htm_devices_add(void)
 			pr_warn("no htm perf PMU (%d): /dev/htmN only\n", ret);
 	}
 	if (htm_offer.dtl) {
-		ret = htm_dtl_cdev_add(htm_hv, &htm_dtl_session);
+		ret = dtl_cdev_add(htm_hv, &dtl_session);
 		if (ret)
 			goto err_htm;
-		htm_dtl_pmu_add(htm_hv, &htm_dtl_session);
+		dtl_pmu_add(htm_hv, &dtl_session);
 	}
 	return 0;
 
@@ -161,19 +161,19 @@ err_htm:
 	htm_cdev_remove_all();
 err_dtl:
 	if (htm_offer.dtl)
-		htm_dtl_exit(&htm_dtl_session);
+		dtl_exit(&dtl_session);
 	return ret;
 }
 
 /* Each remove is a no-op for what was not made. */
 static void htm_devices_remove(void)
 {
-	htm_dtl_pmu_unregister();
-	htm_dtl_cdev_remove();
+	dtl_pmu_unregister();
+	dtl_cdev_remove();
 	htm_pmu_unregister();
 	htm_cdev_remove_all();
 	if (htm_offer.dtl)
-		htm_dtl_exit(&htm_dtl_session);
+		dtl_exit(&dtl_session);
 }
 
 /*
