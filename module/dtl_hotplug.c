@@ -11,7 +11,6 @@
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 
-
 #include "htmtrace.h"
 #include "dtl_internal.h"
 

@@ -15,7 +15,6 @@
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
-
 #include "htmtrace.h"
 #include "dtl_internal.h"
 

@@ -12,7 +12,7 @@
 #define pr_fmt(fmt) "htmtrace: " fmt
 
 #include <linux/cpumask.h>
-#include <linux/timekeeping.h>
+#include <linux/ktime.h>
 #include <kunit/visibility.h>
 
 #include <asm/time.h>

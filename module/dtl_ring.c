@@ -13,7 +13,6 @@
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
 
-
 #include "htmtrace.h"
 #include "dtl_internal.h"
 
