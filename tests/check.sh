@@ -324,82 +324,75 @@ for f in htmtrace.ko htmtrace_hvsim.ko htmtrace_kunit.ko htmtrace; do
 done
 
 # The stock kernels' part: the 6.1 build, then Debian's stock 6.12 kernels
-# booted (the first gets the DKMS run).
-stock_first() {
+# booted (the first gets the DKMS run), then the lint (it needs the debug
+# build).
+stock_all() {
 	say "stock kernel: tests/stock.sh 6.1 (Debian's 6.1 headers, build only)"
 	run_tap stock-6.1 "$top/tests/stock.sh" 6.1
-	stock_guest "${stock_boot[0]}" dkms
-}
-
-# The run has three lanes, so that no core idles: the debug guest's
-# suites (this shell); the 6.1 build and the first stock guest
-# (stock_first); the host suites, the lint, then the second stock guest
-# (host_all). The guests wait on QEMU under TCG much of the time, the host
-# suites not at all: the lanes share the cores, and each ends about when
-# the others do. Each background lane is a subshell whose output goes to
-# logs/LANE.log and whose counts to logs/LANE.counts; lane_wait waits for
-# it, prints its log and adds its counts. An interrupt stops them with the
-# rest (interrupted: every child of this shell).
-declare -A lane_pid
-lane_start() {
-	local lane=$1
-	shift
-	rm -f "$logs/$lane.counts"
-	say "$lane lane: $* (in the background; log: $logs/$lane.log)"
-	(
-		passed=0 failed=0 skipped=0 notrun=0
-		"$@"
-		echo "$passed $failed $skipped $notrun" > "$logs/$lane.counts"
-	) > "$logs/$lane.log" 2>&1 &
-	lane_pid[$lane]=$!
-}
-
-lane_wait() {
-	local p f s n lane=$1
-	say "$lane lane: wait for it"
-	wait "${lane_pid[$lane]}"
-	cat "$logs/$lane.log"
-	if read -r p f s n < "$logs/$lane.counts"; then
-		passed=$((passed + p)) failed=$((failed + f))
-		skipped=$((skipped + s)) notrun=$((notrun + n))
-	else
-		fail "the $lane lane left no counts (see $logs/$lane.log)"
-	fi
-}
-
-# The host suites run without bats' per-test timeout: bats 1.8.2 starts a
-# watchdog "sleep" per test, and a test faster than the watchdog's own
-# setup leaves that sleep orphaned, holding bats' output pipe for the
-# whole timeout (seen: 900 s after a 10 ms test of host-dkms.bats). The
-# lint needs the debug build.
-host_all() {
-	local spec
-	[ ${#host_suites[@]} -eq 0 ] || BATS_TEST_TIMEOUT= run_bats host "${host_suites[@]}"
+	for spec in "${stock_boot[@]}"; do
+		stock_guest "$spec" "$([ "$spec" = "${stock_boot[0]}" ] && echo dkms)"
+	done
 	if [ "$built" -eq 1 ]; then
 		say "lint: tests/lint.sh $variant"
 		run_tap lint "$top/tests/lint.sh" "$variant"
 	else
 		not_run "lint: nothing was built to lint" 4
 	fi
-	for spec in "${stock_boot[@]:1}"; do
-		stock_guest "$spec"
-	done
+}
+
+# Two lanes: this shell's (the host suites while the debug guest boots,
+# then the debug guest's suites), and the stock kernels' (stock_all), which
+# starts with the builds while the host suites run. At most two guests run
+# at once: with a third and the host suites beside them, on two cores, each
+# suite ran more than twice as slowly and the run was no shorter.
+# The stock lane is a subshell whose output goes to logs/stock.log and
+# whose counts to logs/stock.counts; stock_wait waits for it, prints its log
+# and adds its counts. An interrupt stops it with the rest (interrupted:
+# every child of this shell).
+stock_start() {
+	rm -f "$logs/stock.counts"
+	say "stock kernels, then lint: in the background (log: $logs/stock.log)"
+	(
+		passed=0 failed=0 skipped=0 notrun=0
+		stock_all
+		echo "$passed $failed $skipped $notrun" > "$logs/stock.counts"
+	) > "$logs/stock.log" 2>&1 &
+	stock_pid=$!
+}
+
+stock_wait() {
+	local p f s n
+	say "stock kernels and lint: wait for them"
+	wait "$stock_pid"
+	cat "$logs/stock.log"
+	if read -r p f s n < "$logs/stock.counts"; then
+		passed=$((passed + p)) failed=$((failed + f))
+		skipped=$((skipped + s)) notrun=$((notrun + n))
+	else
+		fail "the stock kernels' run left no counts (see $logs/stock.log)"
+	fi
 }
 
 guest=("$py" "$top/tests/guest.py")
-lane_start stock stock_first
-lane_start host host_all
+stock_start
 if [ "$built" -eq 1 ]; then
 	# One guest serves every guest suite and KUnit: a boot and a kmemleak
-	# scan are the slow parts on the debug kernel under TCG.
-	say "boot the $variant guest"
-	step "${guest[@]}" start -V "$variant" -n check --owner $$ ${perf_root:+--share "$perf_root"}
-	boot=$?
+	# scan are the slow parts on the debug kernel under TCG. It boots while
+	# the host suites run.
+	say "boot the $variant guest (in the background)"
+	"${guest[@]}" start -V "$variant" -n check --owner $$ ${perf_root:+--share "$perf_root"} &
+	boot=$!
 fi
+# The host suites run without bats' per-test timeout: bats 1.8.2 starts a
+# watchdog "sleep" per test, and a test faster than the watchdog's own
+# setup leaves that sleep orphaned, holding bats' output pipe for the
+# whole timeout (seen: 900 s after a 10 ms test of host-dkms.bats).
+[ ${#host_suites[@]} -eq 0 ] || BATS_TEST_TIMEOUT= run_bats host "${host_suites[@]}"
 
 if [ "$built" -eq 1 ]; then
 	export HTMTRACE_GUEST=check
-	if [ "$boot" -eq 0 ]; then
+	say "wait for the $variant guest"
+	if wait $boot; then
 		# One bats run per file: the step headers then time each suite.
 		for f in "${guest_suites[@]}"; do
 			run_bats "guest-$(basename "$f" .bats)" "$f"
@@ -434,8 +427,7 @@ else
 	not_run "post-mortem" 1
 fi
 
-lane_wait stock
-lane_wait host
+stock_wait
 
 say "uapi: <linux/htmtrace.h> in strict C99"
 if printf '#include <linux/htmtrace.h>\n' |
