@@ -442,12 +442,13 @@ ok" ]
 	# whether or not a poll comes between them: nothing is overwritten,
 	# however slowly the guest runs. The capture ends when it is stopped.
 	run guest "$CAPTURING
-		cut -d' ' -f1 /proc/uptime > /tmp/up.0
+		echo 'htmtrace-test: vpa_dtl capture begins' > /dev/kmsg
 		htmperf dtl 7 -C 0,1 -o /tmp/d -d 0 -r /tmp/r > /tmp/d.out & p=\$!
 		enabled && capturing 0 7 && capturing 1 7 || { kill \$p; exit 1; }
 		echo '0 60' > $HVSIM/dtl_burst && echo '1 40' > $HVSIM/dtl_burst &&
 		echo '0 20' > $HVSIM/dtl_burst
-		kill \$p; wait \$p && cut -d' ' -f1 /proc/uptime > /tmp/up.1 && cat /tmp/d.out"
+		kill \$p; wait \$p && echo 'htmtrace-test: vpa_dtl capture ended' > /dev/kmsg &&
+		cat /tmp/d.out"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	local n0=$(($(written 0) - w0)) n1=$(($(written 1) - w1))
@@ -464,13 +465,17 @@ ok" ]
 	[ "${lines[0]%% first_s *}" = "boottb tb_freq $tbf" ]
 	[ "${lines[-1]}" = "entries $n0 missing 0 gaps 0 bad 0" ]
 	# the first entry's time since boot, from boot_tb: within the capture,
-	# as the guest's own clock saw it (uptime's 10 ms steps either way)
-	local s up
+	# on the clock that counts from boot_tb, local_clock(): the kernel
+	# log's timestamps, shown for the while (/proc/uptime starts later,
+	# when timekeeping does)
+	local s t
 	s=${lines[0]##* first_s }
-	up=$(guest cat /tmp/up.0 /tmp/up.1)
-	echo "first entry at $s s, the capture from $(echo $up | tr ' ' '-') s"
-	awk -v s="$s" -v u0="${up%%$'\n'*}" -v u1="${up##*$'\n'}" \
-		'BEGIN { exit !(s >= u0 - 0.01 && s <= u1 + 0.01) }'
+	t=$(guest "p=/sys/module/printk/parameters/time; o=\$(cat \$p); echo Y > \$p
+		dmesg | sed -n 's/^\[ *\([0-9.]*\)\] htmtrace-test: vpa_dtl capture [a-z]*\$/\1/p' | tail -n 2
+		echo \$o > \$p")
+	echo "first entry at $s s, the capture from $(echo $t | tr ' ' '-') s"
+	awk -v s="$s" -v t0="${t%%$'\n'*}" -v t1="${t##*$'\n'}" \
+		'BEGIN { exit !(s >= t0 - 0.001 && s <= t1 + 0.001) }'
 	decoded /tmp/d.cpu1 1 "$mask" "$e1" "$(events 1)"
 	[ "${lines[-1]}" = "entries $n1 missing 0 gaps 0 bad 0" ]
 	# the CPUs' masks are given back (the kernel's, where it owns the log)
