@@ -107,8 +107,8 @@ MODULE_PARM_DESC(dtl_pmu,
 		 "register the vpa_dtl perf PMU where no PMU of that name exists (default Y)");
 
 /* The vpa_dtl PMU, unless the kernel has one: decided now, not by version. */
-static void dtl_pmu_add(const struct htmtrace_hv_ops *ops,
-			struct vpa_dtl *dtl)
+static void dtl_pmu_try_add(const struct htmtrace_hv_ops *ops,
+			    struct vpa_dtl *dtl)
 {
 	int ret;
 
@@ -152,7 +152,7 @@ static int __init htm_devices_add(void)
 		ret = dtl_cdev_add(htm_hv, &dtl_session);
 		if (ret)
 			goto err_htm;
-		dtl_pmu_add(htm_hv, &dtl_session);
+		dtl_pmu_try_add(htm_hv, &dtl_session);
 	}
 	return 0;
 
