@@ -296,7 +296,11 @@ class Guest:
         qemu = ['qemu-system-ppc64', '-M', MACHINE, '-cpu', 'power9', '-m', '1G',
                 '-smp', '2', '-nodefaults', '-no-user-config', '-display', 'none',
                 '-no-reboot', '-kernel', vmlinux, '-initrd', initrd,
-                '-append', 'console=hvc0 panic=-1 kunit.enable=1 kasan_multi_shot',
+                # rcu_expedited: every synchronize_rcu() an expedited grace
+                # period, the same guarantee sooner; an rmmod waits for
+                # several (0.27 s became 0.11 s on the debug kernel).
+                '-append', 'console=hvc0 panic=-1 kunit.enable=1 kasan_multi_shot '
+                'rcupdate.rcu_expedited=1',
                 '-chardev', f'file,id=con,path={self.log["console"]}',
                 '-device', 'spapr-vty,chardev=con',
                 '-chardev', f'socket,id=ctl,path={sock},server=on,wait=off',

@@ -194,18 +194,19 @@ rm -f "$g"/*.ko
 cp "$out"/test/*.ko "$g/"
 ppclib=$sysroot/usr/lib/powerpc64le-linux-gnu
 # The guest helpers tests/build.sh builds: every tests/guest/*.c but the
-# command server (tests/initramfs.sh builds that one).
+# command server (tests/initramfs.sh builds that one). Linked statically, as
+# there: an exec through the dynamic loader costs far more in the guest.
 helpers() {
 	local c
 	for c in "$top"/tests/guest/*.c; do
 		[ "${c##*/}" != cmdserver.c ] || continue
-		${cross}gcc -O2 -Wall -Wextra -Werror -I"$top/uapi" \
+		${cross}gcc -O2 -static -Wall -Wextra -Werror -I"$top/uapi" \
 			-o "$g/guest-bin/$(basename "$c" .c)" "$c" >>"$out/tool.log" 2>&1 || return 1
 	done
 }
 # htmcheck: the test helper that checks the simulator's records
 # (tests/htmcheck.c), built on the tool's objects.
-if make -s -j"$(nproc)" -C "$top/userspace" O="$g" CC=${cross}gcc WERROR=1 \
+if make -s -j"$(nproc)" -C "$top/userspace" O="$g" CC=${cross}gcc WERROR=1 CHECK_LDFLAGS=-static \
 	PKG_CONFIG_LIBDIR="$ppclib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$sysroot" \
 	LDFLAGS="-Wl,-rpath-link,$ppclib:$sysroot/lib/powerpc64le-linux-gnu" \
 	all htmcheck >"$out/tool.log" 2>&1 &&
