@@ -39,12 +39,12 @@ line, socket and start time are the ones this guest recorded.
 # Only what `run` needs is imported here (a test run makes thousands of
 # calls, and argparse, re, secrets and subprocess would double the start-up
 # time of each): the other commands import theirs where they use them.
-import base64
+# _socket, the C module under socket: socket.py's enum and selectors would
+# cost each call more than the rest of its imports together.
+import _socket
 import binascii
 import fcntl
-import json
 import os
-import socket
 import sys
 import time
 import zlib
@@ -102,7 +102,7 @@ def frame(text):
 
 def request_frame(rid, timeout, text):
     raw = text.encode()
-    b64 = base64.b64encode(raw).decode() or '-'
+    b64 = binascii.b2a_base64(raw, newline=False).decode() or '-'
     return frame(f'REQ {rid} {timeout} {len(raw)} {b64}')
 
 
@@ -164,7 +164,7 @@ class Receiver:
             self.s.settimeout(left)
             try:
                 data = self.s.recv(65536)
-            except socket.timeout:
+            except TimeoutError:
                 return ('timeout',)
             if not data:
                 return ('eof',)
@@ -217,8 +217,8 @@ class Receiver:
         if len(words) != 8 or crc32(line[:line.rindex(' ')].encode()) != words[7]:
             return None, f'the reply\'s last line is damaged: {line[:100]!r}'
         try:
-            out = base64.b64decode(''.join(self.parts['OUT']), validate=True)
-            err = base64.b64decode(''.join(self.parts['ERR']), validate=True)
+            out = binascii.a2b_base64(''.join(self.parts['OUT']), strict_mode=True)
+            err = binascii.a2b_base64(''.join(self.parts['ERR']), strict_mode=True)
         except binascii.Error as e:
             return None, f'the reply is no base64: {e}'
         for what, data, n, crc in (('stdout', out, words[3], words[4]),
@@ -243,16 +243,22 @@ class Guest:
         logs = os.path.join(TOP, 'build', variant, 'logs')
         self.log = {k: os.path.join(logs, f'{name}.{k}.log')
                     for k in ('console', 'qemu', 'dmesg', 'kmemleak')}
-        self.state_file = os.path.join(self.dir, 'state.json')
+        # "KEY VALUE" lines: pid, start (the keeper's), sock, started (a
+        # time); not JSON, whose module costs each call more than all of
+        # the rest of run's imports
+        self.state_file = os.path.join(self.dir, 'state')
         self.wedged_file = os.path.join(self.dir, 'wedged')
 
     # --- state ------------------------------------------------------------
     def state(self):
         try:
             with open(self.state_file) as f:
-                return json.load(f)
+                st = dict(line.rstrip('\n').split(' ', 1) for line in f if ' ' in line)
         except FileNotFoundError:
             return None
+        for k in ('pid', 'start'):
+            st[k] = int(st.get(k, 0))
+        return st
 
     def alive(self):
         """True if the keeper this guest recorded still runs (QEMU with it)."""
@@ -317,8 +323,8 @@ class Guest:
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
         with open(self.state_file, 'w') as f:
-            json.dump({'pid': proc.pid, 'start': proc_start(proc.pid), 'sock': sock,
-                       'started': t0}, f)
+            f.write(f'pid {proc.pid}\nstart {proc_start(proc.pid)}\nsock {sock}\n'
+                    f'started {t0}\n')
 
         deadline = t0 + BOOT_TIMEOUT
         while not self._console_has(READY):
@@ -370,14 +376,17 @@ class Guest:
         damage = Damage(os.environ.get('HTMTRACE_GUEST_DAMAGE'))
         with open(os.path.join(self.dir, 'lock'), 'w') as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
+            s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
             try:
-                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 s.connect(st['sock'])
             except OSError as e:
+                s.close()
                 return b'', f'guest: cannot reach the guest: {e}\n'.encode(), 125
-            with s:
+            try:
                 result = self._exchange(s, Receiver(s, rid, damage), text, timeout,
                                         request_frame(rid, timeout, text))
+            finally:
+                s.close()
         if isinstance(result, tuple):
             return result
         what, status = result, 125
@@ -480,6 +489,7 @@ class Guest:
         return findings
 
     def poweroff(self):
+        import socket
         st = self.state()
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:

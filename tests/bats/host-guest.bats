@@ -98,10 +98,10 @@ gone_within() {
 	local victim=$!
 	# state that names the victim's pid, with a socket it does not carry,
 	# then with its socket but another start time
-	for st in "{\"pid\": $victim, \"start\": $(start_time $victim), \"sock\": \"$BATS_TEST_TMPDIR/x/ctl\"}" \
-		  "{\"pid\": $victim, \"start\": 1, \"sock\": \"$BATS_TEST_TMPDIR/s/ctl\"}"; do
-		echo "$st" > "$BATS_TEST_TMPDIR/state.json"
-		run "$PY" - "$BATS_TEST_DIRNAME/.." "$BATS_TEST_TMPDIR/state.json" <<-'EOF'
+	for st in "pid $victim|start $(start_time $victim)|sock $BATS_TEST_TMPDIR/x/ctl" \
+		  "pid $victim|start 1|sock $BATS_TEST_TMPDIR/s/ctl"; do
+		tr '|' '\n' <<<"$st" > "$BATS_TEST_TMPDIR/state"
+		run "$PY" - "$BATS_TEST_DIRNAME/.." "$BATS_TEST_TMPDIR/state" <<-'EOF'
 		import sys
 		sys.path.insert(0, sys.argv[1])
 		import guest
@@ -173,8 +173,8 @@ chan_start() {
 		sleep 0.05
 	done
 	[ -S s ]
-	echo "{\"pid\": $KEEPER, \"start\": $(start_time $KEEPER), \"sock\": \"$BATS_TEST_TMPDIR/s\"}" \
-		> state.json
+	printf 'pid %s\nstart %s\nsock %s\n' $KEEPER "$(start_time $KEEPER)" "$BATS_TEST_TMPDIR/s" \
+		> state
 }
 
 # chan_run TEXT: guest.py's run of TEXT (timeout 20 s) through that channel:
@@ -186,7 +186,7 @@ chan_run() {
 	import guest
 	g = guest.Guest('release', 'host-guest-bats')
 	g.dir = sys.argv[2]
-	g.state_file, g.wedged_file = g.dir + '/state.json', g.dir + '/wedged'
+	g.state_file, g.wedged_file = g.dir + '/state', g.dir + '/wedged'
 	out, err, rc = g.run(sys.argv[3], 20)
 	sys.stdout.buffer.write(out)
 	sys.stderr.buffer.write(err)
