@@ -103,6 +103,26 @@ def xcol(geo, secs):
     return x0 + int((secs * 1e9 - t0) * cols / (t1 - t0))
 
 
+def json_summary(jsonpath):
+    """The "summary" member of a 'dtl report --format json' document, its
+    last: read from the file's end, as a capture of a million entries
+    gives a document of some 400 MB of which the summary is a few KiB."""
+    with open(jsonpath, "rb") as f:
+        f.seek(0, 2)
+        size = f.tell()
+        f.seek(max(0, size - (1 << 20)))
+        tail = f.read().decode()
+    at = tail.rfind('"summary":')
+    if at < 0:
+        fail("no summary in the last MiB of " + jsonpath)
+    at += len('"summary":')
+    at += len(tail[at:]) - len(tail[at:].lstrip())
+    summ, end = json.JSONDecoder().raw_decode(tail, at)
+    if tail[end:].strip() != "}":
+        fail("the summary is not the last member of " + jsonpath)
+    return summ
+
+
 def structure(svgpath, jsonpath):
     root = svg(svgpath)
     for el in root.iter():
@@ -117,8 +137,7 @@ def structure(svgpath, jsonpath):
     text = open(svgpath).read()
     if "http://" in text.replace('xmlns="http://www.w3.org/2000/svg"', ""):
         fail("an external address")
-    doc = json.load(open(jsonpath))
-    summ = doc["summary"]
+    summ = json_summary(jsonpath)
     lanes = [g for g in root.iter(NS + "g") if g.get("class") == "lane"]
     got = [(int(g.get("data-cpu")), int(g.get("data-entries")))
            for g in lanes]

@@ -74,20 +74,18 @@ help_options() {
 }
 
 @test "completion: every option of every command of --help is offered" {
-	local cmd opt got missing=''
+	local cmd got want diff missing=''
 
 	while read -r cmd; do
 		[ "$cmd" != help ] || continue
 		# shellcheck disable=SC2086
 		got=$(complete_words $cmd -)
-		while read -r opt; do
-			grep -qxF -- "$opt" <<<"$got" || missing+="$cmd: $opt"$'\n'
-		done < <(help_options "$cmd")
-		# And nothing the help does not list.
-		while read -r opt; do
-			help_options "$cmd" | grep -qxF -- "$opt" ||
-				missing+="$cmd: extra $opt"$'\n'
-		done <<<"$got"
+		want=$(help_options "$cmd" | LC_ALL=C sort -u)
+		# What the help lists and the completion lacks, and what the
+		# completion offers and the help does not list.
+		diff=$(LC_ALL=C comm -23 <(echo "$want") <(echo "$got") | sed "s/^/$cmd: /"
+			LC_ALL=C comm -13 <(echo "$want") <(echo "$got") | sed "s/^/$cmd: extra /")
+		[ -z "$diff" ] || missing+="$diff"$'\n'
 	done < <(help_commands)
 	[ "$missing" = "" ] || { echo "$missing"; false; }
 	run -0 complete_words status --j

@@ -86,24 +86,25 @@ missing1() {
 # term of a .TP in the section) no longer in the command's help, a uapi
 # name the header no longer defines.
 stale1() {
-	local page=$1 cmd opt n
+	local page=$1 cmd n cmds names
 
+	# each list taken once: the tool runs for each
+	cmds=$(commands)
+	names=$(uapi_names)
 	while read -r cmd; do
-		if ! commands | grep -qxF "$cmd"; then
+		if ! grep -qxF "$cmd" <<<"$cmds"; then
 			echo "command '$cmd'"
 			continue
 		fi
-		while read -r opt; do
-			case $opt in -h | --help) continue ;; esac
-			options "$cmd" | grep -qxF -- "$opt" ||
-				echo "$cmd: option $opt"
-		done < <(section "$page" ".SS $cmd" |
-			 awk 'prev == ".TP" { print } { prev = $0 }' |
-			 grep -oE -- '(^|[ "])--?[a-zA-Z][a-zA-Z0-9-]*' |
-			 sed 's/^[ "]//')
+		# the option headings the tool's help does not list, in page order
+		section "$page" ".SS $cmd" |
+			awk 'prev == ".TP" { print } { prev = $0 }' |
+			grep -oE -- '(^|[ "])--?[a-zA-Z][a-zA-Z0-9-]*' |
+			sed 's/^[ "]//' | grep -vxE -- '-h|--help' |
+			grep -vxF -f <(options "$cmd"; echo --help) | sed "s/^/$cmd: option /"
 	done < <(plain "$page" | sed -n 's/^\.SS //p')
 	while read -r n; do
-		uapi_names | grep -qxF "$n" || echo "uapi name $n"
+		grep -qxF "$n" <<<"$names" || echo "uapi name $n"
 	done < <(plain "$page" | grep -oE 'HTMTRACE_[A-Z0-9_]*[A-Z0-9]' | sort -u)
 }
 
