@@ -323,15 +323,21 @@ for f in htmtrace.ko htmtrace_hvsim.ko htmtrace_kunit.ko htmtrace; do
 		{ fail "build/$variant/$f was not built"; built=0; }
 done
 
-# The stock kernels' part: the 6.1 build, then Debian's stock 6.12 kernels
-# booted (the first gets the DKMS run), then the lint (it needs the debug
-# build).
+# The second lane: the 6.1 build, then Debian's stock 6.12 kernels booted
+# (the first gets the DKMS run), then the host suites, then the lint (it
+# needs the debug build).
 stock_all() {
 	say "stock kernel: tests/stock.sh 6.1 (Debian's 6.1 headers, build only)"
 	run_tap stock-6.1 "$top/tests/stock.sh" 6.1
 	for spec in "${stock_boot[@]}"; do
 		stock_guest "$spec" "$([ "$spec" = "${stock_boot[0]}" ] && echo dkms)"
 	done
+	# The host suites run without bats' per-test timeout: bats 1.8.2
+	# starts a watchdog "sleep" per test, and a test faster than the
+	# watchdog's own setup leaves that sleep orphaned, holding bats'
+	# output pipe for the whole timeout (seen: 900 s after a 10 ms test
+	# of host-dkms.bats).
+	[ ${#host_suites[@]} -eq 0 ] || BATS_TEST_TIMEOUT= run_bats host "${host_suites[@]}"
 	if [ "$built" -eq 1 ]; then
 		say "lint: tests/lint.sh $variant"
 		run_tap lint "$top/tests/lint.sh" "$variant"
@@ -340,18 +346,20 @@ stock_all() {
 	fi
 }
 
-# Two lanes: this shell's (the host suites while the debug guest boots,
-# then the debug guest's suites), and the stock kernels' (stock_all), which
-# starts with the builds while the host suites run. At most two guests run
-# at once: with a third and the host suites beside them, on two cores, each
-# suite ran more than twice as slowly and the run was no shorter.
+# Two lanes: this shell's (the debug guest's boot and suites, the longest
+# path of a run), and the second (stock_all: the stock kernels, the host
+# suites, the lint), which starts with the stock builds while the debug
+# guest boots. At most two guests run at once: with a third and the host
+# suites beside them, on two cores, each suite ran more than twice as
+# slowly and the run was no shorter. The host suites once ran in this
+# lane, before the debug suites, which then waited for them (248 s).
 # The stock lane is a subshell whose output goes to logs/stock.log and
 # whose counts to logs/stock.counts; stock_wait waits for it, prints its log
 # and adds its counts. An interrupt stops it with the rest (interrupted:
 # every child of this shell).
 stock_start() {
 	rm -f "$logs/stock.counts"
-	say "stock kernels, then lint: in the background (log: $logs/stock.log)"
+	say "stock kernels, host suites, lint: in the background (log: $logs/stock.log)"
 	(
 		passed=0 failed=0 skipped=0 notrun=0
 		stock_all
@@ -377,22 +385,11 @@ guest=("$py" "$top/tests/guest.py")
 stock_start
 if [ "$built" -eq 1 ]; then
 	# One guest serves every guest suite and KUnit: a boot and a kmemleak
-	# scan are the slow parts on the debug kernel under TCG. It boots while
-	# the host suites run.
-	say "boot the $variant guest (in the background)"
-	"${guest[@]}" start -V "$variant" -n check --owner $$ ${perf_root:+--share "$perf_root"} &
-	boot=$!
-fi
-# The host suites run without bats' per-test timeout: bats 1.8.2 starts a
-# watchdog "sleep" per test, and a test faster than the watchdog's own
-# setup leaves that sleep orphaned, holding bats' output pipe for the
-# whole timeout (seen: 900 s after a 10 ms test of host-dkms.bats).
-[ ${#host_suites[@]} -eq 0 ] || BATS_TEST_TIMEOUT= run_bats host "${host_suites[@]}"
-
-if [ "$built" -eq 1 ]; then
-	export HTMTRACE_GUEST=check
-	say "wait for the $variant guest"
-	if wait $boot; then
+	# scan are the slow parts on the debug kernel under TCG.
+	say "boot the $variant guest"
+	if step "${guest[@]}" start -V "$variant" -n check --owner $$ \
+		${perf_root:+--share "$perf_root"}; then
+		export HTMTRACE_GUEST=check
 		# One bats run per file: the step headers then time each suite.
 		for f in "${guest_suites[@]}"; do
 			run_bats "guest-$(basename "$f" .bats)" "$f"
