@@ -35,10 +35,17 @@
  *				error; prints "bytes N" and then "eof" or the
  *				errno's name
  *   htmtest runas UID CMD...	run CMD as UID (and GID UID), no capabilities
- *   htmtest cleanup		between tests: SIGKILL every orphan (a process
+ *   htmtest cleanup [MODULE...]
+ *				between tests: SIGKILL every orphan (a process
  *				whose parent is PID 1, the command server)
  *				but our own shell, wait until they are gone,
- *				then deconfigure every /dev/htmN; silent
+ *				deconfigure every /dev/htmN and /dev/vpa_dtl,
+ *				then remove each MODULE that is loaded, in
+ *				order, as rmmod does (delete_module(2),
+ *				O_NONBLOCK): one process where an rmmod per
+ *				module cost each test a process more under
+ *				KASAN and TCG. Silent but for a module that
+ *				will not go: "rmmod MODULE: ERROR", status 1
  *   htmtest blocked PID read|poll MS
  *				wait up to MS ms until process PID sleeps in
  *				that system call (/proc/PID/stat and syscall):
@@ -286,7 +293,7 @@ static int cmd_blocked(long pid, const char *call, unsigned long ms)
 	return 1;
 }
 
-static int cmd_cleanup(void)
+static int cmd_cleanup(char **mods, int nmods)
 {
 	struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
 	pid_t shell = getppid(), killed[256];
@@ -343,6 +350,19 @@ static int cmd_cleanup(void)
 	if (fd >= 0) {
 		ioctl(fd, HTMTRACE_IOC_DTL_DECONFIGURE);
 		close(fd);
+	}
+
+	for (i = 0; i < nmods; i++) {
+		char path[300];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/sys/module/%s", mods[i]);
+		if (stat(path, &st))
+			continue;
+		if (syscall(SYS_delete_module, mods[i], O_NONBLOCK)) {
+			fprintf(stderr, "rmmod %s: %s\n", mods[i], strerror(errno));
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -867,8 +887,8 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 	int fd;
 
-	if (argc == 2 && !strcmp(cmd, "cleanup"))
-		return cmd_cleanup();
+	if (argc >= 2 && !strcmp(cmd, "cleanup"))
+		return cmd_cleanup(argv + 2, argc - 2);
 	if (argc < 3) {
 		fprintf(stderr, "usage: see the comment at the top of htmtest.c\n");
 		return 2;
