@@ -15,8 +15,7 @@ DTLFS=/sys/kernel/debug/htmtrace/dtl
 
 setup() {
 	requires module htmtrace_hvsim
-	guest_mark "insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 &&
-	       insmod $HTM_MODDIR/htmtrace.ko backend=sim"
+	guest_mark "$(sim_load rate=0)"
 }
 
 teardown() {
@@ -42,7 +41,7 @@ caught_up() {
 		idx=\$(sed -n 's/^cpu $1 .* index \([0-9]*\)$/\1/p' $DTLFS)
 		nxt=\$(sed -n 's/^capture cpu $1 .* next \([0-9]*\)$/\1/p' $DTLFS)
 		[ \"\$idx\" = \"\$nxt\" ] && exit 0
-		sleep 0.05
+		nap 0.05
 	done
 	exit 1"
 }
@@ -152,7 +151,7 @@ written() {
 		htmtest blocked \$(cat /tmp/p.pid) poll 20000"
 	[ "$output" = blocked ]
 	run guest "echo '0 5' > $HVSIM/dtl_burst
-		for i in \$(seq 100); do [ -d /proc/\$(cat /tmp/p.pid) ] || break; sleep 0.1; done
+		for i in \$(seq 100); do [ -d /proc/\$(cat /tmp/p.pid) ] || break; nap 0.1; done
 		cat /tmp/p.out"
 	[ "$output" = ready ]
 	run guest htmtest read $DEV 56 nonblock
@@ -276,7 +275,7 @@ cycle_cpu1() {
 	guest "echo 2000 > $HVSIM/dtl_rate && htmtest dtl-configure $DEV all 7 4 && htmtest dtl-start $DEV
 	       for i in \$(seq 300); do
 		       htmtest dtl-stats $DEV | grep -q '^cpu 1 .* dropped [1-9]' && exit 0
-		       sleep 0.1
+		       nap 0.1
 	       done
 	       exit 1"
 	# One cycle: its OFFLINE and JOINED wait for room, then come out in
@@ -294,7 +293,7 @@ cycle_cpu1() {
 	# the capture notices at its next poll (at most 200 ms when idle)
 	run guest "for i in \$(seq 100); do
 			grep -q '^capture cpu 1 state 2 ' $DTLFS && exit 0
-			sleep 0.05
+			nap 0.05
 		done
 		exit 1"
 	[ "$status" -eq 0 ]
@@ -339,7 +338,7 @@ steal_check() {
 		while [ \$i -lt 600 ]; do
 			set -- \$(s \$H/dtl_cpus)
 			[ \$(( (\$1 - \$2 - from) * 100 / tb )) -lt $1 ] || break
-			sleep 0.1; i=\$((i + 1))
+			nap 0.1; i=\$((i + 1))
 		done
 		kill \$pid; wait \$pid 2>/dev/null
 		cat /proc/stat \$H/dtl_cpus > /tmp/steal.1 || exit 1
@@ -436,7 +435,7 @@ own_buffer_mode() {
 		pid=\$!
 		for i in \$(seq 100); do
 			grep -q '^capture cpu 1 state 1 ' $DTLFS && break
-			sleep 0.05
+			nap 0.05
 		done
 		htmtest dtl-stats $DEV >/dev/null && echo running
 		kill -9 \$pid; wait \$pid; htmtest dtl-stats $DEV"
@@ -453,7 +452,7 @@ own_buffer_mode() {
 	       echo 2000 > $HVSIM/dtl_rate
 	       for i in \$(seq 300); do
 		       htmtest dtl-stats $DEV | grep -q '^cpu 0 .* dropped [1-9]' && exit 0
-		       sleep 0.1
+		       nap 0.1
 	       done
 	       exit 1"
 	run guest "a=\$(htmtest dtl-wakeups $DEV); sleep 2; b=\$(htmtest dtl-wakeups $DEV); echo \${a##* } \${b##* }"
@@ -474,7 +473,7 @@ own_buffer_mode() {
 	guest "echo '1 $((eff | 4))' > $HVSIM/dtl_meddle"
 	run guest "for i in \$(seq 100); do
 			grep -q '^capture cpu 1 state 2 ' $DTLFS && exit 0
-			sleep 0.05
+			nap 0.05
 		done
 		exit 1"
 	[ "$status" -eq 0 ]
@@ -578,7 +577,7 @@ own_buffer_mode() {
 	guest "echo '1 40' > $HVSIM/dtl_thief"
 	run guest "for i in \$(seq 100); do
 			grep -q '^capture cpu 1 state 2 ' $DTLFS && exit 0
-			sleep 0.05
+			nap 0.05
 		done
 		exit 1"
 	[ "$status" -eq 0 ]
@@ -610,7 +609,7 @@ own_buffer_mode() {
 		grown() {
 			for i in \$(seq 600); do
 				[ \$(size) -ge \$1 ] && return 0
-				sleep 0.05
+				nap 0.05
 			done
 			return 1
 		}
@@ -642,7 +641,7 @@ own_buffer_mode() {
 		grown() {
 			for i in \$(seq 600); do
 				[ \$(size) -ge \$1 ] && return 0
-				sleep 0.05
+				nap 0.05
 			done
 			return 1
 		}

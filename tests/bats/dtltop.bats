@@ -54,13 +54,13 @@ assert_released() {
 			i=0
 			until [ \$(reports) -ge \$1 ]; do
 				i=\$((i + 1)); [ \$i -lt 600 ] || { echo no report; exit 9; }
-				sleep 0.1
+				nap 0.1
 			done
 		}
 		wait_reports 1
 		for b in 1 2 3 4 5; do
 			echo '0 60' > $HVSIM/dtl_burst && echo '1 30' > $HVSIM/dtl_burst || exit 8
-			sleep 0.2
+			nap 0.2
 		done
 		wait_reports \$((\$(reports) + 2))
 		kill -INT \$pid; wait \$pid; echo rc=\$?
@@ -126,7 +126,7 @@ assert_released() {
 		i=0
 		until [ \$(grep -c '^ *cpu  *disp/s' /tmp/top.out) -ge 3 ]; do
 			i=\$((i + 1)); [ \$i -lt 600 ] || break
-			sleep 0.1
+			nap 0.1
 		done
 		kill -INT \$pid; wait \$pid; echo rc=\$?
 		cat /tmp/top.out; cat /tmp/top.err"
@@ -152,7 +152,7 @@ assert_released() {
 		i=0
 		until htmtest dtl-stats /dev/vpa_dtl >/dev/null 2>&1; do
 			i=\$((i + 1)); [ \$i -lt 600 ] || break
-			sleep 0.1
+			nap 0.1
 		done
 		sleep 2.2; kill -INT \$pid; wait \$pid; echo rc=\$?; cat /tmp/top.err"
 	echo "$output"

@@ -13,8 +13,14 @@
 #                           stdout, stderr and exit status are CMD's, so
 #                           `run guest ...` and `run --separate-stderr guest ...`
 #                           work. GUEST_TIMEOUT=SECS (default 120) bounds it;
-#                           a timeout gives status 124.
+#                           a timeout gives status 124. CMD's shell has the
+#                           function `nap SECS`: a sleep without a process,
+#                           for polling loops (each process costs the debug
+#                           guest about 0.07 s of host CPU: a sleep 0.05
+#                           costs more than it waits)
 #   guest_load MOD [ARG=VAL...]  insmod /lib/modules/htmtrace/MOD.ko ARG=VAL...
+#   sim_load SIM_PARAMS [HTM_PARAMS]  the guest command that loads the
+#                           simulator, then htmtrace backend=sim
 #   guest_unload MOD        rmmod MOD
 #   guest_unload_all        kill the background processes tests left,
 #                           deconfigure every channel, and rmmod whichever
@@ -102,8 +108,12 @@ setup() {
 	guest_mark
 }
 
+# (nap: a read, with a timeout, of the FIFO /run/nap that tests/guest/init
+# made and nobody writes)
 guest() {
-	guest_py run -t "${GUEST_TIMEOUT:-120}" -- "$*"
+	local text=$*
+	[[ $text != *"nap "* ]] || text="nap() { read -t \"\$1\" _ <> /run/nap || :; }"$'\n'$text
+	guest_py run -t "${GUEST_TIMEOUT:-120}" -- "$text"
 }
 
 # Write the test's number and name to the kernel log: guest_dmesg starts
@@ -135,6 +145,14 @@ assert_no_splat() {
 
 guest_load() {
 	guest insmod "$HTM_MODDIR/$1.ko" "${@:2}"
+}
+
+# sim_load SIM_PARAMS [HTM_PARAMS]: the guest command that loads the
+# simulator with SIM_PARAMS, then htmtrace backend=sim with HTM_PARAMS, in
+# one process (htmtest insmod: each process costs the debug guest about
+# 0.1 s); a test's setup passes it to guest_mark.
+sim_load() {
+	echo "htmtest insmod $HTM_MODDIR/htmtrace_hvsim.ko '$1' $HTM_MODDIR/htmtrace.ko 'backend=sim${2:+ $2}'"
 }
 
 guest_unload() {

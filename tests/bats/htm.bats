@@ -23,8 +23,7 @@ SIM_ARGS="rate=0 log2_size=18${HTMTRACE_HVSIM_STRICT:+ strict=1}${HTMTRACE_HVSIM
 setup() {
 	requires module htmtrace_hvsim
 	requires tool
-	guest_mark "insmod $HTM_MODDIR/htmtrace_hvsim.ko $SIM_ARGS &&
-	       insmod $HTM_MODDIR/htmtrace.ko backend=sim bounce_kb=64"
+	guest_mark "$(sim_load "$SIM_ARGS" bounce_kb=64)"
 }
 
 # Whatever a test did, under whichever alternative: no DUMP_DATA went to a
@@ -631,7 +630,7 @@ blocked" ]
 waiters_done() {
 	guest 'for i in $(seq 100); do
 		[ -d /proc/$(cat /tmp/r.pid) ] || [ -d /proc/$(cat /tmp/p.pid) ] || break
-		sleep 0.1
+		nap 0.1
 	done
 	cat /tmp/r.out /tmp/p.out'
 }
@@ -696,7 +695,7 @@ ready" ]
 		htmtest start /dev/htm0 && kill -CONT $(cat /tmp/r.pid)
 		for i in $(seq 100); do
 			[ -d /proc/$(cat /tmp/r.pid) ] || break
-			sleep 0.1
+			nap 0.1
 		done
 		cat /tmp/r.out'
 	echo "$output"
@@ -758,7 +757,7 @@ ok" ]
 	run guest 'sleep 600 < /dev/htm2 > /dev/null 2>&1 & echo $! > /tmp/holder.pid
 		for i in $(seq 100); do
 			[ "$(readlink /proc/$(cat /tmp/holder.pid)/fd/0)" = /dev/htm2 ] && exit 0
-			sleep 0.05
+			nap 0.05
 		done
 		exit 1'
 	[ "$status" -eq 0 ]
@@ -767,7 +766,7 @@ ok" ]
 	[ "$status" -eq 1 ]
 	[[ $output == *"rmmod: can't unload module 'htmtrace': Resource temporarily unavailable"* ]]
 	guest 'kill $(cat /tmp/holder.pid)
-		while [ -d /proc/$(cat /tmp/holder.pid) ]; do sleep 0.05; done'
+		while [ -d /proc/$(cat /tmp/holder.pid) ]; do nap 0.05; done'
 	# configured, no file open: the channel holds the module
 	guest htmtest configure /dev/htm2 2 1 0 0
 	run guest "cat /sys/module/htmtrace/refcnt; rmmod htmtrace"

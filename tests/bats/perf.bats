@@ -30,8 +30,7 @@ teardown_file() {
 }
 
 setup() {
-	guest_mark "insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 &&
-		insmod $HTM_MODDIR/htmtrace.ko backend=sim"
+	guest_mark "$(sim_load rate=0)"
 }
 
 teardown() {

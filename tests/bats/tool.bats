@@ -88,7 +88,7 @@ ctrl_c_after() {
 	local bytes=$1 file=$2
 	shift 2
 	echo "$* >out 2>err & pid=\$!
-		while [ \$(stat -c %s $file 2>/dev/null || echo 0) -lt $bytes ]; do sleep 0.05; done
+		while [ \$(stat -c %s $file 2>/dev/null || echo 0) -lt $bytes ]; do nap 0.05; done
 		read t0 x </proc/uptime; kill -INT \$pid; wait \$pid; rc=\$?; read t1 x </proc/uptime
 		echo rc=\$rc; echo ms=\$(( (\${t1%.*}\${t1#*.} - \${t0%.*}\${t0#*.}) * 10 ))"
 }

@@ -35,6 +35,12 @@
  *				error; prints "bytes N" and then "eof" or the
  *				errno's name
  *   htmtest runas UID CMD...	run CMD as UID (and GID UID), no capabilities
+ *   htmtest insmod FILE PARAMS [FILE PARAMS...]
+ *				load each module FILE with its PARAMS (one
+ *				word: "" for none) in turn, as insmod does
+ *				(finit_module(2)), in one process; stops at
+ *				the first that fails: "insmod FILE: ERROR",
+ *				status 1; silent otherwise
  *   htmtest cleanup [MODULE...]
  *				between tests: SIGKILL every orphan (a process
  *				whose parent is PID 1, the command server)
@@ -291,6 +297,27 @@ static int cmd_blocked(long pid, const char *call, unsigned long ms)
 	}
 	printf("not blocked: state %c syscall %ld\n", state, nr);
 	return 1;
+}
+
+static int cmd_insmod(char **args, int n)
+{
+	int i, fd;
+
+	if (n == 0 || n % 2) {
+		fprintf(stderr, "usage: htmtest insmod FILE PARAMS [FILE PARAMS...]\n");
+		return 2;
+	}
+	for (i = 0; i < n; i += 2) {
+		fd = open(args[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || syscall(SYS_finit_module, fd, args[i + 1], 0)) {
+			fprintf(stderr, "insmod %s: %s\n", args[i], strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return 1;
+		}
+		close(fd);
+	}
+	return 0;
 }
 
 static int cmd_cleanup(char **mods, int nmods)
@@ -889,6 +916,8 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(cmd, "cleanup"))
 		return cmd_cleanup(argv + 2, argc - 2);
+	if (argc >= 2 && !strcmp(cmd, "insmod"))
+		return cmd_insmod(argv + 2, argc - 2);
 	if (argc < 3) {
 		fprintf(stderr, "usage: see the comment at the top of htmtest.c\n");
 		return 2;
