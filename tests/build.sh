@@ -30,7 +30,7 @@ for d in module uapi kunit; do
 	cp -a --update "$top/$d/." "$out/kmod/$d/"
 done
 
-make -s -C "$kdir" ARCH=powerpc CROSS_COMPILE=$cross M="$out/kmod" W=1 HTMTRACE_TEST=y \
+make -s -j"$(nproc)" -C "$kdir" ARCH=powerpc CROSS_COMPILE=$cross M="$out/kmod" W=1 HTMTRACE_TEST=y \
 	${HTMTRACE_SPARSE:+C=1} modules
 cp "$out"/kmod/*.ko "$out/"
 
@@ -43,7 +43,7 @@ ppclib=$sysroot/usr/lib/powerpc64le-linux-gnu
 # The test helpers are linked statically: on the debug kernel under TCG the
 # dynamic loader costs each exec about 0.1 s (a static exec: 0.02 s), and
 # the guest suites run them some thousand times.
-make -s -C "$top/userspace" O="$out" CC=${cross}gcc WERROR=1 CHECK_LDFLAGS=-static \
+make -s -j"$(nproc)" -C "$top/userspace" O="$out" CC=${cross}gcc WERROR=1 CHECK_LDFLAGS=-static \
 	PKG_CONFIG_LIBDIR="$ppclib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$sysroot" \
 	LDFLAGS="-Wl,-rpath-link,$ppclib:$sysroot/lib/powerpc64le-linux-gnu" \
 	all htmcheck

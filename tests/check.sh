@@ -324,8 +324,7 @@ for f in htmtrace.ko htmtrace_hvsim.ko htmtrace_kunit.ko htmtrace; do
 done
 
 # The second lane: the 6.1 build, then Debian's stock 6.12 kernels booted
-# (the first gets the DKMS run), then the host suites, then the lint (it
-# needs the debug build).
+# (the first gets the DKMS run), then the host suites.
 stock_all() {
 	say "stock kernel: tests/stock.sh 6.1 (Debian's 6.1 headers, build only)"
 	run_tap stock-6.1 "$top/tests/stock.sh" 6.1
@@ -338,18 +337,12 @@ stock_all() {
 	# output pipe for the whole timeout (seen: 900 s after a 10 ms test
 	# of host-dkms.bats).
 	[ ${#host_suites[@]} -eq 0 ] || BATS_TEST_TIMEOUT= run_bats host "${host_suites[@]}"
-	if [ "$built" -eq 1 ]; then
-		say "lint: tests/lint.sh $variant"
-		run_tap lint "$top/tests/lint.sh" "$variant"
-	else
-		not_run "lint: nothing was built to lint" 4
-	fi
 }
 
-# Two lanes: this shell's (the debug guest's boot and suites, the longest
-# path of a run), and the second (stock_all: the stock kernels, the host
-# suites, the lint), which starts with the stock builds while the debug
-# guest boots. At most two guests run at once: with a third and the host
+# Two lanes: this shell's (the debug guest's boot and suites, then the
+# lint, which needs the debug build), and the second (stock_all: the stock
+# kernels, the host suites), which starts with the stock builds while the
+# debug guest boots; each about half of a run's work. At most two guests run at once: with a third and the host
 # suites beside them, on two cores, each suite ran more than twice as
 # slowly and the run was no shorter. The host suites once ran in this
 # lane, before the debug suites, which then waited for them (248 s).
@@ -359,7 +352,7 @@ stock_all() {
 # every child of this shell).
 stock_start() {
 	rm -f "$logs/stock.counts"
-	say "stock kernels, host suites, lint: in the background (log: $logs/stock.log)"
+	say "stock kernels, host suites: in the background (log: $logs/stock.log)"
 	(
 		passed=0 failed=0 skipped=0 notrun=0
 		stock_all
@@ -370,7 +363,7 @@ stock_start() {
 
 stock_wait() {
 	local p f s n
-	say "stock kernels and lint: wait for them"
+	say "stock kernels and host suites: wait for them"
 	wait "$stock_pid"
 	cat "$logs/stock.log"
 	if read -r p f s n < "$logs/stock.counts"; then
@@ -422,6 +415,12 @@ else
 	not_run "guest bats suites" "$(bats --count "${guest_suites[@]}")"
 	not_run "KUnit cases" "$(kunit_cases)"
 	not_run "post-mortem" 1
+fi
+if [ "$built" -eq 1 ]; then
+	say "lint: tests/lint.sh $variant"
+	run_tap lint "$top/tests/lint.sh" "$variant"
+else
+	not_run "lint: nothing was built to lint" 4
 fi
 
 stock_wait

@@ -42,7 +42,7 @@ build() {
 	rm -rf "${out:?}/$name"
 	mkdir -p "$out/$name"
 	cp -a Kbuild module uapi kunit "$out/$name/"
-	make -s -C "$kdir" ARCH=powerpc CROSS_COMPILE=powerpc64le-linux-gnu- \
+	make -s -j"$(nproc)" -C "$kdir" ARCH=powerpc CROSS_COMPILE=powerpc64le-linux-gnu- \
 		M="$out/$name" W=1 C=2 "$@" modules > "$out/$name.log" 2>&1 &&
 		! grep -qE 'warning:|error:' "$out/$name.log"
 }
