@@ -57,7 +57,8 @@ setup() {
 }
 
 teardown() {
-	guest "umount /tmp/full 2>/dev/null; rm -rf /tmp/r /tmp/b /tmp/f /tmp/i /tmp/full /tmp/sysmem.bin
+	guest "while read -r _ m _; do [ \$m != /tmp/full ] || umount /tmp/full; done < /proc/mounts
+		rm -rf /tmp/r /tmp/b /tmp/f /tmp/i /tmp/full /tmp/sysmem.bin
 		$HTM_UNLOAD_ALL"
 }
 
