@@ -48,10 +48,12 @@ make -s -j"$(nproc)" -C "$top/userspace" O="$out" CC=${cross}gcc WERROR=1 CHECK_
 	LDFLAGS="-Wl,-rpath-link,$ppclib:$sysroot/lib/powerpc64le-linux-gnu" \
 	all htmcheck
 
-# Test helpers that run in the guest.
+# Test helpers that run in the guest: every tests/guest/*.c but the command
+# server (tests/initramfs.sh builds that one), as tests/stock.sh builds them.
 mkdir -p "$out/guest-bin"
 cp "$out/htmcheck" "$out/guest-bin/htmcheck"
-${cross}gcc -O2 -static -Wall -Wextra -Werror -I"$top/uapi" \
-	-o "$out/guest-bin/htmtest" "$top/tests/guest/htmtest.c"
-${cross}gcc -O2 -static -Wall -Wextra -Werror \
-	-o "$out/guest-bin/htmperf" "$top/tests/guest/htmperf.c"
+for c in "$top"/tests/guest/*.c; do
+	[ "${c##*/}" != cmdserver.c ] || continue
+	${cross}gcc -O2 -static -Wall -Wextra -Werror -I"$top/uapi" \
+		-o "$out/guest-bin/$(basename "$c" .c)" "$c"
+done

@@ -342,10 +342,11 @@ stock_all() {
 # Two lanes: this shell's (the debug guest's boot and suites, then the
 # lint, which needs the debug build), and the second (stock_all: the stock
 # kernels, the host suites), which starts with the stock builds while the
-# debug guest boots; each about half of a run's work. At most two guests run at once: with a third and the host
-# suites beside them, on two cores, each suite ran more than twice as
-# slowly and the run was no shorter. The host suites once ran in this
-# lane, before the debug suites, which then waited for them (248 s).
+# debug guest boots; each about half of a run's work. At most two guests
+# run at once: with a third and the host suites beside them, on two cores,
+# each suite ran more than twice as slowly and the run was no shorter. The
+# host suites once ran in this lane, before the debug suites, which then
+# waited for them (248 s).
 # The stock lane is a subshell whose output goes to logs/stock.log and
 # whose counts to logs/stock.counts; stock_wait waits for it, prints its log
 # and adds its counts. An interrupt stops it with the rest (interrupted:

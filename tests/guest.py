@@ -243,9 +243,9 @@ class Guest:
         logs = os.path.join(TOP, 'build', variant, 'logs')
         self.log = {k: os.path.join(logs, f'{name}.{k}.log')
                     for k in ('console', 'qemu', 'dmesg', 'kmemleak')}
-        # "KEY VALUE" lines: pid, start (the keeper's), sock, started (a
-        # time); not JSON, whose module costs each call more than all of
-        # the rest of run's imports
+        # "KEY VALUE" lines: pid and start (the keeper's), sock; not JSON,
+        # whose module costs each call more than all of the rest of run's
+        # imports
         self.state_file = os.path.join(self.dir, 'state')
         self.wedged_file = os.path.join(self.dir, 'wedged')
 
@@ -323,8 +323,7 @@ class Guest:
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
         with open(self.state_file, 'w') as f:
-            f.write(f'pid {proc.pid}\nstart {proc_start(proc.pid)}\nsock {sock}\n'
-                    f'started {t0}\n')
+            f.write(f'pid {proc.pid}\nstart {proc_start(proc.pid)}\nsock {sock}\n')
 
         deadline = t0 + BOOT_TIMEOUT
         while not self._console_has(READY):

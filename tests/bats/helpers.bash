@@ -16,7 +16,7 @@
 #                           a timeout gives status 124. CMD's shell has the
 #                           function `nap SECS`: a sleep without a process,
 #                           for polling loops (each process costs the debug
-#                           guest about 0.07 s of host CPU: a sleep 0.05
+#                           guest about 0.1 s of host CPU: a sleep 0.05
 #                           costs more than it waits)
 #   guest_load MOD [ARG=VAL...]  insmod /lib/modules/htmtrace/MOD.ko ARG=VAL...
 #   sim_load SIM_PARAMS [HTM_PARAMS]  the guest command that loads the

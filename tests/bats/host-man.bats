@@ -101,7 +101,7 @@ stale1() {
 			awk 'prev == ".TP" { print } { prev = $0 }' |
 			grep -oE -- '(^|[ "])--?[a-zA-Z][a-zA-Z0-9-]*' |
 			sed 's/^[ "]//' | grep -vxE -- '-h|--help' |
-			grep -vxF -f <(options "$cmd"; echo --help) | sed "s/^/$cmd: option /"
+			grep -vxF -f <(options "$cmd") | sed "s/^/$cmd: option /"
 	done < <(plain "$page" | sed -n 's/^\.SS //p')
 	while read -r n; do
 		grep -qxF "$n" <<<"$names" || echo "uapi name $n"
