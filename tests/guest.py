@@ -19,14 +19,13 @@ and build/VARIANT/ (modules and tool, packed by tests/initramfs.sh). NAME
 logs in build/VARIANT/logs/NAME.{console,qemu,dmesg,kmemleak}.log.
 
 The console (/dev/hvc0) goes to NAME.console.log. Commands travel on a second
-spapr-vty (/dev/hvc1), through a unix socket, served by tests/guest/cmdserver.c
-(the protocol is described there). Requests and replies carry their length
-and a CRC-32: a request the guest finds damaged is sent again (at most
-MAX_SENDS times), a reply found damaged is asked for again (at most
-MAX_REPLY_ASKS times); then the command fails with status 125 and says why.
-HTMTRACE_GUEST_DAMAGE=request[:N],reply[:N] damages one character of each of
-the first N requests this process sends (replies it receives) on purpose:
-the channel's own test (tests/bats/harness.bats, host-guest.bats).
+spapr-vty (/dev/hvc1), through a unix socket, between tests/guestrun.c (the
+host's end, built into build/guestrun when missing or older than its source:
+`run` is that program, which the bats helpers call directly) and
+tests/guest/cmdserver.c (the guest's; the protocol is described there).
+Requests and replies carry their length and a CRC-32: what comes damaged is
+sent again, and HTMTRACE_GUEST_DAMAGE=request[:N],reply[:N] damages some on
+purpose (see guestrun.c).
 
 Nothing outlives its owner: QEMU runs under a keeper process (this file, in
 its own session) that kills it as soon as the owner process is gone (--owner,
@@ -36,28 +35,16 @@ script is SIGKILLed), or after $HTMTRACE_GUEST_LIFETIME seconds (default
 line, socket and start time are the ones this guest recorded.
 """
 
-# Only what `run` needs is imported here (a test run makes thousands of
-# calls, and argparse, re, secrets and subprocess would double the start-up
-# time of each): the other commands import theirs where they use them.
-# _socket, the C module under socket: socket.py's enum and selectors would
-# cost each call more than the rest of its imports together.
-import _socket
-import binascii
-import fcntl
+# Only what `run` needs is imported here (the other commands import theirs
+# where they use them).
 import os
 import sys
 import time
-import zlib
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOOT_TIMEOUT = int(os.environ.get('HTMTRACE_BOOT_TIMEOUT', '300'))
 LIFETIME = int(os.environ.get('HTMTRACE_GUEST_LIFETIME', '3600'))
 CMD_TIMEOUT = int(os.environ.get('GUEST_TIMEOUT', '120'))
-GRACE = 30          # seconds the host waits beyond the guest-side timeout
-ACK_TIMEOUT = 15    # the server acknowledges a request as soon as it reads it
-MAX_SENDS = 4       # a request the guest found damaged: sent again, this often in all
-MAX_NOACKS = 2      # a request that got no answer at all: sent this often in all
-MAX_REPLY_ASKS = 3  # a reply found damaged: asked for again this often
 READY = 'htmtrace-guest: ready'
 MACHINE = ('pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,'
            'cap-ccf-assist=off')
@@ -77,156 +64,30 @@ EXPECT_BEGIN = MARK + 'expect-splat begin'
 EXPECT_END = MARK + 'expect-splat end'
 
 
-def send_paced(sock, data, piece=256):
-    """Send to the guest's tty a piece at a time.
-
-    On the debug kernel, a long burst into the spapr-vty once triggered a
-    KASAN report in n_tty_receive_buf_common (hvc flip buffers, not
-    htmtrace); small pieces keep each burst well below a tty buffer.
-    """
-    for i in range(0, len(data), piece):
-        sock.sendall(data[i:i + piece])
-        if i + piece < len(data):
-            time.sleep(0.002)
+CLIENT = os.path.join(TOP, 'build', 'guestrun')
+CLIENT_SOURCES = [os.path.join(TOP, 'tests', 'guestrun.c'),
+                  os.path.join(TOP, 'tests', 'guest', 'chan.h')]
 
 
-def crc32(data):
-    """The CRC of cmdserver.c: zlib's CRC-32, 8 lower-case hex digits."""
-    return f'{zlib.crc32(data) & 0xffffffff:08x}'
-
-
-def frame(text):
-    """A line for the command server: text, then its CRC."""
-    return f'\n{text} {crc32(text.encode())}\n'.encode()
-
-
-def request_frame(rid, timeout, text):
-    raw = text.encode()
-    b64 = binascii.b2a_base64(raw, newline=False).decode() or '-'
-    return frame(f'REQ {rid} {timeout} {len(raw)} {b64}')
-
-
-def flip(text, i):
-    """text with the character at i replaced by another base64 character."""
-    return text[:i] + ('B' if text[i] == 'A' else 'A') + text[i + 1:]
-
-
-class Damage:
-    """Damage on purpose (HTMTRACE_GUEST_DAMAGE): the test of the checks."""
-
-    def __init__(self, spec):
-        self.left = {}
-        for item in filter(None, (spec or '').split(',')):
-            what, _, n = item.partition(':')
-            if what not in ('request', 'reply') or not (n or '1').isdigit():
-                die(f'HTMTRACE_GUEST_DAMAGE: "{item}" is not request[:N] or reply[:N]')
-            self.left[what] = int(n or 1)
-
-    def take(self, what):
-        if self.left.get(what, 0) > 0:
-            self.left[what] -= 1
-            print(f'guest: damaging this {what} on purpose (HTMTRACE_GUEST_DAMAGE)',
-                  file=sys.stderr)
-            return True
-        return False
-
-    def request(self, data):
-        """A framed request with one character of its payload changed."""
-        if not self.take('request'):
-            return data
-        line = data.decode()
-        start = line.index(' ', line.index(' ', line.index(' ', line.index(' ') + 1) + 1) + 1) + 1
-        end = line.rindex(' ')
-        return flip(line, (start + end) // 2).encode()
-
-
-class Receiver:
-    """The replies to one request rid, line by line, as events."""
-
-    def __init__(self, sock, rid, damage):
-        self.s, self.rid, self.damage = sock, rid, damage
-        self.buf, self.lines = b'', []
-        self.section, self.parts = None, {'OUT': [], 'ERR': []}
-        self.acked, self.damage_next = False, False
-
-    def next(self, deadline):
-        """The next event before deadline (later while output flows):
-        ('ack',) (ACK or DUP), ('bad',), ('gone',), ('end', reply, why),
-        ('timeout',), ('eof',)."""
-        while True:
-            while self.lines:
-                ev = self._line(self.lines.pop(0))
-                if ev:
-                    return ev
-            left = deadline - time.time()
-            if left <= 0:
-                return ('timeout',)
-            self.s.settimeout(left)
-            try:
-                data = self.s.recv(65536)
-            except TimeoutError:
-                return ('timeout',)
-            if not data:
-                return ('eof',)
-            if self.section:        # output is flowing: be patient
-                deadline = max(deadline, time.time() + GRACE)
-            self.buf += data
-            *lines, self.buf = self.buf.split(b'\n')
-            for line in lines:
-                # a marker glued to the line before it (a newline lost)
-                first, *marks = line.decode('ascii', 'replace').strip().split('@@HTMG-')
-                self.lines += ([first] if first else []) + ['@@HTMG-' + m for m in marks]
-
-    def _line(self, line):
-        words = line.split()
-        if words and words[0].startswith('@@HTMG-'):
-            kind = words[0][len('@@HTMG-'):]
-            if len(words) < 2 or words[1] != self.rid:
-                self.section = None     # a stale or damaged marker
-                # a request whose id the tty damaged is ours too: the server
-                # takes a request once whatever is sent again
-                return ('bad',) if kind == 'BAD' and not self.acked else None
-            if kind in ('ACK', 'DUP'):
-                self.acked = True
-                return ('ack',)
-            if kind in ('BAD', 'GONE'):
-                return (kind.lower(),)
-            if kind in ('OUT', 'ERR'):
-                if kind == 'OUT':       # a reply sent again starts afresh
-                    self.parts = {'OUT': [], 'ERR': []}
-                    self.damage_next = self.damage.take('reply')
-                self.section = kind
-                return None
-            self.section = None
-            if kind == 'END':
-                if self.damage_next:
-                    self.damage_next = False
-                    words[2] = str(int(words[2]) + 1) if words[2].isdigit() else '0'
-                    line = ' '.join(words)
-                return ('end',) + self._end(line, words)
-            return None
-        if self.section and line:
-            if self.damage_next:
-                self.damage_next = False
-                line = flip(line, len(line) // 2)
-            self.parts[self.section].append(line)
-        return None
-
-    def _end(self, line, words):
-        """(out, err, status), None if the reply is damaged; and why."""
-        if len(words) != 8 or crc32(line[:line.rindex(' ')].encode()) != words[7]:
-            return None, f'the reply\'s last line is damaged: {line[:100]!r}'
-        try:
-            out = binascii.a2b_base64(''.join(self.parts['OUT']), strict_mode=True)
-            err = binascii.a2b_base64(''.join(self.parts['ERR']), strict_mode=True)
-        except binascii.Error as e:
-            return None, f'the reply is no base64: {e}'
-        for what, data, n, crc in (('stdout', out, words[3], words[4]),
-                                   ('stderr', err, words[5], words[6])):
-            if str(len(data)) != n or crc32(data) != crc:
-                return None, (f'{what} is damaged: {len(data)} bytes, CRC {crc32(data)} '
-                              f'for {n} bytes, CRC {crc}')
-        return (out, err, int(words[2])), None
+def client():
+    """The channel's host end (tests/guestrun.c), built for this host when
+    it is missing or older than its sources; its path."""
+    try:
+        built = os.path.getmtime(CLIENT)
+        if all(os.path.getmtime(src) <= built for src in CLIENT_SOURCES):
+            return CLIENT
+    except FileNotFoundError:
+        pass
+    import subprocess
+    os.makedirs(os.path.dirname(CLIENT), exist_ok=True)
+    tmp = f'{CLIENT}.{os.getpid()}'     # then renamed: two runs may build it
+    cc = subprocess.run(['cc', '-O2', '-Wall', '-Wextra', '-Werror', '-o', tmp,
+                         CLIENT_SOURCES[0]], stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT, text=True)
+    if cc.returncode:
+        die(f'building {CLIENT} failed:\n{cc.stdout}')
+    os.rename(tmp, CLIENT)
+    return CLIENT
 
 
 def die(msg, code=125):
@@ -365,99 +226,10 @@ class Guest:
     # --- run --------------------------------------------------------------
     def run(self, text, timeout=CMD_TIMEOUT):
         """Run text in the guest; return (stdout bytes, stderr bytes, status)."""
-        if os.path.exists(self.wedged_file):
-            with open(self.wedged_file) as f:
-                return b'', f'guest: wedged earlier by: {f.read()}\n'.encode(), 125
-        st = self.state()
-        if not st or not self.alive():
-            return b'', f'guest: {self.name} is not running\n'.encode(), 125
-        rid = os.urandom(6).hex()
-        damage = Damage(os.environ.get('HTMTRACE_GUEST_DAMAGE'))
-        with open(os.path.join(self.dir, 'lock'), 'w') as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-            try:
-                s.connect(st['sock'])
-            except OSError as e:
-                s.close()
-                return b'', f'guest: cannot reach the guest: {e}\n'.encode(), 125
-            try:
-                result = self._exchange(s, Receiver(s, rid, damage), text, timeout,
-                                        request_frame(rid, timeout, text))
-            finally:
-                s.close()
-        if isinstance(result, tuple):
-            return result
-        what, status = result, 125
-        if what.startswith('wedged: '):
-            what, status = what[len('wedged: '):], 124
-            with open(self.wedged_file, 'w') as f:
-                f.write(f'{what}: {text}')
-        return b'', (f'guest: {what}: {text}\n' + (
-            'guest: the guest is wedged; later commands fail\n' if status == 124
-            else '')).encode(), status
-
-    @staticmethod
-    def _exchange(s, rx, text, timeout, request):
-        """Send the request and take its reply, sending again what was
-        damaged: (out, err, status), or what went wrong ("wedged: ..." if
-        the guest stopped answering)."""
-        sends = noacks = asks = 0
-        ev = None
-        # A leading newline (in the frame) ends whatever partial line the
-        # tty may hold.
-        while not rx.acked:
-            sends += 1
-            send_paced(s, rx.damage.request(request))
-            ev = rx.next(time.time() + ACK_TIMEOUT)
-            if ev[0] == 'ack' or ev[0] == 'end':
-                break
-            if ev[0] == 'eof':
-                return 'QEMU closed the channel (guest died?)'
-            if ev[0] == 'timeout':
-                # lost on the way (not that the command hangs): send it
-                # again; the server takes a request once whatever is resent
-                noacks += 1
-                if noacks >= MAX_NOACKS:
-                    return 'wedged: the command channel lost the request twice'
-                print(f'guest: request not acknowledged in {ACK_TIMEOUT} s '
-                      f'(attempt {sends}): {text[:80]}', file=sys.stderr)
-            elif sends >= MAX_SENDS:
-                return f'the guest found the request damaged {sends} times: giving up'
-            else:
-                print(f'guest: the guest found the request damaged (attempt {sends} '
-                      f'of {MAX_SENDS}): sending it again', file=sys.stderr)
-        # Then the reply: asked for again (RES) when it came damaged, and
-        # once when none came (its last line may be what was lost).
-        wait, recovered = timeout + GRACE, False
-        while True:
-            if ev[0] != 'end':
-                ev = rx.next(time.time() + wait)
-            if ev[0] == 'eof':
-                return 'QEMU closed the channel (guest died?)'
-            if ev[0] == 'end' and ev[1]:
-                return ev[1]
-            if ev[0] == 'gone':
-                return 'the guest has no reply to send again'
-            if ev[0] in ('ack', 'bad'):     # a late answer to a request sent again
-                ev = ('wait',)
-                continue
-            if ev[0] == 'timeout' and not recovered and asks == 0:
-                recovered = True
-                print(f'guest: no answer {timeout + GRACE} s after the request was '
-                      'read: asking for the reply again', file=sys.stderr)
-            elif ev[0] == 'timeout' and recovered and asks == 0:
-                return (f'wedged: no answer {timeout + GRACE} s after the request '
-                        'was read')
-            else:
-                why = ev[2] if ev[0] == 'end' else 'the reply asked for again did not come'
-                asks += 1
-                if asks > MAX_REPLY_ASKS:
-                    return f'the reply came damaged {asks} times: giving up ({why})'
-                print(f'guest: {why} (attempt {asks}): asking for it again',
-                      file=sys.stderr)
-            send_paced(s, frame(f'RES {rx.rid}'))
-            wait, ev = ACK_TIMEOUT, ('wait',)
+        import subprocess
+        p = subprocess.run([client(), self.dir, str(timeout), text],
+                           stdin=subprocess.DEVNULL, capture_output=True)
+        return p.stdout, p.stderr, p.returncode
 
     # --- stop -------------------------------------------------------------
     def stop(self):
@@ -488,17 +260,17 @@ class Guest:
         return findings
 
     def poweroff(self):
-        import socket
-        st = self.state()
-        try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                s.connect(st['sock'])
-                s.sendall(request_frame('off', 10, 'poweroff -f'))
-                deadline = time.time() + 60
-                while self.alive() and time.time() < deadline:
-                    time.sleep(0.1)
-        except OSError:
-            pass
+        """poweroff -f in the guest, which never answers: wait until QEMU
+        has gone (at most 60 s)."""
+        import subprocess
+        p = subprocess.Popen([client(), self.dir, '10', 'poweroff -f'],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        deadline = time.time() + 60
+        while self.alive() and time.time() < deadline:
+            time.sleep(0.1)
+        p.kill()
+        p.wait()
 
     def kill(self):
         """Stop QEMU now, if it is the one this guest started."""
@@ -657,18 +429,13 @@ def main():
     fast = run_args(sys.argv[2:]) if sys.argv[1:2] == ['run'] else None
     if fast:
         variant, name, timeout, text = fast
-        t0 = time.time()
-        out, err, rc = Guest(variant, name).run(' '.join(text), timeout)
-        if os.environ.get('HTMTRACE_TIMING_LOG'):   # one line per command
-            with open(os.environ['HTMTRACE_TIMING_LOG'], 'a') as f:
-                f.write(f'{time.time() - t0:.3f} {rc} {" ".join(text)[:100]!r}\n')
-        sys.stdout.buffer.write(out)
-        sys.stderr.buffer.write(err)
-        return rc
+        exe = client()
+        os.execv(exe, [exe, Guest(variant, name).dir, str(timeout)] + text)
 
     import argparse
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     sub = ap.add_subparsers(dest='cmd', required=True)
+    sub.add_parser('client')    # build/guestrun, built if it is not
     for name in ('start', 'run', 'stop', 'kill'):
         p = sub.add_parser(name)
         p.add_argument('-V', '--variant', default=os.environ.get('HTMTRACE_VARIANT', 'release'))
@@ -695,6 +462,9 @@ def main():
         return report(postmortem(a.console, a.kmemleak), a.console)
     if a.cmd == 'keeper':
         return keeper(a)
+    if a.cmd == 'client':
+        client()
+        return 0
     g = Guest(a.variant, a.name)
     if a.cmd == 'start':
         g.start(a.share, a.owner)

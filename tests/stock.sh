@@ -55,7 +55,7 @@ bail() {
 
 what="Debian's $spec kernel headers${boot:+ and image}"
 # (deps.sh takes seconds: once.)
-sysroot=$("$top/tests/deps.sh" --sysroot) || bail 1 "$what" "deps.sh failed"
+"$top/tests/deps.sh" >&2 || bail 1 "$what" "deps.sh failed"
 # The newest ABI of the series that apt knows: 6.1.0-57, 6.12.57+deb12.
 abi=$(apt-cache search --names-only "^linux-headers-${series//./\\.}\.[0-9.]+(-[0-9]+|\+deb[0-9]+)-common\$" 2>/dev/null |
 	sed -n 's/^linux-headers-\([^ ]*\)-common .*/\1/p' | sort -V | tail -n 1)
@@ -187,30 +187,13 @@ else
 fi
 
 # The guest's build folder, laid out as tests/build.sh lays out
-# build/<variant>/ for tests/initramfs.sh. The tool's build is incremental.
+# build/<variant>/ for tests/initramfs.sh: the test modules, and the tool
+# and helpers, which do not depend on the kernel (tests/guest-tools.sh).
 g=$out/guest
-mkdir -p "$g/guest-bin"
+mkdir -p "$g"
 rm -f "$g"/*.ko
 cp "$out"/test/*.ko "$g/"
-ppclib=$sysroot/usr/lib/powerpc64le-linux-gnu
-# The guest helpers tests/build.sh builds: every tests/guest/*.c but the
-# command server (tests/initramfs.sh builds that one). Linked statically, as
-# there: an exec through the dynamic loader costs far more in the guest.
-helpers() {
-	local c
-	for c in "$top"/tests/guest/*.c; do
-		[ "${c##*/}" != cmdserver.c ] || continue
-		${cross}gcc -O2 -static -Wall -Wextra -Werror -I"$top/uapi" \
-			-o "$g/guest-bin/$(basename "$c" .c)" "$c" >>"$out/tool.log" 2>&1 || return 1
-	done
-}
-# htmcheck: the test helper that checks the simulator's records
-# (tests/htmcheck.c), built on the tool's objects.
-if make -s -j"$(nproc)" -C "$top/userspace" O="$g" CC=${cross}gcc WERROR=1 CHECK_LDFLAGS=-static \
-	PKG_CONFIG_LIBDIR="$ppclib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$sysroot" \
-	LDFLAGS="-Wl,-rpath-link,$ppclib:$sysroot/lib/powerpc64le-linux-gnu" \
-	all htmcheck >"$out/tool.log" 2>&1 &&
-	cp "$g/htmcheck" "$g/guest-bin/" && helpers; then
+if "$top/tests/guest-tools.sh" "$g" >"$out/tool.log" 2>&1; then
 	echo "ok 5 the guest of $kver: its vmlinux, the test modules, the tool and the guest helpers"
 else
 	echo "not ok 5 the guest of $kver: its vmlinux, the test modules, the tool and the guest helpers"

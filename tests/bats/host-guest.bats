@@ -118,9 +118,10 @@ gone_within() {
 	kill $victim
 }
 
-# --- the command channel: tests/guest.py against tests/guest/cmdserver.c,
-# built for the host and serving a pty, with a stand-in QEMU under the real
-# keeper that carries the unix socket to the pty as QEMU's spapr-vty does.
+# --- the command channel: tests/guestrun.c (through guest.py) against
+# tests/guest/cmdserver.c, built for the host and serving a pty, with a
+# stand-in QEMU under the real keeper that carries the unix socket to the
+# pty as QEMU's spapr-vty does.
 
 # chan_start: compile the server, start keeper + bridge + server, record
 # the guest's state where chan_run's Guest finds it
@@ -262,13 +263,14 @@ chan_stop() {
 	[ "$output" = "" ]
 	# the same request twice in a row, as a resend after a lost
 	# acknowledgement delivers it: the second is answered DUP, not run
-	run "$PY" - "$BATS_TEST_DIRNAME/.." "$BATS_TEST_TMPDIR" <<-'EOF'
-	import socket, sys, time
-	sys.path.insert(0, sys.argv[1])
-	import guest
-	req = guest.request_frame('dup1', 20, f'echo ran >> {sys.argv[2]}/count')
+	# (the request framed as cmdserver.c describes it)
+	run "$PY" - "$BATS_TEST_TMPDIR" <<-'EOF'
+	import base64, socket, sys, time, zlib
+	text = f'echo ran >> {sys.argv[1]}/count'.encode()
+	line = f'REQ dup1 20 {len(text)} {base64.b64encode(text).decode()}'
+	req = f'\n{line} {zlib.crc32(line.encode()):08x}\n'.encode()
 	with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-	    s.connect(sys.argv[2] + '/s')
+	    s.connect(sys.argv[1] + '/s')
 	    s.sendall(req + req)
 	    got, deadline = b'', time.time() + 20
 	    while b'@@HTMG-DUP' not in got and time.time() < deadline:

@@ -57,6 +57,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chan.h"
+
 #define LINE_MAX_BYTES	(1 << 20)
 #define KILL_WAIT_S	5
 #define ID_MAX		32
@@ -73,33 +75,6 @@ static struct {
 	char id[ID_MAX + 1];
 	int out, err, rc;
 } last = { .out = -1, .err = -1 };
-
-static unsigned int crc_table[256];
-
-static void crc_init(void)
-{
-	for (unsigned int i = 0; i < 256; i++) {
-		unsigned int c = i;
-
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-/* CRC-32 (zlib's): crc32(crc32(0, a), b) == crc32(0, a b). */
-static unsigned int crc32_update(unsigned int crc, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-
-	crc = ~crc;
-	while (len--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
-}
-
-static const char b64[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 static void put(const char *buf, size_t len)
 {
@@ -161,56 +136,15 @@ static void put_base64(int fd, unsigned long *len, unsigned int *crc)
 		size_t take = eof ? have : have - have % 57;
 
 		o = 0;
-		for (i = 0; i < take; i += 3) {
-			unsigned int v = in[i] << 16;
-			size_t left = take - i;
-
-			if (left > 1)
-				v |= in[i + 1] << 8;
-			if (left > 2)
-				v |= in[i + 2];
-			out[o++] = b64[v >> 18 & 63];
-			out[o++] = b64[v >> 12 & 63];
-			out[o++] = left > 1 ? b64[v >> 6 & 63] : '=';
-			out[o++] = left > 2 ? b64[v & 63] : '=';
-			if ((i + 3) % 57 == 0 || i + 3 >= take)
-				out[o++] = '\n';
+		for (i = 0; i < take; i += 57) {
+			o += base64_encode(in + i, take - i < 57 ? take - i : 57,
+					   out + o);
+			out[o++] = '\n';
 		}
 		put(out, o);
 		memmove(in, in + take, have - take);
 		have -= take;
 	}
-}
-
-static int b64val(int c)
-{
-	const char *p = c ? strchr(b64, c) : NULL;
-
-	return p ? (int)(p - b64) : -1;
-}
-
-/* Decode base64 text in place; returns the length, -1 if malformed. */
-static long base64_decode(char *s)
-{
-	size_t len = strlen(s), i, o = 0;
-
-	if (len % 4)
-		return -1;
-	for (i = 0; i < len; i += 4) {
-		int a = b64val(s[i]), b = b64val(s[i + 1]);
-		int c = s[i + 2] == '=' ? 0 : b64val(s[i + 2]);
-		int d = s[i + 3] == '=' ? 0 : b64val(s[i + 3]);
-
-		if (a < 0 || b < 0 || c < 0 || d < 0)
-			return -1;
-		s[o++] = a << 2 | b >> 4;
-		if (s[i + 2] != '=')
-			s[o++] = (b << 4 | c >> 2) & 0xff;
-		if (s[i + 3] != '=')
-			s[o++] = (c << 6 | d) & 0xff;
-	}
-	s[o] = '\0';
-	return o;
 }
 
 static void reap_orphans(void)
@@ -455,7 +389,7 @@ static void handle(char *l)
 	want = strtoul(len, &end, 10);
 	if (!strcmp(text, "-"))		/* the empty text */
 		*text = '\0';
-	if (*end || base64_decode(text) != (long)want) {
+	if (*end || base64_decode(text, strlen(text)) != (long)want) {
 		say("@@HTMG-BAD %s\n", id);
 		return;
 	}
@@ -489,7 +423,7 @@ int main(int argc, char **argv)
 		cfmakeraw(&t);
 		tcsetattr(tty, TCSANOW, &t);
 	}
-	crc_init();
+	chan_crc_init();
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);
