@@ -116,8 +116,9 @@ setup() {
 guest() {
 	local text=$* run=$HTM_TOP/build/guestrun
 	[[ $text != *"nap "* ]] || text="nap() { read -t \"\$1\" _ <> /run/nap || :; }"$'\n'$text
-	{ [ "$run" -nt "$HTM_TOP/tests/guestrun.c" ] && [ "$run" -nt "$HTM_TOP/tests/guest/chan.h" ]; } ||
+	if [ ! "$run" -nt "$HTM_TOP/tests/guestrun.c" ] || [ ! "$run" -nt "$HTM_TOP/tests/guest/chan.h" ]; then
 		guest_py client || return 125
+	fi
 	"$run" "$HTM_TOP/build/$HTM_VARIANT/guests/$HTM_GUEST" "${GUEST_TIMEOUT:-120}" "$text"
 }
 
