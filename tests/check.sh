@@ -170,7 +170,7 @@ run_bats() {
 		notok=1
 	fi
 	kv=${HTMTRACE_VARIANT:-$variant}
-	[ "$name" != host ] || kv=host
+	case $name in host | host-*) kv=host ;; esac
 	while IFS= read -r test; do
 		skip_allowed "$kv" "$test" && continue
 		echo "check: $name: an unexpected skip on $kv (not in tests/skips.allow): $test"
@@ -274,12 +274,13 @@ stock_guest() {
 	fi
 }
 
-host_suites=() guest_suites=()
+# The host suites, the largest file first (for host_share); the guest suites.
+mapfile -t host_suites < <(ls -S "$top"/tests/bats/host-*.bats 2>/dev/null)
+guest_suites=()
 for f in "$top"/tests/bats/*.bats; do
-	[ -e "$f" ] || continue
 	case ${f##*/} in
-	host-*) host_suites+=("$f") ;;
-	*) [[ $debug_skip == *" ${f##*/} "* ]] || guest_suites+=("$f") ;;
+	host-*) ;;
+	*) [ ! -e "$f" ] || [[ $debug_skip == *" ${f##*/} "* ]] || guest_suites+=("$f") ;;
 	esac
 done
 
@@ -324,25 +325,38 @@ for f in htmtrace.ko htmtrace_hvsim.ko htmtrace_kunit.ko htmtrace; do
 done
 
 # The second lane: the 6.1 build, then Debian's stock 6.12 kernels booted
-# (the first gets the DKMS run), then the host suites.
+# (the first gets the DKMS run), then its share of the host suites.
 stock_all() {
 	say "stock kernel: tests/stock.sh 6.1 (Debian's 6.1 headers, build only)"
 	run_tap stock-6.1 "$top/tests/stock.sh" 6.1
 	for spec in "${stock_boot[@]}"; do
 		stock_guest "$spec" "$([ "$spec" = "${stock_boot[0]}" ] && echo dkms)"
 	done
-	# The host suites run without bats' per-test timeout: bats 1.8.2
-	# starts a watchdog "sleep" per test, and a test faster than the
-	# watchdog's own setup leaves that sleep orphaned, holding bats'
-	# output pipe for the whole timeout (seen: 900 s after a 10 ms test
-	# of host-dkms.bats).
-	[ ${#host_suites[@]} -eq 0 ] || BATS_TEST_TIMEOUT= run_bats host "${host_suites[@]}"
+	host_share
+}
+
+# host_share: the host suites that the other lane has not taken, one file
+# at a time (mkdir claims a file: atomic), the longest first. Both lanes
+# call it when their own work is done, so that neither core idles at the
+# end of a run (the two lanes' own work differs by a minute or more from
+# one machine to the next). The host suites run without bats' per-test
+# timeout: bats 1.8.2 starts a watchdog "sleep" per test, and a test faster
+# than the watchdog's own setup leaves that sleep orphaned, holding bats'
+# output pipe for the whole timeout (seen: 900 s after a 10 ms test of
+# host-dkms.bats).
+host_share() {
+	local f
+	for f in "${host_suites[@]}"; do
+		mkdir "$logs/taken-$(basename "$f" .bats)" 2>/dev/null || continue
+		BATS_TEST_TIMEOUT='' run_bats "$(basename "$f" .bats)" "$f"
+	done
 }
 
 # Two lanes: this shell's (the debug guest's boot and suites, then the
 # lint, which needs the debug build), and the second (stock_all: the stock
-# kernels, the host suites), which starts with the stock builds while the
-# debug guest boots; each about half of a run's work. At most two guests
+# kernels), which starts with the stock builds while the debug guest boots;
+# each about half of a run's work. Then each lane takes host suites the
+# other has not taken (host_share) until none is left. At most two guests
 # run at once: with a third and the host suites beside them, on two cores,
 # each suite ran more than twice as slowly and the run was no shorter. The
 # host suites once ran in this lane, before the debug suites, which then
@@ -353,6 +367,7 @@ stock_all() {
 # every child of this shell).
 stock_start() {
 	rm -f "$logs/stock.counts"
+	rm -rf "$logs"/taken-*
 	say "stock kernels, host suites: in the background (log: $logs/stock.log)"
 	(
 		passed=0 failed=0 skipped=0 notrun=0
@@ -423,6 +438,8 @@ if [ "$built" -eq 1 ]; then
 else
 	not_run "lint: nothing was built to lint" 4
 fi
+# then the host suites the stock lane has not taken yet
+host_share
 
 stock_wait
 
