@@ -55,6 +55,28 @@ $(seq 100)" ]
 	[ "$output" = ran ]
 }
 
+@test "guest: plain words run without sh, as sh runs them; a builtin or an unknown name, by sh" {
+	local plain
+	# exec'd by the command server itself: sh would have raised SHLVL
+	run -0 guest env
+	plain=$(sed -n 's/^SHLVL=//p' <<<"$output")
+	run -0 guest 'env;'
+	[ "$(sed -n 's/^SHLVL=//p' <<<"$output")" -eq $((plain + 1)) ]
+	# the same stdout, stderr and status either way
+	run --separate-stderr guest ls / /no-such-dir
+	[ "$status" -eq 1 ]
+	local out=$output err=$stderr
+	run --separate-stderr guest 'ls / /no-such-dir;'
+	[ "$status" -eq 1 ]
+	[ "$output" = "$out" ]
+	[ "$stderr" = "$err" ]
+	[[ $err == *no-such-dir* ]]
+	# what no program on PATH is: sh's builtin, sh's message
+	run -3 guest exit 3
+	run -127 --separate-stderr guest no-such-program x
+	[ "$stderr" = "sh: no-such-program: not found" ]
+}
+
 @test "guest: a missing trailing newline is kept" {
 	guest printf abc > "$BATS_TEST_TMPDIR/abc"
 	[ "$(od -An -c < "$BATS_TEST_TMPDIR/abc" | tr -d ' ')" = abc ]
