@@ -76,10 +76,15 @@ copy_elf() {
 	done
 }
 
+# The modules without their DWARF, as a distribution installs them: built
+# against a stock kernel's headers (CONFIG_DEBUG_INFO) htmtrace.ko is 5 MB,
+# 0.17 MB stripped, and each of a run's hundreds of loads took 0.24 s
+# rather than 0.03 s.
 nmods=0
 for ko in "$bdir"/*.ko; do
 	[ -e "$ko" ] || continue
-	install -m 0644 "$ko" "$root/lib/modules/htmtrace/"
+	powerpc64le-linux-gnu-strip --strip-debug -o "$root/lib/modules/htmtrace/${ko##*/}" "$ko"
+	chmod 0644 "$root/lib/modules/htmtrace/${ko##*/}"
 	nmods=$((nmods + 1))
 done
 [ -e "$bdir/htmtrace" ] && copy_elf "$bdir/htmtrace" /usr/bin/htmtrace
