@@ -68,7 +68,7 @@ assert_released() {
 	echo "$output"
 	[ "${lines[0]}" = rc=0 ]
 	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/top.out"
-	run -0 python3 - "$BATS_TEST_TMPDIR/top.out" <<-'EOF'
+	run -0 "$HTM_PYTHON" - "$BATS_TEST_TMPDIR/top.out" <<-'EOF'
 	import json, sys
 	lines = open(sys.argv[1]).read().splitlines()
 	reports = [json.loads(l) for l in lines if l.startswith("{")]
@@ -158,7 +158,7 @@ assert_released() {
 	echo "$output"
 	[ "$output" = rc=0 ]
 	sleep 0.5
-	run -0 python3 - "$log" "$before" <<-'EOF'
+	run -0 "$HTM_PYTHON" - "$log" "$before" <<-'EOF'
 	import sys
 	data = open(sys.argv[1], "rb").read()[int(sys.argv[2]):]
 	n = data.count(b"\x1b[H\x1b[2J")

@@ -7,7 +7,11 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
-	check=("$BATS_TEST_DIRNAME/../guest.py" check)
+	# Debian's interpreter: the first python3 on PATH may be a shim
+	# (pyenv: 0.4 s a call)
+	local py=python3
+	[ ! -x /usr/bin/python3 ] || py=/usr/bin/python3
+	check=("$py" "$BATS_TEST_DIRNAME/../guest.py" check)
 	clean=$BATS_TEST_TMPDIR/clean.log
 	cat > "$clean" <<-'EOF'
 	Run /init as init process
