@@ -109,7 +109,7 @@ static void damage_parse(const char *spec)
 	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(item, ':');
 		size_t wlen = colon ? (size_t)(colon - item) : strlen(item);
-		const char *n = colon ? colon + 1 : "1";
+		const char *n = colon && colon[1] ? colon + 1 : "1";
 		int what = -1;
 
 		if (wlen == 7 && !strncmp(item, "request", 7))
@@ -145,7 +145,8 @@ static void flip(char *s, size_t i)
 
 static int sock = -1;
 
-/* Send to the guest's tty a piece at a time: a long burst into the
+/*
+ * Send to the guest's tty a piece at a time: a long burst into the
  * spapr-vty once made the debug kernel report a KASAN splat in
  * n_tty_receive_buf_common (hvc flip buffers, not htmtrace).
  */
@@ -461,11 +462,12 @@ static const char *exchange(unsigned int timeout)
 			     ACK_TIMEOUT, sends, text);
 		} else if (sends >= MAX_SENDS) {
 			snprintf(fail, sizeof(fail),
-				 "the guest found the request damaged %d times: giving up", sends);
+				 "the guest found the request damaged %d times: giving up",
+				 sends);
 			return fail;
 		} else {
-			note("the guest found the request damaged (attempt %d of %d): sending it again",
-			     sends, MAX_SENDS);
+			note("the guest found the request damaged (attempt %d of %d): %s",
+			     sends, MAX_SENDS, "sending it again");
 		}
 	}
 	/* Then the reply: asked for again (RES) when it came damaged, and
@@ -489,17 +491,19 @@ static const char *exchange(unsigned int timeout)
 		}
 		if (ev == EV_TIMEOUT && !recovered && !asks) {
 			recovered = 1;
-			note("no answer %u s after the request was read: asking for the reply again",
-			     timeout + GRACE);
+			note("no answer %u s after the request was read: %s",
+			     timeout + GRACE, "asking for the reply again");
 		} else if (ev == EV_TIMEOUT && recovered && !asks) {
 			snprintf(fail, sizeof(fail),
-				 "wedged: no answer %u s after the request was read", timeout + GRACE);
+				 "wedged: no answer %u s after the request was read",
+				 timeout + GRACE);
 			return fail;
 		} else {
 			reason = ev == EV_END ? why : "the reply asked for again did not come";
 			if (++asks > MAX_REPLY_ASKS) {
 				snprintf(fail, sizeof(fail),
-					 "the reply came damaged %d times: giving up (%s)", asks, reason);
+					 "the reply came damaged %d times: giving up (%s)",
+					 asks, reason);
 				return fail;
 			}
 			note("%s (attempt %d): asking for it again", reason, asks);
@@ -554,8 +558,10 @@ static unsigned long long proc_start(long pid)
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 	stat = slurp(path, NULL);
 	p = stat ? strrchr(stat, ')') : NULL;
-	if (p && sscanf(p + 1, " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
-			&start) != 1)
+	/* the 22nd field; the 3rd is the first after the command's ")" */
+	for (int field = 3; p && field <= 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu", &start) != 1)
 		start = 0;
 	free(stat);
 	return start;
@@ -645,7 +651,8 @@ int main(int argc, char **argv)
 	double t0;
 	int lock, rc;
 
-	if (argc < 4 || !(timeout = strtoul(argv[2], &path, 10)) || *path) {
+	timeout = argc < 4 ? 0 : strtoul(argv[2], &path, 10);
+	if (!timeout || *path) {
 		fputs("usage: guestrun DIR TIMEOUT TEXT...\n", stderr);
 		return 125;
 	}
