@@ -7,8 +7,8 @@
  *
  *   guestrun DIR TIMEOUT TEXT...
  *
- * DIR is the guest's state folder (build/VARIANT/guests/NAME): "state" (the
- * keeper's pid and start time, the channel's unix socket), "lock" (one
+ * DIR is the guest's state folder (build/VARIANT/guests/NAME): "state" (where
+ * "sock" names the channel's unix socket), "lock" (one
  * command at a time) and "wedged" (written when the guest stopped
  * answering: later commands then fail at once). TEXT's words are joined
  * with spaces and run by sh -c; TIMEOUT is the guest's bound on it, in
@@ -187,13 +187,12 @@ enum ev { EV_ACK, EV_BAD, EV_GONE, EV_END, EV_TIMEOUT, EV_EOF, EV_WAIT };
 static char rid[13];
 static int acked, damage_next;
 static enum { SEC_NONE, SEC_OUT, SEC_ERR } section;
-static struct buf inbuf, parts[2];	/* parts: the base64 of OUT and ERR */
-static char **pending;			/* lines read, not yet taken */
-static size_t npending, pending_first;
-
-/* The reply, once EV_END came: whole, or not and why. */
-static struct buf out, err;
-static int status, whole;
+static struct buf inbuf;		/* what came; inbuf_off of it taken */
+static size_t inbuf_off;
+static char *rest;			/* a line's rest, from a glued marker */
+/* OUT's and ERR's base64; once EV_END came, decoded if whole */
+static struct buf parts[2];
+static int status, whole;		/* the reply, or why not */
 static char why[512];
 
 #define MAX_WORDS 9
@@ -211,7 +210,10 @@ static int words(const char *line, char *copy, size_t size, char **w)
 	return n;
 }
 
-/* The END line checked, the parts decoded and checked: sets whole, why. */
+/*
+ * The END line checked, the parts decoded in place and checked: sets
+ * whole, or why not (a reply sent again starts its parts afresh).
+ */
 static void reply_end(const char *line)
 {
 	char copy[512], *w[MAX_WORDS];
@@ -225,13 +227,12 @@ static void reply_end(const char *line)
 		return;
 	}
 	for (int k = 0; k < 2; k++) {
-		struct buf *b = k ? &err : &out;
+		struct buf *b = &parts[k];
 		const char *what = k ? "stderr" : "stdout";
 		unsigned int crc;
 		long len;
 
-		b->len = 0;
-		buf_add(b, parts[k].p ? parts[k].p : "", parts[k].len);
+		buf_add(b, "", 0);	/* (allocated, even if empty) */
 		len = base64_decode(b->p, b->len);
 		if (len < 0) {
 			snprintf(why, sizeof(why), "the reply is no base64 (%s)", what);
@@ -323,59 +324,51 @@ static enum ev take_line(char *line)
 	return EV_END;
 }
 
-static void pend(char *line)
-{
-	pending = xrealloc(pending, (npending + 1) * sizeof(*pending));
-	pending[npending++] = strdup(line);
-}
-
 /*
- * Cut what came into lines: each stripped of surrounding white space, and
- * split where a marker is glued to the text before it (a newline lost).
+ * The next line of what came, in place: NUL-terminated, stripped of
+ * surrounding white space, and cut where a marker is glued to the text
+ * before it (a newline lost). NULL when no whole line is left.
  */
-static void cut_lines(void)
+static char *next_line(void)
 {
-	char *start = inbuf.p, *nl;
+	char *s, *e, *nl, *m;
 
-	while ((nl = memchr(start, '\n', inbuf.p + inbuf.len - start))) {
-		char *s = start, *e = nl, *m;
-
-		start = nl + 1;
+	if (rest) {
+		s = rest;
+		*s = '@';
+		rest = NULL;
+	} else {
+		s = inbuf.p + inbuf_off;
+		nl = inbuf.p ? memchr(s, '\n', inbuf.len - inbuf_off) : NULL;
+		if (!nl)
+			return NULL;
+		inbuf_off = nl + 1 - inbuf.p;
 		*nl = '\0';
-		for (char *c = s; c < e; c++)	/* (as no base64 or marker) */
+		for (char *c = s; c < nl; c++)	/* (as no base64 or marker) */
 			if (!*c || (unsigned char)*c > 126)
 				*c = '?';
-		while (s < e && strchr(" \t\r\f\v", *s))
-			s++;
-		while (e > s && strchr(" \t\r\f\v", e[-1]))
+		for (e = nl; e > s && strchr(" \t\r\f\v", e[-1]); )
 			*--e = '\0';
-		while (*s && (m = strstr(s + 1, "@@HTMG-"))) {
-			*m = '\0';
-			if (*s)
-				pend(s);
-			*m = '@';
-			s = m;
-		}
-		if (*s)
-			pend(s);
+		while (*s && strchr(" \t\r\f\v", *s))
+			s++;
 	}
-	inbuf.len -= start - inbuf.p;
-	memmove(inbuf.p, start, inbuf.len);
+	m = *s ? strstr(s + 1, "@@HTMG-") : NULL;
+	if (m) {
+		*m = '\0';
+		rest = m;
+	}
+	return s;
 }
 
 /* The next event before deadline (later while output flows). */
 static enum ev next_event(double deadline)
 {
-	char data[65536];
+	char data[65536], *line;
 
 	for (;;) {
-		while (pending_first < npending) {
-			char *line = pending[pending_first++];
+		while ((line = next_line())) {
 			enum ev ev = take_line(line);
 
-			free(line);
-			if (pending_first == npending)
-				npending = pending_first = 0;
 			if (ev != EV_WAIT)
 				return ev;
 		}
@@ -398,8 +391,12 @@ static enum ev next_event(double deadline)
 			return EV_EOF;
 		if (section != SEC_NONE && deadline < now() + GRACE)
 			deadline = now() + GRACE;	/* output flows: be patient */
+		if (inbuf_off) {	/* drop what was taken: all but a part line */
+			inbuf.len -= inbuf_off;
+			memmove(inbuf.p, inbuf.p + inbuf_off, inbuf.len);
+			inbuf_off = 0;
+		}
 		buf_add(&inbuf, data, n);
-		cut_lines();
 	}
 }
 
@@ -531,7 +528,7 @@ static char *dir_file(const char *dir, const char *name)
 }
 
 /* The whole of a small file, NUL-terminated; NULL if it cannot be read. */
-static char *slurp(const char *path, size_t *lenp)
+static char *slurp(const char *path)
 {
 	struct buf b = { 0 };
 	char chunk[4096];
@@ -544,66 +541,22 @@ static char *slurp(const char *path, size_t *lenp)
 	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
 		buf_add(&b, chunk, n);
 	close(fd);
-	if (lenp)
-		*lenp = b.len;
 	return b.p;
 }
 
-/* The start time of pid (clock ticks since boot), 0 if it is gone. */
-static unsigned long long proc_start(long pid)
-{
-	char path[64], *stat, *p;
-	unsigned long long start = 0;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	stat = slurp(path, NULL);
-	p = stat ? strrchr(stat, ')') : NULL;
-	/* the 22nd field; the 3rd is the first after the command's ")" */
-	for (int field = 3; p && field <= 22; field++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p, " %llu", &start) != 1)
-		start = 0;
-	free(stat);
-	return start;
-}
-
 /*
- * The channel's socket, if the keeper the state file records runs: its pid,
- * with "keeper" and the socket on its command line and the start time
- * recorded (not a reused pid). NULL if the guest is not running.
+ * The channel's socket, from the state tests/guest.py start wrote; NULL if
+ * there is none. Whether QEMU still serves it, connect() tells.
  */
 static char *guest_socket(const char *dir)
 {
-	char *path = dir_file(dir, "state"), *st = slurp(path, NULL), *sockp = NULL;
-	char *save = NULL, *l, *argv, *a;
-	long pid = 0;
-	unsigned long long start = 0;
-	int keeper = 0, has_sock = 0;
-	size_t len;
+	char *path = dir_file(dir, "state"), *st = slurp(path), *save = NULL;
+	char *l, *sockp = NULL;
 
 	free(path);
-	for (l = st ? strtok_r(st, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(l, "pid ", 4))
-			pid = atol(l + 4);
-		else if (!strncmp(l, "start ", 6))
-			start = strtoull(l + 6, NULL, 10);
-		else if (!strncmp(l, "sock ", 5))
-			sockp = l + 5;
-	}
-	if (!pid || !sockp) {
-		free(st);
-		return NULL;
-	}
-	if (asprintf(&path, "/proc/%ld/cmdline", pid) < 0)
-		path = NULL;
-	argv = path ? slurp(path, &len) : NULL;
-	free(path);
-	for (a = argv; a && a < argv + len; a += strlen(a) + 1) {
-		keeper |= !strcmp(a, "keeper");
-		has_sock |= !strcmp(a, sockp);
-	}
-	free(argv);
-	sockp = keeper && has_sock && proc_start(pid) == start ? strdup(sockp) : NULL;
+	for (l = st ? strtok_r(st, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
+		if (!strncmp(l, "sock ", 5))
+			sockp = strdup(l + 5);
 	free(st);
 	return sockp;
 }
@@ -667,7 +620,7 @@ int main(int argc, char **argv)
 	chan_crc_init();
 
 	path = dir_file(dir, "wedged");
-	wedged = slurp(path, NULL);
+	wedged = slurp(path);
 	free(path);
 	if (wedged) {
 		note("wedged earlier by: %s", wedged);
@@ -697,7 +650,8 @@ int main(int argc, char **argv)
 	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sockp);
 	if (sock < 0 || connect(sock, (struct sockaddr *)&addr, sizeof(addr))) {
-		note("cannot reach the guest: [Errno %d] %s", errno, strerror(errno));
+		note("%s is not running (cannot reach the guest: [Errno %d] %s)",
+		     name, errno, strerror(errno));
 		return 125;
 	}
 	what = exchange(timeout);
@@ -705,8 +659,8 @@ int main(int argc, char **argv)
 	close(lock);
 	if (!what) {
 		timing_log(now() - t0, status);
-		put_all(1, out.p, out.len);
-		put_all(2, err.p, err.len);
+		put_all(1, parts[0].p, parts[0].len);
+		put_all(2, parts[1].p, parts[1].len);
 		return status;
 	}
 	rc = 125;
