@@ -11,7 +11,6 @@ set -euo pipefail
 variant=${1:-release}
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build/$variant
-cross=powerpc64le-linux-gnu-
 
 kdir=$("$top/tests/kernel.sh" "$variant")
 # Objects built against another kernel tree (its config changed: a new
@@ -30,7 +29,7 @@ for d in module uapi kunit; do
 	cp -a --update "$top/$d/." "$out/kmod/$d/"
 done
 
-make -s -j"$(nproc)" -C "$kdir" ARCH=powerpc CROSS_COMPILE=$cross M="$out/kmod" W=1 HTMTRACE_TEST=y \
+"$top/tests/kmake.sh" "$variant-test" "$kdir" "$out/kmod" W=1 HTMTRACE_TEST=y \
 	${HTMTRACE_SPARSE:+C=1} modules
 cp "$out"/kmod/*.ko "$out/"
 

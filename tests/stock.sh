@@ -37,7 +37,6 @@ boot=
 [ "${2:-}" = --boot ] && boot=1
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${HTMTRACE_CACHE:-$HOME/.cache/htmtrace}
-cross=powerpc64le-linux-gnu-
 
 case $spec in
 6.1 | 6.12) series=$spec suffix=powerpc64le ;;
@@ -135,8 +134,7 @@ build() {
 	rm -rf "${out:?}/$name"
 	mkdir -p "$out/$name"
 	cp -a "$top/Kbuild" "$top/module" "$top/uapi" "$top/kunit" "$out/$name/"
-	make -s -j"$(nproc)" -C "$hdrs" ARCH=powerpc CROSS_COMPILE=$cross M="$out/$name" W=1 \
-		"$@" modules > "$out/$name.log" 2>&1 &&
+	"$top/tests/kmake.sh" "stock-$spec-$name" "$hdrs" "$out/$name" W=1 "$@" modules > "$out/$name.log" 2>&1 &&
 		! grep -qE 'warning:|error:|WARNING:|ERROR:' "$out/$name.log"
 }
 if build prod && build test HTMTRACE_TEST=y; then
