@@ -285,7 +285,9 @@ for f in "$top"/tests/bats/*.bats; do
 done
 
 say "dependencies"
-if ! step "$top/tests/deps.sh"; then
+# Checked once: the scripts below take the sysroot without checking again.
+unset HTMTRACE_DEPS_SYSROOT
+if ! HTMTRACE_DEPS_SYSROOT=$(step "$top/tests/deps.sh" --sysroot); then
 	fail "tests/deps.sh: nothing can be built or run"
 	n=$(($(count_tests "${host_suites[@]}" "${guest_suites[@]}") + $(kunit_cases) + 1))
 	for spec in "${stock_boot[@]}"; do
@@ -298,6 +300,7 @@ if ! step "$top/tests/deps.sh"; then
 		$((n + 7 + 4 + 1))
 	summary
 fi
+export HTMTRACE_DEPS_SYSROOT
 # Debian's perf, for perf.bats, is shared with the debug guest: without it,
 # perf.bats alone does not run.
 if ! perf_root=$(step "$top/tests/deps.sh" --perf); then

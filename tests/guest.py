@@ -170,7 +170,7 @@ class Guest:
                 os.unlink(f)
         import subprocess
         import tempfile
-        initrd = os.path.join(self.dir, 'initramfs.cpio.gz')
+        initrd = os.path.join(self.dir, 'initramfs.cpio')
         nvram = os.path.join(self.dir, 'nvram.img')
         nvram_image(nvram)
         try:

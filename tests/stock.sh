@@ -171,7 +171,7 @@ fi
 # its name rather than as a boot that never ends. No forced signatures
 # either: our modules are unsigned, or signed by DKMS's own key.
 missing=
-for opt in PPC_PSERIES HVC_CONSOLE BLK_DEV_INITRD RD_GZIP DEVTMPFS TMPFS PROC_FS \
+for opt in PPC_PSERIES HVC_CONSOLE BLK_DEV_INITRD DEVTMPFS TMPFS PROC_FS \
 	SYSFS DEBUG_FS BINFMT_ELF BINFMT_SCRIPT MODULES MODULE_UNLOAD; do
 	grep -qx "CONFIG_$opt=y" "$hdrs/.config" || missing+=" $opt"
 done

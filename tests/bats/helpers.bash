@@ -95,7 +95,7 @@ htm_teardown_file() {
 		# One round trip: unload, then this file's kernel log for the
 		# check. A failed unload (or a guest that no longer answers) fails
 		# the file: leftover modules would fail a later suite instead.
-		log=$(guest "$HTM_UNLOAD_ALL || { echo 'teardown: could not unload our modules' >&2; exit 1; }
+		log=$(guest "$HTM_CLEANUP || { echo 'teardown: could not unload our modules' >&2; exit 1; }
 			dmesg | awk 'index(\$0, \"htmtrace-test: file $HTM_FILE\") { n = NR }
 			{ line[NR] = \$0 } END { for (i = n; i <= NR; i++) print line[i] }'") || rc=$?
 		[ "$rc" -eq 0 ] || echo "teardown: the guest's unload and kernel log failed (status $rc)" >&2
@@ -131,10 +131,17 @@ guest() {
 # there, and the console log shows which test a splat belongs to. CMD, if
 # given, runs right after in the same round trip (a test's setup), and its
 # status is guest_mark's.
+# The mark is htmtest's (the name of plain words), and a CMD that is an
+# htmtest command runs in that process ("htmtest mark ... ++ CMD"): one exec
+# in the guest, no sh (tests/guest/cmdserver.c, exec_plain()).
 guest_mark() {
-	local name=${BATS_TEST_DESCRIPTION//[^A-Za-z0-9 _.,:=()\/+-]/_}
-	guest "echo 'htmtrace-test: test $BATS_TEST_NUMBER: $name' > /dev/kmsg${1:+ &&
-		$1}"
+	local name=${BATS_TEST_DESCRIPTION//[^A-Za-z0-9 _.,:=\/-]/_}
+	local mark="htmtest mark htmtrace-test: test $BATS_TEST_NUMBER: $name"
+	case ${1:-} in
+	'') guest "$mark" ;;
+	"htmtest "*) guest "$mark ++ ${1#htmtest }" ;;
+	*) guest "$mark && $1" ;;
+	esac
 }
 
 guest_dmesg() {
@@ -160,10 +167,10 @@ guest_load() {
 
 # sim_load SIM_PARAMS [HTM_PARAMS]: the guest command that loads the
 # simulator with SIM_PARAMS, then htmtrace backend=sim with HTM_PARAMS, in
-# one process (htmtest insmod: each process costs the debug guest about
-# 0.1 s); a test's setup passes it to guest_mark.
+# one process (htmtest load: each process costs the debug guest about
+# 0.05 s), plain words; a test's setup passes it to guest_mark.
 sim_load() {
-	echo "htmtest insmod $HTM_MODDIR/htmtrace_hvsim.ko '$1' $HTM_MODDIR/htmtrace.ko 'backend=sim${2:+ $2}'"
+	echo "htmtest load $HTM_MODDIR/htmtrace_hvsim.ko $1 $HTM_MODDIR/htmtrace.ko backend=sim${2:+ $2}"
 }
 
 guest_unload() {
@@ -175,13 +182,13 @@ guest_loaded() {
 }
 
 # Background processes a test left behind (orphans: their parent is PID 1,
-# the command server) could hold a device open: htmtest kills them and
-# deconfigures every channel, once the simulator's faults are cleared; then
-# it unloads our modules (rmmod's, in one process: each process costs the
-# debug guest about 0.1 s).
-# shellcheck disable=SC2016 # expanded by the guest's shell
-HTM_UNLOAD_ALL='f=/sys/kernel/debug/htmtrace_hvsim/reset; [ ! -e $f ] || echo 1 > $f
-	htmtest cleanup htmtrace_kunit htmtrace htmtrace_hvsim htmtrace_pmu_stub || exit 1'
+# the command server) could hold a device open: htmtest cleanup clears the
+# simulator's faults, kills them and deconfigures every channel; then it
+# unloads our modules (rmmod's, in one process: each process costs the
+# debug guest about 0.05 s). HTM_CLEANUP is plain words (no sh: a command
+# of its own); HTM_UNLOAD_ALL is for a shell text.
+HTM_CLEANUP='htmtest cleanup htmtrace_kunit htmtrace htmtrace_hvsim htmtrace_pmu_stub'
+HTM_UNLOAD_ALL="$HTM_CLEANUP || exit 1"
 
 # alt NAME: the choice this run makes for the simulator's alternative NAME
 # (HTMTRACE_HVSIM_ALT="NAME=CHOICE ...", see module/hvsim/README.md,
@@ -223,11 +230,8 @@ dump_size() {
 # public caller of H_HTM does). One round trip: the counters, then the unload.
 hv_protocol_unload() {
 	local out misuse
-	out=$(guest "d=/sys/kernel/debug/htmtrace_hvsim
-		if [ -e \$d/dump_tracing ]; then
-			read -r t < \$d/dump_tracing; read -r u < \$d/dump_unaligned; echo misuse \$t \$u
-		fi
-		$HTM_UNLOAD_ALL") || { echo "teardown: could not unload our modules" >&2; return 1; }
+	out=$(guest "${HTM_CLEANUP/cleanup/cleanup --misuse}") ||
+		{ echo "teardown: could not unload our modules" >&2; return 1; }
 	[[ $'\n'$out == *$'\nmisuse '* ]] || return 0
 	misuse=${out#*misuse }
 	misuse=${misuse%%$'\n'*}
@@ -235,7 +239,7 @@ hv_protocol_unload() {
 }
 
 guest_unload_all() {
-	guest "$HTM_UNLOAD_ALL"
+	guest "$HTM_CLEANUP"
 }
 
 requires() {

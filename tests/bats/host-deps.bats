@@ -31,6 +31,8 @@ setup() {
 	chmod +x "$bin"/*
 	export APT_LOG=$BATS_TEST_TMPDIR/apt.log
 	export HTMTRACE_CACHE=$BATS_TEST_TMPDIR/cache
+	# make check's own checked sysroot would skip the check under test
+	unset HTMTRACE_DEPS_SYSROOT
 }
 
 @test "deps: an install that would remove a package is refused, nothing installed" {
@@ -63,4 +65,28 @@ Inst libc6:i386 (2.36-9+deb12u14 Debian:12 [i386])' \
 	[[ $stderr != *"Inst make"* ]]
 	run grep -c -- '-y' "$APT_LOG"
 	[ "$output" = 0 ]
+}
+
+@test "deps: the sysroot make check checked is taken as it is, no package looked at" {
+	local root=$BATS_TEST_TMPDIR/sysroot
+	mkdir -p "$root"
+	touch "$root/.unpacked"
+	cat > "$bin/dpkg-query" <<-'EOF2'
+	#!/bin/sh
+	echo "dpkg-query $*" >> "$APT_LOG"
+	EOF2
+	HTMTRACE_DEPS_SYSROOT=$root PATH=$bin:$PATH run --separate-stderr bash "$DEPS" --sysroot
+	[ "$status" -eq 0 ]
+	[ "$output" = "$root" ]
+	HTMTRACE_DEPS_SYSROOT=$root PATH=$bin:$PATH run --separate-stderr bash "$DEPS"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ ! -e "$APT_LOG" ]
+	# a folder never unpacked is no checked sysroot: the check runs
+	rm "$root/.unpacked"
+	PLAN='Remv busybox [1:1.35.0-4+b3]' HTMTRACE_DEPS_SYSROOT=$root PATH=$bin:$PATH \
+		run --separate-stderr bash "$DEPS" --sysroot
+	[ "$status" -eq 1 ]
+	grep -q '^dpkg-query ' "$APT_LOG"
+	[[ $stderr == *"refusing"* ]]
 }

@@ -41,8 +41,20 @@
  *				(finit_module(2)), in one process; stops at
  *				the first that fails: "insmod FILE: ERROR",
  *				status 1; silent otherwise
- *   htmtest cleanup [MODULE...]
- *				between tests: SIGKILL every orphan (a process
+ *   htmtest load FILE.ko [PARAM...] [FILE.ko [PARAM...]...]
+ *				the same, each parameter a word of its own (a
+ *				word ending in .ko starts the next module): a
+ *				command of plain words, which the guest's
+ *				command server runs without sh
+ *   htmtest mark WORD... [++ COMMAND...]
+ *				the words, joined by spaces, into the kernel
+ *				log (/dev/kmsg); then, if "++" follows, the
+ *				htmtest COMMAND after it, in this process (a
+ *				test's mark and setup in one exec)
+ *   htmtest cleanup [--misuse] [MODULE...]
+ *				between tests: clear the simulator's injected
+ *				faults (its "reset", if it is loaded), SIGKILL
+ *				every orphan (a process
  *				whose parent is PID 1, the command server)
  *				but our own shell, wait until they are gone,
  *				deconfigure every /dev/htmN and /dev/vpa_dtl,
@@ -51,7 +63,11 @@
  *				O_NONBLOCK): one process where an rmmod per
  *				module cost each test a process more under
  *				KASAN and TCG. Silent but for a module that
- *				will not go: "rmmod MODULE: ERROR", status 1
+ *				will not go: "rmmod MODULE: ERROR", status 1.
+ *				--misuse first prints "misuse T U", the
+ *				simulator's counts since load of DUMP_DATAs to
+ *				a running trace and of unaligned ones, if it
+ *				is loaded
  *   htmtest blocked PID read|poll MS
  *				wait up to MS ms until process PID sleeps in
  *				that system call (/proc/PID/stat and syscall):
@@ -320,6 +336,55 @@ static int cmd_insmod(char **args, int n)
 	return 0;
 }
 
+/*
+ * load: insmod's pairs from words, a word ending in ".ko" starting each
+ * module and the words after it, joined by spaces, its parameters.
+ */
+static int cmd_load(char **words, int n)
+{
+	char *pairs[64], params[32][1024];
+	int i, np = 0;
+
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(words[i]);
+
+		if (len > 3 && !strcmp(words[i] + len - 3, ".ko")) {
+			if (np == 64)
+				break;
+			pairs[np++] = words[i];
+			pairs[np] = params[np / 2];
+			params[np / 2][0] = '\0';
+			np++;
+			continue;
+		}
+		if (!np || strlen(pairs[np - 1]) + len + 2 > sizeof(params[0]))
+			break;
+		if (pairs[np - 1][0])
+			strcat(pairs[np - 1], " ");
+		strcat(pairs[np - 1], words[i]);
+	}
+	if (i < n || !np) {
+		fprintf(stderr, "usage: htmtest load FILE.ko [PARAM...] [FILE.ko [PARAM...]...]\n");
+		return 2;
+	}
+	return cmd_insmod(pairs, np);
+}
+
+/* The first line of FILE into BUF (newline cut); false if it cannot be read. */
+static int read_line(const char *file, char *buf, int size)
+{
+	FILE *f = fopen(file, "r");
+	int ok = f && fgets(buf, size, f);
+
+	if (f)
+		fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+#define HVSIM_DEBUGFS "/sys/kernel/debug/htmtrace_hvsim"
+
 static int cmd_cleanup(char **mods, int nmods)
 {
 	struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
@@ -327,6 +392,24 @@ static int cmd_cleanup(char **mods, int nmods)
 	int n = 0, i, tries, fd;
 	struct dirent *d;
 	DIR *dir;
+
+	if (nmods && !strcmp(mods[0], "--misuse")) {
+		char t[64], u[64];
+
+		mods++;
+		nmods--;
+		if (read_line(HVSIM_DEBUGFS "/dump_tracing", t, sizeof(t)) &&
+		    read_line(HVSIM_DEBUGFS "/dump_unaligned", u, sizeof(u)))
+			printf("misuse %s %s\n", t, u);
+		fflush(stdout);
+	}
+	fd = open(HVSIM_DEBUGFS "/reset", O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, "1\n", 2) != 2)
+			fprintf(stderr, "htmtest: the simulator's reset: %s\n",
+				strerror(errno));
+		close(fd);
+	}
 
 	dir = opendir("/proc");
 	while (dir && (d = readdir(dir))) {
@@ -909,11 +992,54 @@ static int cmd_stale(int fd, const char *dev)
 	return 0;
 }
 
+/* mark: the words up to "++" into the kernel log; their count, or -1. */
+static int mark(char **words, int n)
+{
+	char line[1024] = "";
+	int i, fd;
+
+	for (i = 0; i < n && strcmp(words[i], "++"); i++) {
+		if (strlen(line) + strlen(words[i]) + 2 > sizeof(line))
+			break;
+		if (i)
+			strcat(line, " ");
+		strcat(line, words[i]);
+	}
+	strcat(line, "\n");
+	fd = open("/dev/kmsg", O_WRONLY);
+	if (fd < 0 || write(fd, line, strlen(line)) < 0) {
+		fprintf(stderr, "htmtest mark: /dev/kmsg: %s\n", strerror(errno));
+		return -1;
+	}
+	close(fd);
+	while (i < n && strcmp(words[i], "++"))
+		i++;
+	return i;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
 	int fd;
 
+	if (argc >= 3 && !strcmp(cmd, "mark")) {
+		int n = mark(argv + 2, argc - 2);
+
+		if (n < 0)
+			return 1;
+		if (2 + n == argc)
+			return 0;
+		/* "++" takes the place of argv[0]: the command follows it */
+		argv += 2 + n;
+		argc -= 2 + n;
+		cmd = argc > 1 ? argv[1] : "";
+		if (!strcmp(cmd, "mark")) {
+			fprintf(stderr, "htmtest mark: one mark a call\n");
+			return 2;
+		}
+	}
+	if (argc >= 2 && !strcmp(cmd, "load"))
+		return cmd_load(argv + 2, argc - 2);
 	if (argc >= 2 && !strcmp(cmd, "cleanup"))
 		return cmd_cleanup(argv + 2, argc - 2);
 	if (argc >= 2 && !strcmp(cmd, "insmod"))
