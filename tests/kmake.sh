@@ -7,12 +7,13 @@
 #
 #   tests/kmake.sh NAME KDIR DIR [MAKE-ARGS...]
 #
-# make check builds the modules ten times (the debug build, lint's two, two
-# against each of Debian's three kernels, dkms's), every one from scratch in
-# a fresh clone: about half of a warm run's host CPU time outside the
-# guests. A compile whose source, headers and flags ccache has seen is
-# replayed with its warnings, so the builds' "no warning" checks hold; a
-# change recompiles only the files it touches, in each build.
+# make check builds the modules nine times here (the debug build, lint's
+# two, two against each of Debian's three kernels; DKMS's own build is as
+# dkms.conf says), each from scratch in a fresh clone: before ccache, about
+# a quarter of a warm run's host CPU time outside the guests. A compile
+# whose source, headers and flags ccache has seen is replayed with its
+# warnings, so the builds' "no warning" checks hold; a change recompiles
+# only the files it touches, in each build.
 #
 # Kbuild puts M's absolute path on every compile's command line (-I, the
 # object, the source), and ccache hashes that line: M differs from one
