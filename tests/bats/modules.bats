@@ -216,3 +216,30 @@ refused() {
 	[ "$status" -eq 0 ]
 	[ "$output" = verified ]
 }
+
+@test "htmtest mark ++ load: the mark in the kernel log, each module with the words after it as parameters, in one exec" {
+	requires module htmtrace_hvsim
+	run -0 guest "htmtest mark htmtrace-test: probe $BATS_TEST_NUMBER ++ load \
+		$HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18 $HTM_MODDIR/htmtrace.ko backend=sim bounce_kb=64"
+	[ -z "$output" ]
+	run -0 guest "cat /sys/module/htmtrace_hvsim/parameters/log2_size \
+		/sys/module/htmtrace_hvsim/parameters/rate /sys/module/htmtrace/parameters/backend \
+		/sys/module/htmtrace/parameters/bounce_kb; dmesg | grep -c 'htmtrace-test: probe $BATS_TEST_NUMBER\$'"
+	[ "$output" = "$(printf '18\n0\nsim\n64\n1')" ]
+	# a parameter before any module, or nothing: usage; a missing file: its
+	# errno, and nothing loaded after it
+	guest_unload_all
+	run --separate-stderr guest htmtest load rate=0
+	[ "$status" -eq 2 ]
+	[[ $stderr == "usage: htmtest load "* ]]
+	run --separate-stderr guest htmtest load
+	[ "$status" -eq 2 ]
+	run --separate-stderr guest htmtest load /nonexistent.ko $HTM_MODDIR/htmtrace_hvsim.ko
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "insmod /nonexistent.ko: No such file or directory" ]
+	run guest_loaded htmtrace_hvsim
+	[ "$status" -eq 1 ]
+	# one mark a call
+	run --separate-stderr guest htmtest mark a ++ mark b
+	[ "$status" -eq 2 ]
+}

@@ -342,32 +342,31 @@ static int cmd_insmod(char **args, int n)
  */
 static int cmd_load(char **words, int n)
 {
-	char *pairs[64], params[32][1024];
-	int i, np = 0;
+	char *args[64], params[32][1024];
+	int i, m = -1;		/* the module whose parameters are being joined */
 
 	for (i = 0; i < n; i++) {
 		size_t len = strlen(words[i]);
 
 		if (len > 3 && !strcmp(words[i] + len - 3, ".ko")) {
-			if (np == 64)
+			if (++m == 32)
 				break;
-			pairs[np++] = words[i];
-			pairs[np] = params[np / 2];
-			params[np / 2][0] = '\0';
-			np++;
+			args[2 * m] = words[i];
+			args[2 * m + 1] = params[m];
+			params[m][0] = '\0';
 			continue;
 		}
-		if (!np || strlen(pairs[np - 1]) + len + 2 > sizeof(params[0]))
+		if (m < 0 || strlen(params[m]) + len + 2 > sizeof(params[m]))
 			break;
-		if (pairs[np - 1][0])
-			strcat(pairs[np - 1], " ");
-		strcat(pairs[np - 1], words[i]);
+		if (params[m][0])
+			strcat(params[m], " ");
+		strcat(params[m], words[i]);
 	}
-	if (i < n || !np) {
+	if (i < n || m < 0) {
 		fprintf(stderr, "usage: htmtest load FILE.ko [PARAM...] [FILE.ko [PARAM...]...]\n");
 		return 2;
 	}
-	return cmd_insmod(pairs, np);
+	return cmd_insmod(args, 2 * (m + 1));
 }
 
 /* The first line of FILE into BUF (newline cut); false if it cannot be read. */
@@ -992,8 +991,8 @@ static int cmd_stale(int fd, const char *dev)
 	return 0;
 }
 
-/* mark: the words up to "++" into the kernel log; their count, or -1. */
-static int mark(char **words, int n)
+/* The words up to "++" into the kernel log; their count, or -1. */
+static int kmsg_mark(char **words, int n)
 {
 	char line[1024] = "";
 	int i, fd;
@@ -1009,6 +1008,8 @@ static int mark(char **words, int n)
 	fd = open("/dev/kmsg", O_WRONLY);
 	if (fd < 0 || write(fd, line, strlen(line)) < 0) {
 		fprintf(stderr, "htmtest mark: /dev/kmsg: %s\n", strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	close(fd);
@@ -1023,7 +1024,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc >= 3 && !strcmp(cmd, "mark")) {
-		int n = mark(argv + 2, argc - 2);
+		int n = kmsg_mark(argv + 2, argc - 2);
 
 		if (n < 0)
 			return 1;
