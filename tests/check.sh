@@ -346,8 +346,8 @@ host_share() {
 # suites, then the lint, which needs the debug build, beside the guest's
 # post-mortem), and the second (stock_all: the stock kernels), which starts
 # first, its builds beside the debug build and boot; each about half of a
-# run's work. Then each lane takes host suites the
-# other has not taken (host_share) until none is left. At most two guests
+# run's work. Then each lane takes host suites the other has not taken
+# (host_share) until none is left. At most two guests
 # run at once: with a third and the host suites beside them, on two cores,
 # each suite ran more than twice as slowly and the run was no shorter. The
 # host suites once ran in this lane, before the debug suites, which then

@@ -35,17 +35,14 @@
  *				error; prints "bytes N" and then "eof" or the
  *				errno's name
  *   htmtest runas UID CMD...	run CMD as UID (and GID UID), no capabilities
- *   htmtest insmod FILE PARAMS [FILE PARAMS...]
- *				load each module FILE with its PARAMS (one
- *				word: "" for none) in turn, as insmod does
- *				(finit_module(2)), in one process; stops at
- *				the first that fails: "insmod FILE: ERROR",
- *				status 1; silent otherwise
  *   htmtest load FILE.ko [PARAM...] [FILE.ko [PARAM...]...]
- *				the same, each parameter a word of its own (a
- *				word ending in .ko starts the next module): a
- *				command of plain words, which the guest's
- *				command server runs without sh
+ *				load each module FILE.ko with the words after
+ *				it as its parameters (a word ending in .ko
+ *				starts the next module) in turn, as insmod
+ *				does (finit_module(2)), in one process; stops
+ *				at the first that fails: "insmod FILE: ERROR",
+ *				status 1; silent otherwise. Plain words: the
+ *				guest's command server runs it without sh
  *   htmtest mark WORD... [++ COMMAND...]
  *				the words, joined by spaces, into the kernel
  *				log (/dev/kmsg); then, if "++" follows, the
@@ -136,6 +133,8 @@
 #include <linux/htmtrace.h>
 #include <linux/perf_event.h>
 #include "../../module/hvsim/hvsim_record.h"
+
+#define HVSIM_DEBUGFS "/sys/kernel/debug/htmtrace_hvsim"
 
 static int fail(void)
 {
@@ -315,14 +314,11 @@ static int cmd_blocked(long pid, const char *call, unsigned long ms)
 	return 1;
 }
 
-static int cmd_insmod(char **args, int n)
+/* Load each module args[2k] with the parameters args[2k + 1], as insmod does. */
+static int insmod_pairs(char **args, int n)
 {
 	int i, fd;
 
-	if (n == 0 || n % 2) {
-		fprintf(stderr, "usage: htmtest insmod FILE PARAMS [FILE PARAMS...]\n");
-		return 2;
-	}
 	for (i = 0; i < n; i += 2) {
 		fd = open(args[i], O_RDONLY | O_CLOEXEC);
 		if (fd < 0 || syscall(SYS_finit_module, fd, args[i + 1], 0)) {
@@ -337,8 +333,9 @@ static int cmd_insmod(char **args, int n)
 }
 
 /*
- * load: insmod's pairs from words, a word ending in ".ko" starting each
- * module and the words after it, joined by spaces, its parameters.
+ * load: the (module, parameters) pairs from words, a word ending in ".ko"
+ * starting each module and the words after it, joined by spaces, its
+ * parameters.
  */
 static int cmd_load(char **words, int n)
 {
@@ -366,7 +363,7 @@ static int cmd_load(char **words, int n)
 		fprintf(stderr, "usage: htmtest load FILE.ko [PARAM...] [FILE.ko [PARAM...]...]\n");
 		return 2;
 	}
-	return cmd_insmod(args, 2 * (m + 1));
+	return insmod_pairs(args, 2 * (m + 1));
 }
 
 /* The first line of FILE into BUF (newline cut); false if it cannot be read. */
@@ -381,8 +378,6 @@ static int read_line(const char *file, char *buf, int size)
 		buf[strcspn(buf, "\n")] = '\0';
 	return ok;
 }
-
-#define HVSIM_DEBUGFS "/sys/kernel/debug/htmtrace_hvsim"
 
 static int cmd_cleanup(char **mods, int nmods)
 {
@@ -541,7 +536,7 @@ static int cmd_many(unsigned long n, unsigned long chips, unsigned long cores,
 		}
 		close(fd);
 	}
-	adv = fopen("/sys/kernel/debug/htmtrace_hvsim/advance", "w");
+	adv = fopen(HVSIM_DEBUGFS "/advance", "w");
 	if (!adv || fprintf(adv, "%lu\n", records) < 0 || fclose(adv))
 		return fail();
 	for (i = 0; i < n; i++) {
@@ -1043,8 +1038,6 @@ int main(int argc, char **argv)
 		return cmd_load(argv + 2, argc - 2);
 	if (argc >= 2 && !strcmp(cmd, "cleanup"))
 		return cmd_cleanup(argv + 2, argc - 2);
-	if (argc >= 2 && !strcmp(cmd, "insmod"))
-		return cmd_insmod(argv + 2, argc - 2);
 	if (argc < 3) {
 		fprintf(stderr, "usage: see the comment at the top of htmtest.c\n");
 		return 2;
