@@ -122,8 +122,26 @@ echo "ok 1 dkms $ver (Debian's, unpacked into the cache, not installed)"
 # A fresh root for dkms's trees, and the package as a user has it: the
 # files git knows (tracked, or new and not ignored), without build/.
 rm -rf "$d"
+mkdir -p "$d/bin" "$d/pkg" || exit 1
 root=$d/root
-mkdir -p "$root/usr/src" "$root/var/lib/dkms" "$root/lib/modules/$kver" "$d/bin" "$d/pkg"
+# dkms.conf's MAKE compiles through ccache, as tests/kmake.sh's builds do:
+# Debian's headers take ccache when DEBIAN_KERNEL_USE_CCACHE is set (their
+# .kernelvariables), and dkms's trees are at the fixed path
+# $cache/kbuild/dkms-SPEC (build/stock-SPEC/dkms/root links to it), held
+# under a lock for the run: kbuild puts the build folder's absolute path on
+# every compile's command line, and a folder in the clone differs from one
+# clone to the next. (Not a symlink to the clone's folder, as kmake.sh
+# has: dkms then takes an installed module for one it did not install.)
+if command -v ccache >/dev/null; then
+	mkdir -p "$cache/kbuild" || exit 1
+	exec 9>"$cache/kbuild/dkms-$spec.lock"
+	flock 9 || exit 1
+	rm -rf "$cache/kbuild/dkms-$spec" && ln -s "$cache/kbuild/dkms-$spec" "$root" || exit 1
+	root=$cache/kbuild/dkms-$spec
+	export DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR=$cache/ccache CCACHE_DEPEND=true
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+fi
+mkdir -p "$root/usr/src" "$root/var/lib/dkms" "$root/lib/modules/$kver" || exit 1
 # The kernel as its package installed it, modules aside.
 cp "$out"/modules/modules.* "$root/lib/modules/$kver/"
 if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
