@@ -219,12 +219,14 @@ refused() {
 
 @test "htmtest mark ++ load: the mark in the kernel log, each module with the words after it as parameters, in one exec" {
 	requires module htmtrace_hvsim
-	run -0 guest "htmtest mark htmtrace-test: probe $BATS_TEST_NUMBER ++ load \
+	# a mark no earlier run in this guest wrote
+	local probe="probe $$ $RANDOM"
+	run -0 guest "htmtest mark htmtrace-test: $probe ++ load \
 		$HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18 $HTM_MODDIR/htmtrace.ko backend=sim bounce_kb=64"
 	[ -z "$output" ]
 	run -0 guest "cat /sys/module/htmtrace_hvsim/parameters/log2_size \
 		/sys/module/htmtrace_hvsim/parameters/rate /sys/module/htmtrace/parameters/backend \
-		/sys/module/htmtrace/parameters/bounce_kb; dmesg | grep -c 'htmtrace-test: probe $BATS_TEST_NUMBER\$'"
+		/sys/module/htmtrace/parameters/bounce_kb; dmesg | grep -c 'htmtrace-test: $probe\$'"
 	[ "$output" = "$(printf '18\n0\nsim\n64\n1')" ]
 	# a parameter before any module, or nothing: usage; a missing file: its
 	# errno, and nothing loaded after it
