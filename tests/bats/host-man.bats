@@ -35,11 +35,22 @@ plain() {
 		s/\\&//g; print' "$1"
 }
 
-# The lines of one section of a page: from the line $2 (exact) to the next
-# .SS or .SH.
+# has_line TEXT LINE: TEXT has the line LINE (grep -xF, without a process:
+# the checks below ask a few hundred times).
+has_line() {
+	[[ $'\n'$1$'\n' == *$'\n'"$2"$'\n'* ]]
+}
+
+# has_word TEXT WORD: TEXT has WORD as a word (grep -wF, the same way).
+has_word() {
+	[[ $1 =~ (^|[^A-Za-z0-9_])"$2"([^A-Za-z0-9_]|$) ]]
+}
+
+# The lines of one section of plain text $1 (a page as plain prints it):
+# from the line $2 (exact) to the next .SS or .SH.
 section() {
-	plain "$1" | awk -v h="$2" '$0 == h { on = 1; next }
-		on && /^\.S[SH]( |$)/ { exit } on'
+	awk -v h="$2" '$0 == h { on = 1; next }
+		on && /^\.S[SH]( |$)/ { exit } on' <<<"$1"
 }
 
 # The commands of "htmtrace --help": the indented names under "Commands:"
@@ -61,23 +72,25 @@ options() {
 
 # What man/htmtrace.1 ($1) lacks, one item per line.
 missing1() {
-	local page=$1 cmd opt sec st
+	local text cmd opt sec st
 
+	text=$(plain "$1")
 	while read -r cmd; do
-		if ! plain "$page" | grep -qxF ".SS $cmd"; then
+		if ! has_line "$text" ".SS $cmd"; then
 			echo "command '$cmd'"
 			continue
 		fi
-		sec=$(section "$page" ".SS $cmd")
+		sec=$(section "$text" ".SS $cmd")
 		while read -r opt; do
-			grep -qE -- "(^|[^a-zA-Z0-9-])$opt([^a-zA-Z0-9-]|\$)" <<<"$sec" ||
+			# (a line's start or end is a newline in $sec)
+			[[ $sec =~ (^|[^a-zA-Z0-9-])"$opt"([^a-zA-Z0-9-]|$) ]] ||
 				echo "$cmd: option $opt"
 		done < <(options "$cmd")
 	done < <(commands)
-	sec=$(section "$page" ".SH EXIT STATUS")
+	sec=$(section "$text" ".SH EXIT STATUS")
 	for st in $("$HTMTRACE" --help | sed -n 's/^Exit status: //p' |
 		    grep -oE '[0-9]+'); do
-		grep -qxF ".B $st" <<<"$sec" || echo "exit status $st"
+		has_line "$sec" ".B $st" || echo "exit status $st"
 	done
 }
 
@@ -86,26 +99,41 @@ missing1() {
 # term of a .TP in the section) no longer in the command's help, a uapi
 # name the header no longer defines.
 stale1() {
-	local page=$1 cmd n cmds names
+	local text cmds names cmd opt opts= n
 
 	# each list taken once: the tool runs for each
+	text=$(plain "$1")
 	cmds=$(commands)
 	names=$(uapi_names)
-	while read -r cmd; do
-		if ! grep -qxF "$cmd" <<<"$cmds"; then
-			echo "command '$cmd'"
-			continue
+	# "COMMAND<tab>" for each section, then "COMMAND<tab>OPTION" for each
+	# option heading in it, in page order (one awk: a few hundred lines)
+	while IFS=$'\t' read -r cmd opt; do
+		if [ -z "$opt" ]; then
+			opts=
+			if has_line "$cmds" "$cmd"; then
+				opts=$(options "$cmd")
+			else
+				echo "command '$cmd'"
+			fi
+		elif has_line "$cmds" "$cmd" && ! has_line "$opts" "$opt"; then
+			echo "$cmd: option $opt"
 		fi
-		# the option headings the tool's help does not list, in page order
-		section "$page" ".SS $cmd" |
-			awk 'prev == ".TP" { print } { prev = $0 }' |
-			grep -oE -- '(^|[ "])--?[a-zA-Z][a-zA-Z0-9-]*' |
-			sed 's/^[ "]//' | grep -vxE -- '-h|--help' |
-			grep -vxF -f <(options "$cmd") | sed "s/^/$cmd: option /"
-	done < <(plain "$page" | sed -n 's/^\.SS //p')
+	done < <(awk '/^\.SH( |$)/ { cmd = ""; next }
+		/^\.SS / { cmd = substr($0, 5); print cmd "\t"; prev = ""; next }
+		cmd != "" && prev == ".TP" {
+			line = $0
+			while (match(line, /(^|[ "])--?[a-zA-Z][a-zA-Z0-9-]*/)) {
+				o = substr(line, RSTART, RLENGTH)
+				sub(/^[ "]/, "", o)
+				if (o != "-h" && o != "--help")
+					print cmd "\t" o
+				line = substr(line, RSTART + RLENGTH)
+			}
+		}
+		{ prev = $0 }' <<<"$text")
 	while read -r n; do
-		grep -qxF "$n" <<<"$names" || echo "uapi name $n"
-	done < <(plain "$page" | grep -oE 'HTMTRACE_[A-Z0-9_]*[A-Z0-9]' | sort -u)
+		has_line "$names" "$n" || echo "uapi name $n"
+	done < <(grep -oE 'HTMTRACE_[A-Z0-9_]*[A-Z0-9]' <<<"$text" | sort -u)
 }
 
 # The constants of the uapi header, the errnos its comments name, and the
@@ -128,10 +156,11 @@ module_params() {
 # What man/htmtrace.4 ($1) documents under a heading (a line ".B NAME")
 # that the uapi header does not define.
 stale4() {
-	local n
+	local n names
 
+	names=$(uapi_names)
 	while read -r n; do
-		uapi_names | grep -qxF "$n" || echo "constant $n"
+		has_line "$names" "$n" || echo "constant $n"
 	done < <(plain "$1" | sed -n 's/^\.B \(HTMTRACE_[A-Z0-9_]*\)$/\1/p')
 }
 
@@ -141,17 +170,17 @@ missing4() {
 
 	text=$(plain "$page")
 	while read -r n; do
-		grep -qw -- "$n" <<<"$text" || echo "constant $n"
+		has_word "$text" "$n" || echo "constant $n"
 	done < <(uapi_names)
 	while read -r n; do
-		grep -qxF ".B $n" <<<"$text" || echo "ioctl $n"
+		has_line "$text" ".B $n" || echo "ioctl $n"
 	done < <(uapi_ioctls)
 	while read -r n; do
-		grep -qw -- "$n" <<<"$text" || echo "errno $n"
+		has_word "$text" "$n" || echo "errno $n"
 	done < <(uapi_errnos)
-	sec=$(section "$page" ".SH MODULE PARAMETERS")
+	sec=$(section "$text" ".SH MODULE PARAMETERS")
 	while read -r n; do
-		grep -qxF ".B $n" <<<"$sec" || echo "module parameter $n"
+		has_line "$sec" ".B $n" || echo "module parameter $n"
 	done < <(module_params)
 }
 
