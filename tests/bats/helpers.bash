@@ -96,8 +96,7 @@ htm_teardown_file() {
 		# check. A failed unload (or a guest that no longer answers) fails
 		# the file: leftover modules would fail a later suite instead.
 		log=$(guest "$HTM_CLEANUP || { echo 'teardown: could not unload our modules' >&2; exit 1; }
-			dmesg | awk 'index(\$0, \"htmtrace-test: file $HTM_FILE\") { n = NR }
-			{ line[NR] = \$0 } END { for (i = n; i <= NR; i++) print line[i] }'") || rc=$?
+			htmtest log-since htmtrace-test: file $HTM_FILE") || rc=$?
 		[ "$rc" -eq 0 ] || echo "teardown: the guest's unload and kernel log failed (status $rc)" >&2
 		"$HTM_PYTHON" "$HTM_TOP/tests/guest.py" check - <<<"$log" || rc=1
 		return $rc
@@ -144,9 +143,9 @@ guest_mark() {
 	esac
 }
 
+# (one exec in the guest, no sh: htmtest reads the log itself)
 guest_dmesg() {
-	guest "dmesg | awk 'index(\$0, \"htmtrace-test: test $BATS_TEST_NUMBER:\") { n = NR } \
-		{ line[NR] = \$0 } END { for (i = n + 1; i <= NR; i++) print line[i] }'"
+	guest "htmtest log-since htmtrace-test: test $BATS_TEST_NUMBER:"
 }
 
 # The log is taken first, its status checked (a wedged or vanished guest

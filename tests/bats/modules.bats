@@ -245,3 +245,21 @@ refused() {
 	run --separate-stderr guest htmtest mark a ++ mark b
 	[ "$status" -eq 2 ]
 }
+
+@test "htmtest log-since: the kernel log after the last line with the mark, as dmesg prints it" {
+	local probe="probe $$ $RANDOM"
+	run -0 guest "htmtest mark htmtrace-test: $probe && echo 'htmtrace-test: one' > /dev/kmsg &&
+		htmtest mark htmtrace-test: $probe && echo 'htmtrace-test: two' > /dev/kmsg &&
+		echo 'htmtrace-test: three' > /dev/kmsg"
+	run -0 guest "htmtest log-since htmtrace-test: $probe"
+	[ "${#lines[@]}" -eq 2 ]
+	# (a timestamp first where the kernel prints them)
+	[[ ${lines[0]} =~ ^(\[[^]]*\] )?"htmtrace-test: two"$ ]]
+	[[ ${lines[1]} =~ ^(\[[^]]*\] )?"htmtrace-test: three"$ ]]
+	# no line holds the mark: the whole log, line for line dmesg's (its
+	# start: the boot, which no one logs to any more)
+	run -0 guest "dmesg | head -n 40 > /tmp/a && htmtest log-since '$probe x' | head -n 40 > /tmp/b &&
+		cmp /tmp/a /tmp/b && grep -c . /tmp/b"
+	[ "$output" -eq 40 ]
+	run -2 guest htmtest log-since
+}

@@ -48,6 +48,12 @@
  *				log (/dev/kmsg); then, if "++" follows, the
  *				htmtest COMMAND after it, in this process (a
  *				test's mark and setup in one exec)
+ *   htmtest log-since WORD...
+ *				the kernel log, as dmesg prints it, after its
+ *				last line that holds the words joined by
+ *				spaces (a test's mark); all of it if none does:
+ *				a test's own log in one exec, no sh, dmesg or
+ *				awk
  *   htmtest cleanup [--misuse] [MODULE...]
  *				between tests: clear the simulator's injected
  *				faults (its "reset", if it is loaded), SIGKILL
@@ -123,6 +129,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <grp.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1013,6 +1020,59 @@ static int kmsg_mark(char **words, int n)
 	return i;
 }
 
+/* log-since: see the comment at the top */
+static int cmd_log_since(char **words, int n)
+{
+	char mark[1024] = "", *buf, *line, *end, *from;
+	int i, size, len;
+
+	for (i = 0; i < n; i++) {
+		if (strlen(mark) + strlen(words[i]) + 2 > sizeof(mark)) {
+			fprintf(stderr, "htmtest log-since: the mark is too long\n");
+			return 2;
+		}
+		if (i)
+			strcat(mark, " ");
+		strcat(mark, words[i]);
+	}
+	/* klogctl(2): 10 is SYSLOG_ACTION_SIZE_BUFFER, 3 SYSLOG_ACTION_READ_ALL */
+	size = klogctl(10, NULL, 0);
+	buf = size > 0 ? malloc(size + 1) : NULL;
+	len = buf ? klogctl(3, buf, size) : -1;
+	if (len < 0) {
+		fprintf(stderr, "htmtest log-since: %s\n", strerror(errno));
+		free(buf);
+		return 1;
+	}
+	buf[len] = '\0';
+	from = buf;
+	for (line = buf; line < buf + len; line = end + 1) {
+		end = memchr(line, '\n', buf + len - line);
+		if (!end)
+			end = buf + len;
+		*end = '\0';
+		if (strstr(line, mark))
+			from = end + 1;
+		if (end < buf + len)
+			*end = '\n';
+	}
+	/* each line as dmesg prints it: without its "<level>" */
+	for (line = from; line < buf + len; line = end + 1) {
+		end = memchr(line, '\n', buf + len - line);
+		if (!end)
+			end = buf + len;
+		if (*line == '<') {
+			char *gt = memchr(line, '>', end - line);
+
+			if (gt)
+				line = gt + 1;
+		}
+		printf("%.*s\n", (int)(end - line), line);
+	}
+	free(buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -1038,6 +1098,8 @@ int main(int argc, char **argv)
 		return cmd_load(argv + 2, argc - 2);
 	if (argc >= 2 && !strcmp(cmd, "cleanup"))
 		return cmd_cleanup(argv + 2, argc - 2);
+	if (argc >= 3 && !strcmp(cmd, "log-since"))
+		return cmd_log_since(argv + 2, argc - 2);
 	if (argc < 3) {
 		fprintf(stderr, "usage: see the comment at the top of htmtest.c\n");
 		return 2;
