@@ -356,18 +356,11 @@ host_share() {
 # whose counts to logs/stock.counts; stock_wait waits for it, prints its log
 # and adds its counts. An interrupt stops it with the rest (interrupted:
 # every child of this shell).
-# The stock lane runs at nice 10: the debug guest's suites are the longest
-# path of a run, and where the two lanes want more than the two cores, the
-# debug guest goes first; the stock lane, whose own work ends a minute or
-# more before the debug lane's, takes what is left (and the host suites
-# the debug lane has not got to).
 stock_start() {
 	rm -f "$logs/stock.counts"
 	rm -rf "$logs"/taken-*
-	say "stock kernels, host suites: in the background at nice 10 (log: $logs/stock.log)"
+	say "stock kernels, host suites: in the background (log: $logs/stock.log)"
 	(
-		renice -n 10 -p "$BASHPID" > /dev/null ||
-			echo "check: the stock lane runs at the debug lane's priority (renice failed)"
 		passed=0 failed=0 skipped=0 notrun=0
 		stock_all
 		echo "$passed $failed $skipped $notrun" > "$logs/stock.counts"
