@@ -8,8 +8,8 @@
 #   tests/kmake.sh NAME KDIR DIR [MAKE-ARGS...]
 #
 # make check builds the modules nine times here (the debug build, lint's
-# two, two against each of Debian's three kernels; DKMS's own build is as
-# dkms.conf says), each from scratch in a fresh clone: before ccache, about
+# two, two against each of Debian's three kernels; DKMS's own build takes
+# ccache in tests/dkms.sh), each from scratch in a fresh clone: before ccache, about
 # a quarter of a warm run's host CPU time outside the guests. A compile
 # whose source, headers and flags ccache has seen is replayed with its
 # warnings, so the builds' "no warning" checks hold; a change recompiles

@@ -321,6 +321,23 @@ static int cmd_blocked(long pid, const char *call, unsigned long ms)
 	return 1;
 }
 
+/* WORDS[0..N) joined by spaces into BUF of SIZE; -1 if they do not fit. */
+static int join_words(char *buf, size_t size, char **words, int n)
+{
+	size_t len = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		int w = snprintf(buf + len, size - len, "%s%s", i ? " " : "", words[i]);
+
+		if (w < 0 || (size_t)w >= size - len)
+			return -1;
+		len += w;
+	}
+	return 0;
+}
+
 /* Load each module args[2k] with the parameters args[2k + 1], as insmod does. */
 static int insmod_pairs(char **args, int n)
 {
@@ -347,30 +364,31 @@ static int insmod_pairs(char **args, int n)
 static int cmd_load(char **words, int n)
 {
 	char *args[64], params[32][1024];
-	int i, m = -1;		/* the module whose parameters are being joined */
+	int i = 0, m = 0, k;
 
-	for (i = 0; i < n; i++) {
+	while (i < n && m < 32) {
 		size_t len = strlen(words[i]);
 
-		if (len > 3 && !strcmp(words[i] + len - 3, ".ko")) {
-			if (++m == 32)
-				break;
-			args[2 * m] = words[i];
-			args[2 * m + 1] = params[m];
-			params[m][0] = '\0';
-			continue;
-		}
-		if (m < 0 || strlen(params[m]) + len + 2 > sizeof(params[m]))
+		if (len <= 3 || strcmp(words[i] + len - 3, ".ko"))
 			break;
-		if (params[m][0])
-			strcat(params[m], " ");
-		strcat(params[m], words[i]);
+		/* the words up to the next FILE.ko: its parameters */
+		for (k = i + 1; k < n; k++) {
+			len = strlen(words[k]);
+			if (len > 3 && !strcmp(words[k] + len - 3, ".ko"))
+				break;
+		}
+		if (join_words(params[m], sizeof(params[m]), words + i + 1, k - i - 1))
+			break;
+		args[2 * m] = words[i];
+		args[2 * m + 1] = params[m];
+		m++;
+		i = k;
 	}
-	if (i < n || m < 0) {
+	if (i < n || !m) {
 		fprintf(stderr, "usage: htmtest load FILE.ko [PARAM...] [FILE.ko [PARAM...]...]\n");
 		return 2;
 	}
-	return insmod_pairs(args, 2 * (m + 1));
+	return insmod_pairs(args, 2 * m);
 }
 
 /* The first line of FILE into BUF (newline cut); false if it cannot be read. */
@@ -996,15 +1014,14 @@ static int cmd_stale(int fd, const char *dev)
 /* The words up to "++" into the kernel log; their count, or -1. */
 static int kmsg_mark(char **words, int n)
 {
-	char line[1024] = "";
+	char line[1024];
 	int i, fd;
 
-	for (i = 0; i < n && strcmp(words[i], "++"); i++) {
-		if (strlen(line) + strlen(words[i]) + 2 > sizeof(line))
-			break;
-		if (i)
-			strcat(line, " ");
-		strcat(line, words[i]);
+	for (i = 0; i < n && strcmp(words[i], "++"); i++)
+		;
+	if (join_words(line, sizeof(line) - 1, words, i)) {
+		fprintf(stderr, "htmtest mark: the mark is too long\n");
+		return -1;
 	}
 	strcat(line, "\n");
 	fd = open("/dev/kmsg", O_WRONLY);
@@ -1015,48 +1032,39 @@ static int kmsg_mark(char **words, int n)
 		return -1;
 	}
 	close(fd);
-	while (i < n && strcmp(words[i], "++"))
-		i++;
 	return i;
 }
 
 /* log-since: see the comment at the top */
 static int cmd_log_since(char **words, int n)
 {
-	char mark[1024] = "", *buf, *line, *end, *from;
-	int i, size, len;
+	char mark[1024], *buf, *line, *end, *from;
+	int size, len;
 
-	for (i = 0; i < n; i++) {
-		if (strlen(mark) + strlen(words[i]) + 2 > sizeof(mark)) {
-			fprintf(stderr, "htmtest log-since: the mark is too long\n");
-			return 2;
-		}
-		if (i)
-			strcat(mark, " ");
-		strcat(mark, words[i]);
+	if (join_words(mark, sizeof(mark), words, n)) {
+		fprintf(stderr, "htmtest log-since: the mark is too long\n");
+		return 2;
 	}
 	/* klogctl(2): 10 is SYSLOG_ACTION_SIZE_BUFFER, 3 SYSLOG_ACTION_READ_ALL */
 	size = klogctl(10, NULL, 0);
-	buf = size > 0 ? malloc(size + 1) : NULL;
+	buf = size > 0 ? malloc(size) : NULL;
 	len = buf ? klogctl(3, buf, size) : -1;
 	if (len < 0) {
 		fprintf(stderr, "htmtest log-since: %s\n", strerror(errno));
 		free(buf);
 		return 1;
 	}
-	buf[len] = '\0';
+	/* after the last line holding the mark, each line as dmesg prints it:
+	 * without its "<level>"
+	 */
 	from = buf;
 	for (line = buf; line < buf + len; line = end + 1) {
 		end = memchr(line, '\n', buf + len - line);
 		if (!end)
 			end = buf + len;
-		*end = '\0';
-		if (strstr(line, mark))
+		if (memmem(line, end - line, mark, strlen(mark)))
 			from = end + 1;
-		if (end < buf + len)
-			*end = '\n';
 	}
-	/* each line as dmesg prints it: without its "<level>" */
 	for (line = from; line < buf + len; line = end + 1) {
 		end = memchr(line, '\n', buf + len - line);
 		if (!end)
