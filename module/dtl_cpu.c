@@ -386,8 +386,8 @@ void dtl_cpu_setup(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	c->dtl = dtl;
 	c->cpu = cpu;
 	c->mask = mask;
-	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
-	c->timer.function = dtl_timer;
+	hrtimer_setup(&c->timer, dtl_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_PINNED);
 }
 
 /*

@@ -356,8 +356,8 @@ static int dtl_pmu_event_init(struct perf_event *event)
 		return -ENOMEM;
 	pe->event = event;
 	init_irq_work(&pe->work, dtl_pmu_work);
-	hrtimer_init(&pe->deadline, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
-	pe->deadline.function = dtl_pmu_deadline;
+	hrtimer_setup(&pe->deadline, dtl_pmu_deadline, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_PINNED);
 	ret = dtl_pmu_get(dtl_pmu_session, dtl_pmu_hv);
 	if (ret)
 		goto free;

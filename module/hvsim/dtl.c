@@ -47,6 +47,7 @@
 #include <asm/time.h>
 
 #include <linux/htmtrace.h>
+#include "compat.h"
 #include "hvsim/hvsim.h"
 #include "hvsim/hvsim_record.h"
 
@@ -491,9 +492,8 @@ int hvsim_dtl_init(struct dentry *dir)
 		struct hvsim_dtl_cpu *d = &hvsim_dtl_cpus[cpu];
 
 		d->cpu = cpu;
-		hrtimer_init(&d->timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_HARD);
-		d->timer.function = hvsim_dtl_timer;
+		hrtimer_setup(&d->timer, hvsim_dtl_timer, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
 	}
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
 					"htmtrace_hvsim/dtl:online",
