@@ -59,6 +59,16 @@ perf_pkgs=(linux-perf libc6 libbabeltrace1 libbz2-1.0 libcap2 libcrypt1 libdw1
 	   libuuid1 libzstd1 zlib1g)
 
 die() { echo "deps: $*" >&2; exit 1; }
+# retry_delay TRY: the seconds to wait before try TRY+1, false after the
+# last (HTMTRACE_APT_RETRY: the waits, "5 15" by default)
+retry_delay() {
+	local d
+	read -r -a d <<<"${HTMTRACE_APT_RETRY-5 15}"
+	[ "$1" -le ${#d[@]} ] || return 1
+	echo "${d[$(($1 - 1))]}"
+}
+# apt_errors: apt's own error and warning lines of its output, indented
+apt_errors() { grep -E '^(E|W|Err):' | grep -v '^W: Download is performed unsandboxed' | sed 's/^/deps:   /'; }
 installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed$'; }
 as_root() { [ "$(id -u)" -eq 0 ] || die "$1 (run as root, or do it yourself)"; }
 apt_updated=0
@@ -80,9 +90,28 @@ perf_closure() {
 		done
 	done
 }
+# apt_update: apt-get update, retried while it fails. An index that still
+# fails after the retries (a mirror mid-sync serves a file its Release does
+# not describe) is named and left out: apt keeps the lists it fetched and
+# ignores that one, and a package needed from it alone fails below, by name.
 apt_update() {
 	[ $apt_updated -eq 1 ] && return
-	apt-get update -q >/dev/null || die "apt-get update failed"
+	local out try=1 delay
+	while ! out=$(apt-get update -q 2>&1); do
+		delay=$(retry_delay "$try") || break
+		echo "deps: apt-get update failed (try $try), again in $delay s:" >&2
+		apt_errors <<<"$out" >&2
+		sleep "$delay"
+		try=$((try + 1))
+	done
+	if [ "$try" -gt 1 ] || grep -q '^E: ' <<<"$out"; then
+		if grep -q '^E: ' <<<"$out"; then
+			echo "deps: apt-get update: these indexes could not be fetched; going on with the lists apt has:" >&2
+			apt_errors <<<"$out" >&2
+		else
+			echo "deps: apt-get update: succeeded on try $try" >&2
+		fi
+	fi
 	apt_updated=1
 }
 
