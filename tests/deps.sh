@@ -59,16 +59,9 @@ perf_pkgs=(linux-perf libc6 libbabeltrace1 libbz2-1.0 libcap2 libcrypt1 libdw1
 	   libuuid1 libzstd1 zlib1g)
 
 die() { echo "deps: $*" >&2; exit 1; }
-# retry_delay TRY: the seconds to wait before try TRY+1, false after the
-# last (HTMTRACE_APT_RETRY: the waits, "5 15" by default)
-retry_delay() {
-	local d
-	read -r -a d <<<"${HTMTRACE_APT_RETRY-5 15}"
-	[ "$1" -le ${#d[@]} ] || return 1
-	echo "${d[$(($1 - 1))]}"
-}
-# apt_errors: apt's own error and warning lines of its output, indented
-apt_errors() { grep -E '^(E|W|Err):' | grep -v '^W: Download is performed unsandboxed' | sed 's/^/deps:   /'; }
+who() { echo deps; }
+# shellcheck source=tests/debian.sh
+. "$(dirname "$0")/debian.sh"
 installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed$'; }
 as_root() { [ "$(id -u)" -eq 0 ] || die "$1 (run as root, or do it yourself)"; }
 apt_updated=0
@@ -90,29 +83,19 @@ perf_closure() {
 		done
 	done
 }
-# apt_update: apt-get update, retried while it fails. An index that still
-# fails after the retries (a mirror mid-sync serves a file its Release does
-# not describe) is named and left out: apt keeps the lists it fetched and
-# ignores that one, and a package needed from it alone fails below, by name.
+# apt_update: once, apt-get update as tests/debian.sh makes it: retried, and
+# an index that still fails named and left out
 apt_update() {
 	[ $apt_updated -eq 1 ] && return
-	local out try=1 delay
-	while ! out=$(apt-get update -q 2>&1); do
-		delay=$(retry_delay "$try") || break
-		echo "deps: apt-get update failed (try $try), again in $delay s:" >&2
-		apt_errors <<<"$out" >&2
-		sleep "$delay"
-		try=$((try + 1))
-	done
-	if [ "$try" -gt 1 ] || grep -q '^E: ' <<<"$out"; then
-		if grep -q '^E: ' <<<"$out"; then
-			echo "deps: apt-get update: these indexes could not be fetched; going on with the lists apt has:" >&2
-			apt_errors <<<"$out" >&2
-		else
-			echo "deps: apt-get update: succeeded on try $try" >&2
-		fi
-	fi
+	apt_update_tolerant
 	apt_updated=1
+}
+
+# apt_suites [ARCH]: the suites the host's apt reads (for ARCH), for messages
+apt_suites() {
+	apt-cache policy 2>/dev/null | awk -v a="${1:-}" '/ Packages$/ && (a == "" || $0 ~ " " a " ") {
+		s = $3; sub(/\/.*/, "", s); if (!(s in seen)) { seen[s]; l = l (l ? ", " : "") s } }
+		END { print l }'
 }
 
 # --- host packages ---------------------------------------------------------
@@ -127,8 +110,11 @@ if [ ${#need[@]} -gt 0 ]; then
 	# A dry run first: apt may upgrade what the new packages depend on, but
 	# it may neither remove a package ("Remv") nor bring in a foreign one
 	# (apt names only a foreign-architecture package with its :ARCH).
-	plan=$(apt-get install -s -q --no-install-recommends "${need[@]}") ||
-		die "apt-get cannot install: ${need[*]}"
+	if ! plan=$(apt-get install -s -q --no-install-recommends "${need[@]}" 2>&1); then
+		echo "deps: apt-get cannot install ${need[*]} from the lists it has:" >&2
+		apt_errors <<<"$plan" >&2
+		die "a package make check needs cannot be found (looked in: $(apt_suites))"
+	fi
 	bad=$(grep -E '^Remv |^Inst [^ ]+:[^ ]+ ' <<<"$plan" || true)
 	if [ -n "$bad" ]; then
 		echo "deps: installing ${need[*]} would remove or add foreign packages:" >&2
@@ -136,7 +122,17 @@ if [ ${#need[@]} -gt 0 ]; then
 		die "refusing; install the packages yourself if that is what you want"
 	fi
 	echo "deps: installing ${need[*]}" >&2
-	apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
+	try=1
+	while ! out=$(apt-get install -y -q -o Acquire::Retries=2 --no-install-recommends "${need[@]}" 2>&1); do
+		delay=$(retry_delay "$try") || {
+			apt_errors <<<"$out" >&2
+			die "apt-get install ${need[*]} failed"
+		}
+		echo "deps: apt-get install failed (try $try), again in $delay s:" >&2
+		apt_errors <<<"$out" >&2
+		sleep "$delay"
+		try=$((try + 1))
+	done
 fi
 
 # --- ppc64el packages, unpacked into the cache -----------------------------
@@ -160,7 +156,7 @@ versions() {
 dl=
 trap '[ -z "$dl" ] || rm -rf "$dl"' EXIT
 unpack() {
-	local prefix=$1 vers deb
+	local prefix=$1 vers deb p
 	shift
 	vers=$(versions "$@")
 	if grep -qx '(none)' <<<"$vers" || [ "$(grep -c . <<<"$vers")" -ne $# ]; then
@@ -173,9 +169,10 @@ unpack() {
 	mkdir -p "$cache"
 	dl=$(mktemp -d "$cache/.debs.XXXXXX")
 	echo "deps: unpacking $* (ppc64el) into $root" >&2
-	(cd "$dl" && apt-get download -q "${@/%/:ppc64el}" >/dev/null 2>&1) ||
-		(cd "$dl" && apt-get download -q "${@/%/:ppc64el}") ||
-		die "apt-get download of the ppc64el packages failed"
+	for p in "$@"; do
+		APT_LOOKED_IN=$(apt_suites ppc64el) deb_download "$dl" "$p:ppc64el" >/dev/null ||
+			die "$p (ppc64el) cannot be had: nothing can be built for the guest"
+	done
 	rm -rf "$root"
 	mkdir -p "$root"
 	for deb in "$dl"/*.deb; do

@@ -5,7 +5,7 @@
 # each compile through ccache when the host has it (tests/deps.sh installs
 # it), its cache in $HTMTRACE_CACHE/ccache.
 #
-#   tests/kmake.sh NAME KDIR DIR [MAKE-ARGS...]
+#   [HTMTRACE_KCC=COMPILER] tests/kmake.sh NAME KDIR DIR [MAKE-ARGS...]
 #
 # make check builds the modules nine times here (the debug build, lint's
 # two, two against each of Debian's three kernels; DKMS's own build takes
@@ -28,7 +28,11 @@ name=$1 kdir=$2 dir=$3
 shift 3
 cache=${HTMTRACE_CACHE:-$HOME/.cache/htmtrace}
 cross=powerpc64le-linux-gnu-
+# the compiler the kernel names, where it is not ${cross}gcc (Debian 13's
+# headers: ${cross}gcc-14, on PATH from tests/toolchain.sh)
+kcc=${HTMTRACE_KCC:-${cross}gcc}
 cc=()
+[ -z "${HTMTRACE_KCC:-}" ] || cc=(CC="$kcc")
 
 if command -v ccache >/dev/null; then
 	fixed=$cache/kbuild/$name
@@ -41,6 +45,6 @@ if command -v ccache >/dev/null; then
 	# one) names the headers, so a miss runs the preprocessor once, not twice.
 	export CCACHE_DIR=$cache/ccache CCACHE_DEPEND=true
 	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
-	cc=(CC="ccache ${cross}gcc")
+	cc=(CC="ccache $kcc")
 fi
 make -s -j"$(nproc)" -C "$kdir" ARCH=powerpc CROSS_COMPILE=$cross "${cc[@]}" M="$dir" "$@"

@@ -38,10 +38,15 @@ boot=
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${HTMTRACE_CACHE:-$HOME/.cache/htmtrace}
 
+# foreign: the suite of another Debian release the kernel comes from (the
+# cache's own apt, tests/debian.sh), built with that release's compiler
+# (tests/toolchain.sh); abi_re: the ABIs of the series taken.
+foreign='' abi_re='(-[0-9]+|\+deb[0-9]+)'
 case $spec in
 6.1 | 6.12) series=$spec suffix=powerpc64le ;;
 6.12-64k) series=6.12 suffix=powerpc64le-64k ;;
-*) echo "usage: $0 6.1|6.12|6.12-64k [--boot]" >&2; exit 2 ;;
+7.2) series=7.2 suffix=powerpc64le foreign=trixie-backports abi_re='\+deb13' ;;
+*) echo "usage: $0 6.1|6.12|6.12-64k|7.2 [--boot]" >&2; exit 2 ;;
 esac
 
 echo "1..$([ -n "$boot" ] && echo 5 || echo 3)"
@@ -51,79 +56,136 @@ bail() {
 	[ $# -eq 0 ] || printf '# %s\n' "$@"
 	exit 1
 }
+# unavailable REASON: no version of this kernel can be had today: not a
+# failure of the driver, and no test ran (tests/check.sh reports the lane
+# as not run, with REASON, without failing the check)
+unavailable() {
+	echo "# unavailable: $*"
+	exit 3
+}
 
 what="Debian's $spec kernel headers${boot:+ and image}"
 # (deps.sh takes seconds: once.)
 "$top/tests/deps.sh" >&2 || bail 1 "$what" "deps.sh failed"
-# The newest ABI of the series that apt knows: 6.1.0-57, 6.12.57+deb12.
-abi=$(apt-cache search --names-only "^linux-headers-${series//./\\.}\.[0-9.]+(-[0-9]+|\+deb[0-9]+)-common\$" 2>/dev/null |
-	sed -n 's/^linux-headers-\([^ ]*\)-common .*/\1/p' | sort -V | tail -n 1)
-[ -n "$abi" ] || bail 1 "$what" "apt knows no linux-headers-$series.*-common"
-kver=$abi-$suffix
-root=$cache/stock-$kver
-hdrs=$root/usr/src/linux-headers-$kver
-vmlinux=$root/boot/vmlinux-$kver
+who() { echo "stock $spec"; }
+# shellcheck source=tests/debian.sh
+. "$top/tests/debian.sh"
+apto=() toolchain=
+if [ -n "$foreign" ]; then
+	foreign_apt || bail 1 "$what" "the cache's own apt could not be set up"
+	apto=("${FAPT[@]}")
+	export DEB_SUITE=$foreign
+	toolchain=$("$top/tests/toolchain.sh") ||
+		bail 1 "$what" "no compiler for Debian 13's kernels (tests/toolchain.sh)"
+	# Debian 13's headers name gcc-14 (and pahole 1.30): the unpacked ones
+	export PATH=$toolchain/usr/bin:$PATH HTMTRACE_KCC=powerpc64le-linux-gnu-gcc-14
+fi
 
-# get NAME:ARCH...: download into $dl (quietly; with apt's messages on failure)
 dl=
-get() {
-	(cd "$dl" && apt-get download -q "$@" >/dev/null 2>&1) ||
-		(cd "$dl" && apt-get download -q "$@" 2>&1 | sed 's/^/# /')
-	for p in "$@"; do
-		compgen -G "$dl/${p%%:*}_*.deb" >/dev/null || return 1
-	done
+# take NAME ARCH: download NAME (ARCH; "all" for the -common headers) into
+# $dl, the newest version served; where no list names it (its index is
+# unusable today), by its pool path beside the -common headers of $abi.
+# 0: done; 2: not served; 1: failed.
+take() {
+	local pkg=$1 rc
+	[ "$2" = all ] || pkg+=:$2
+	deb_download "$dl" "$pkg" "${apto[@]}" >/dev/null
+	rc=$?
+	# listed (served or not), or failed otherwise: that is the answer
+	if [ $rc -ne 2 ] || [ -n "$(deb_versions "$pkg" "${apto[@]}")" ]; then
+		return $rc
+	fi
+	# named by no list: the index that would is unusable today
+	deb_pool_get "$dl" "linux-headers-$abi-common" "$1" "$2" "${apto[@]}" >/dev/null || return 2
 }
-if [ ! -f "$root/.unpacked" ] || { [ -n "$boot" ] && [ ! -f "$root/.image" ]; }; then
-	mkdir -p "$cache"
-	dl=$(mktemp -d "$cache/.debs.XXXXXX")
-	trap 'rm -rf "$dl"' EXIT
-fi
-if [ ! -f "$root/.unpacked" ]; then
-	get "linux-headers-$kver:ppc64el" ||
-		bail 1 "$what ($kver)" "apt-get download linux-headers-$kver failed"
-	# The -common headers and the kbuild tools (amd64: they run here) are
-	# the ones the flavour's package depends on: linux-kbuild-6.1 for 6.1,
-	# linux-kbuild-6.12.N+debNN for 6.12.
-	deps=$(dpkg-deb -f "$dl"/linux-headers-"$kver"_*.deb Depends | tr ',' '\n')
-	common=$(sed -n 's/^ *\(linux-headers-[^ ]*-common\).*/\1/p' <<<"$deps" | head -n 1)
-	kbuild=$(sed -n 's/^ *\(linux-kbuild-[^ ]*\).*/\1/p' <<<"$deps" | head -n 1)
-	[ -n "$common" ] && [ -n "$kbuild" ] ||
-		bail 1 "$what ($kver)" "linux-headers-$kver names no -common or kbuild package"
-	get "$common" "${kbuild%:*}:amd64" ||
-		bail 1 "$what ($kver)" "apt-get download $common $kbuild:amd64 failed"
-	rm -rf "$root"
-	mkdir -p "$root"
-	for deb in "$dl"/*.deb; do
-		dpkg-deb -x "$deb" "$root"
-	done
+
+# fetch: the headers (and with --boot the kernel) of $kver into $root
+fetch() {
+	local deps common kbuild lm img
 	rm -f "$dl"/*.deb
-	# The flavour's Makefile includes the common one by its /usr/src path.
-	sed -i "s|^include /usr/src/|include $root/usr/src/|" "$hdrs/Makefile"
-	touch "$root/.unpacked"
-	# Older ABIs of the same flavour are of no further use.
-	find "$cache" -maxdepth 1 -name "stock-$series.*-$suffix" ! -path "$root" -exec rm -rf {} +
-fi
-if [ -n "$boot" ] && [ ! -f "$root/.image" ]; then
-	# The kernel alone: its modules (3900 files) are never loaded, since the
-	# guest's initramfs has none of them.
-	get "linux-image-$kver:ppc64el" ||
-		bail 1 "$what ($kver)" "apt-get download linux-image-$kver failed"
-	# And the kernel's module lists, which depmod reads on the LPAR where
-	# DKMS installs (tests/dkms.sh).
-	lm=./lib/modules/$kver
-	dpkg-deb --fsys-tarfile "$dl"/linux-image-"$kver"_*.deb | tar -x -C "$root" ./boot/ \
-		"$lm/modules.order" "$lm/modules.builtin" "$lm/modules.builtin.modinfo" ||
-		bail 1 "$what ($kver)" "linux-image-$kver has no /boot or module lists"
-	[ -f "$vmlinux" ] || bail 1 "$what ($kver)" "linux-image-$kver has no /boot/vmlinux-$kver"
-	touch "$root/.image"
-fi
+	if [ ! -f "$root/.unpacked" ]; then
+		take "linux-headers-$kver" ppc64el || return
+		# The -common headers and the kbuild tools (amd64: they run
+		# here) are the ones the flavour's package depends on.
+		deps=$(dpkg-deb -f "$dl"/linux-headers-"$kver"_*.deb Depends | tr ',' '\n')
+		common=$(sed -n 's/^ *\(linux-headers-[^ ]*-common\).*/\1/p' <<<"$deps" | head -n 1)
+		kbuild=$(sed -n 's/^ *\(linux-kbuild-[^ ]*\).*/\1/p' <<<"$deps" | head -n 1)
+		if [ -z "$common" ] || [ -z "$kbuild" ]; then
+			bail 1 "$what ($kver)" "linux-headers-$kver names no -common or kbuild package"
+		fi
+		take "$common" all && take "${kbuild%:*}" amd64 || return
+		rm -rf "$root"
+		mkdir -p "$root"
+		for deb in "$dl"/*.deb; do
+			dpkg-deb -x "$deb" "$root"
+		done
+		rm -f "$dl"/*.deb
+		# The flavour's Makefile names the common one, and (7.2) its
+		# own folder, by their /usr/src paths.
+		sed -i -E "s#^(include |KBUILD_OUTPUT=)/usr/src/#\1$root/usr/src/#" "$hdrs/Makefile"
+		if [ -n "$toolchain" ]; then
+			"$top/tests/toolchain.sh" --patch "$root/usr/lib" ||
+				bail 1 "$what ($kver)" "the kbuild tools could not be made to run here"
+		fi
+		touch "$root/.unpacked"
+	fi
+	if [ -n "$boot" ] && [ ! -f "$root/.image" ]; then
+		if [ -n "$foreign" ]; then
+			# 7.2: the kernel is linux-binary-* (its vmlinuz is the
+			# ELF vmlinux); its modules are never loaded.
+			take "linux-binary-$kver" ppc64el || return
+			img=./usr/lib/modules/$kver/vmlinuz
+			mkdir -p "$root/boot"
+			dpkg-deb --fsys-tarfile "$dl"/linux-binary-"$kver"_*.deb |
+				tar -x -O "$img" > "$vmlinux" ||
+				bail 1 "$what ($kver)" "linux-binary-$kver has no $img"
+		else
+			# The kernel alone: its modules (3900 files) are never
+			# loaded, since the guest's initramfs has none of them.
+			take "linux-image-$kver" ppc64el || return
+			# And the kernel's module lists, which depmod reads on
+			# the LPAR where DKMS installs (tests/dkms.sh).
+			lm=./lib/modules/$kver
+			dpkg-deb --fsys-tarfile "$dl"/linux-image-"$kver"_*.deb | tar -x -C "$root" ./boot/ \
+				"$lm/modules.order" "$lm/modules.builtin" "$lm/modules.builtin.modinfo" ||
+				bail 1 "$what ($kver)" "linux-image-$kver has no /boot or module lists"
+		fi
+		[ -s "$vmlinux" ] || bail 1 "$what ($kver)" "no /boot/vmlinux-$kver"
+		touch "$root/.image"
+	fi
+}
+
+# Every ABI of the series apt lists, newest first (6.1.0-57, 6.12.57+deb12,
+# 7.2.11+deb13): the first one cached or served is taken; one listed but not
+# served (404) gives way to the next.
+abis=$(apt-cache "${apto[@]}" search --names-only "^linux-headers-${series//./\\.}\.[0-9.]+$abi_re-common\$" 2>/dev/null |
+	sed -n 's/^linux-headers-\([^ ]*\)-common .*/\1/p' | sort -Vr)
+[ -n "$abis" ] || unavailable "apt lists no linux-headers-$series.*-common${foreign:+ in $foreign}"
+mkdir -p "$cache"
+dl=$(mktemp -d "$cache/.debs.XXXXXX")
+trap 'rm -rf "$dl"' EXIT
+kver='' tried=''
+for abi in $abis; do
+	kver=$abi-$suffix
+	root=$cache/stock-$kver
+	hdrs=$root/usr/src/linux-headers-$kver
+	vmlinux=$root/boot/vmlinux-$kver
+	fetch && break
+	[ $? -eq 2 ] || bail 1 "$what ($kver)" "downloading it failed (above)"
+	echo "$(who): $kver is not served today; trying the next one down" >&2
+	tried+=" $kver" kver=
+done
+[ -n "$kver" ] || unavailable "no $series kernel${foreign:+ of $foreign} is served today (tried:$tried)"
+[ -z "$tried" ] || echo "# not served today:$tried; took $kver"
+# Older ABIs of the same flavour are of no further use.
+find "$cache" -maxdepth 1 -name "stock-$series.*-$suffix" ! -path "$root" -exec rm -rf {} +
 out=$top/build/stock-$spec
 mkdir -p "$out"
 ln -sfn "$hdrs" "$out/headers"
 echo "$kver" >"$out/kver"
 if [ -n "$boot" ]; then
 	ln -sfn "$vmlinux" "$out/vmlinux"
-	ln -sfn "$root/lib/modules/$kver" "$out/modules"
+	[ -n "$foreign" ] || ln -sfn "$root/lib/modules/$kver" "$out/modules"
 fi
 echo "ok 1 $what ($kver), unpacked into the cache"
 
