@@ -83,6 +83,7 @@ struct dtl_copy {
 	const char *dev, *outname;
 	unsigned char *buf;
 	__u64 bytes, records, entries, lost;
+	__u64 cpus_taken;	/* CPU records: another user took the log */
 	int write_err;		/* -errno of the output's failure, or 0 */
 	long long flush_ns;	/* --latency, or 0 */
 	long long next_flush;	/* CLOCK_MONOTONIC of the next FLUSH, ns */
@@ -97,8 +98,9 @@ static ssize_t copy_once(struct dtl_copy *cp)
 {
 	struct htmtrace_dtl_rec hdr;
 	struct htmtrace_dtl_lost lost;
+	struct htmtrace_dtl_cpu ev;
 	enum dtl_rec_status rs;
-	__u64 records = 0, entries = 0, nlost = 0;
+	__u64 records = 0, entries = 0, nlost = 0, taken = 0;
 	size_t off;
 	ssize_t n;
 	int err;
@@ -123,6 +125,16 @@ static ssize_t copy_once(struct dtl_copy *cp)
 			memcpy(&lost, cp->buf + off, sizeof(lost));
 			nlost += lost.count;
 		}
+		if (hdr.type == HTMTRACE_DTL_REC_CPU &&
+		    hdr.len >= sizeof(ev)) {
+			memcpy(&ev, cp->buf + off, sizeof(ev));
+			if (ev.event == HTMTRACE_DTL_CPU_LOST) {
+				taken++;
+				pr_err("CPU %u: another user took its dispatch trace log after %llu bytes of the capture: that CPU's capture ended there",
+				       ev.hdr.cpu,
+				       (unsigned long long)(cp->bytes + off));
+			}
+		}
 	}
 	if (rs != DTL_REC_END) {
 		pr_err("read %s after %llu bytes: the driver returned %zd bytes that are not whole records",
@@ -143,6 +155,7 @@ static ssize_t copy_once(struct dtl_copy *cp)
 	cp->records += records;
 	cp->entries += entries;
 	cp->lost += nlost;
+	cp->cpus_taken += taken;
 	return n;
 }
 
@@ -528,6 +541,12 @@ int cmd_dtl_record(int argc, char **argv)
 	ret = EXIT_OK;
 	if (fetch_stats(fd, dev, &stats, &nstats))
 		ret = EXIT_FAIL;
+	/* A capture that silently lost a CPU is no success (htmtrace(1)). */
+	if (cp.cpus_taken) {
+		pr_err("the capture of %llu CPU(s) ended early: another user (perf's vpa_dtl, debugfs dtl) took their log; %s holds what came before",
+		       (unsigned long long)cp.cpus_taken, outname);
+		ret = EXIT_FAIL;
+	}
 	goto out_deconfigure;
 
 out_partial:

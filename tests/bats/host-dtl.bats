@@ -550,6 +550,24 @@ record_usage() {
 	[ "${lines[2]}" = "8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345" ]
 }
 
+@test "record: a CPU whose log another user took: named, the file kept, exit 1" {
+	mkstream "$FAKE_DTL_STREAM" <<-'EOF'
+	clock 512000000 1024000000 5000000000 7000000000 1700000000123456789
+	cpu 0 1 0
+	cpu 1 1 0
+	entry 1 17 42 6 0 0 0 1023999999 0 0 0
+	cpu 1 3 0
+	entry 0 3 2 0x1234 512 256 1024 1536000000 0 0xc000000000012345 0x8000000000001033
+	EOF
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin --duration 0
+	echo "$stderr"
+	[[ $stderr == *"CPU 1: another user took its dispatch trace log after 144 bytes of the capture: that CPU's capture ended there"* ]]
+	[[ $stderr == *"the capture of 1 CPU(s) ended early"* ]]
+	# the capture is kept whole, and the device deconfigured
+	cmp "$FAKE_DTL_STREAM" dtl.bin
+	[[ $(ops) == *" DECONFIGURE" ]]
+}
+
 @test "record: the CPU mask, event mask and ring size reach CONFIGURE" {
 	vector "$FAKE_DTL_STREAM"
 	local spec
