@@ -181,33 +181,37 @@ static void dtl_boottb_freq_now(struct dtl_boottb_freq *rec)
 static bool dtl_aux_begin(void *arg, bool last)
 {
 	struct dtl_pmu_event *pe = arg;
-	struct dtl_boottb_freq first;
 
 	pe->aux = perf_aux_output_begin(&pe->handle, pe->event);
 	pe->written = 0;
-	if (!pe->aux)
-		return false;
-	if (!pe->aux->boottb_done && dtl_aux_room(pe, sizeof(first))) {
-		dtl_boottb_freq_now(&first);
-		dtl_aux_copy(pe, &first, sizeof(first));
-		pe->aux->boottb_done = true;
-	}
-	return true;
+	return pe->aux;
 }
 
 /*
  * Only the hypervisor's entries go into the AUX area; the stream's other
  * records (clock, CPU events, LOST) have no place in mainline's format and
  * are taken without a trace: losses are told by the AUX records' flags.
+ * The boottb_freq record goes in with the area's first entry, never alone:
+ * a CPU that logs nothing has no AUX data at all, as with mainline (which
+ * returns before writing when no entry is new); perf's decoder reads past
+ * an area that holds the boottb_freq record alone, and never ends.
  */
 static bool dtl_aux_put(void *arg, const void *rec)
 {
 	const struct htmtrace_dtl_entry_rec *e = rec;
 	struct dtl_pmu_event *pe = arg;
+	struct dtl_boottb_freq first;
 
 	if (e->hdr.type != HTMTRACE_DTL_REC_ENTRY)
 		return true;
-	if (!pe->aux->boottb_done || !dtl_aux_room(pe, sizeof(e->entry)))
+	if (!pe->aux->boottb_done) {
+		if (!dtl_aux_room(pe, sizeof(first) + sizeof(e->entry)))
+			return false;
+		dtl_boottb_freq_now(&first);
+		dtl_aux_copy(pe, &first, sizeof(first));
+		pe->aux->boottb_done = true;
+	}
+	if (!dtl_aux_room(pe, sizeof(e->entry)))
 		return false;
 	dtl_aux_copy(pe, e->entry, sizeof(e->entry));
 	return true;

@@ -518,6 +518,27 @@ ok" ]
 	assert_no_splat
 }
 
+@test "vpa_dtl: a CPU that logs nothing has no AUX data at all (no boottb_freq record alone), as mainline" {
+	local w0 w1
+	w0=$(written 0)
+	w1=$(written 1)
+	run guest "$CAPTURING
+		htmperf dtl 7 -C 0,1 -o /tmp/q -d 0 -r /tmp/r > /tmp/q.out & p=\$!
+		enabled && capturing 0 7 && capturing 1 7 || { kill \$p; exit 1; }
+		echo '0 10' > $HVSIM/dtl_burst
+		kill \$p; wait \$p && cat /tmp/q.out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ $(($(written 0) - w0)) -eq 10 ]
+	[ $(($(written 1) - w1)) -eq 0 ]
+	# CPU 0: the boottb_freq record with its first entry; CPU 1: nothing,
+	# no PERF_RECORD_AUX (perf's decoder reads past an AUX record that
+	# holds the boottb_freq record alone, and never ends)
+	[[ ${lines[0]} == "cpu=0 aux_bytes=$((48 + 48 * 10)) entries="*" final=10 "*" truncated=0 partial=0 lost=0" ]]
+	[[ ${lines[1]} == "cpu=1 aux_bytes=0 entries=0 final=0 "*" truncated=0 partial=0 lost=0" ]]
+	assert_no_splat
+}
+
 @test "vpa_dtl: a burst beyond the hypervisor's ring, the loss counted exactly and its AUX record flagged PARTIAL" {
 	local mask w e
 	mask=$(effective_mask 7)
