@@ -477,10 +477,11 @@ static struct attribute *dtl_pmu_format_attrs[] = {
 	NULL,
 };
 
-PMU_EVENT_ATTR_STRING(dtl_cede, dtl_pmu_cede, "event=0x1");
-PMU_EVENT_ATTR_STRING(dtl_preempt, dtl_pmu_preempt, "event=0x2");
-PMU_EVENT_ATTR_STRING(dtl_fault, dtl_pmu_fault, "event=0x4");
-PMU_EVENT_ATTR_STRING(dtl_all, dtl_pmu_all, "event=0x7");
+/* As mainline's GENERIC_EVENT_ATTR() shows them (read off Debian's 7.2). */
+PMU_EVENT_ATTR_STRING(dtl_cede, dtl_pmu_cede, "event=0x01");
+PMU_EVENT_ATTR_STRING(dtl_preempt, dtl_pmu_preempt, "event=0x02");
+PMU_EVENT_ATTR_STRING(dtl_fault, dtl_pmu_fault, "event=0x04");
+PMU_EVENT_ATTR_STRING(dtl_all, dtl_pmu_all, "event=0x07");
 
 static struct attribute *dtl_pmu_event_attrs[] = {
 	&dtl_pmu_cede.attr.attr,
