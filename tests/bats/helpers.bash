@@ -27,6 +27,7 @@
 #                           of our modules are loaded
 #   guest_mark [CMD]        the test's name into the kernel log, then CMD
 #   guest_loaded MOD        true if MOD is loaded
+#   guest_number CMD...     the number guest CMD prints, or fail
 #   guest_dmesg             the kernel log since this test began
 #   assert_no_splat         fail if guest_dmesg holds a BUG/WARNING/Oops/...
 #   requires WHAT [ARG]     skip the test unless: module NAME (built),
@@ -158,6 +159,16 @@ assert_no_splat() {
 		return 1
 	fi
 	"$HTM_PYTHON" "$HTM_TOP/tests/guest.py" check - <<<"$log"
+}
+
+# guest_number CMD...: the number guest CMD printed (digits, one line), or
+# fail, saying what came instead: a sed -n that matched nothing prints
+# nothing with status 0, and arithmetic takes the empty answer for 0.
+guest_number() {
+	local out
+	out=$(guest "$@") || return
+	[[ $out =~ ^[0-9]+$ ]] || { echo "guest_number: not a number from $*: '$out'" >&2; return 1; }
+	echo "$out"
 }
 
 guest_load() {

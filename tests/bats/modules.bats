@@ -64,14 +64,16 @@ refused() {
 	grep H_HTM <<<"$output" | grep -q /dev/htm
 	run guest test -e /dev/htm0
 	[ "$status" -eq 1 ]
-	[ -z "$(htm_devices)" ]
+	run -0 htm_devices
+	[ "$output" = "" ]
 	[ "$(backend)" = pseries ]
 }
 
 @test "backend=sim makes /dev/htm0../dev/htm3, mode 0600, backend hvsim" {
 	guest_load htmtrace_hvsim
 	guest_load htmtrace backend=sim
-	[ "$(htm_devices | tr '\n' ' ')" = "htm0 htm1 htm2 htm3 " ]
+	run -0 htm_devices
+	[ "${lines[*]}" = "htm0 htm1 htm2 htm3" ]
 	run guest 'stat -c "%A %u %g" /dev/htm0 /dev/htm1 /dev/htm2 /dev/htm3'
 	[ "${#lines[@]}" -eq 4 ]
 	for line in "${lines[@]}"; do
@@ -117,7 +119,8 @@ refused() {
 	[ "${lines[0]}" = 1 ]
 	[ "${lines[1]}" = "rmmod: can't unload module 'htmtrace_hvsim': Resource temporarily unavailable" ]
 	guest_loaded htmtrace_hvsim
-	[ "$(htm_devices | wc -l)" -eq 4 ]
+	run -0 htm_devices
+	[ "${#lines[@]}" -eq 4 ]
 	guest_unload htmtrace
 	run guest cat /sys/module/htmtrace_hvsim/refcnt
 	[ "$output" = 0 ]
@@ -131,7 +134,8 @@ refused() {
 	guest_load htmtrace_hvsim
 	guest_load htmtrace
 	[ "$(backend)" = pseries ]
-	[ -z "$(htm_devices)" ]
+	run -0 htm_devices
+	[ "$output" = "" ]
 	run guest cat /sys/module/htmtrace_hvsim/refcnt
 	[ "$output" = 0 ]
 }
@@ -139,11 +143,13 @@ refused() {
 @test "channels=N gives /dev/htm0../dev/htm(N-1)" {
 	guest_load htmtrace_hvsim
 	guest_load htmtrace backend=sim channels=2
-	[ "$(htm_devices | tr '\n' ' ')" = "htm0 htm1 " ]
+	run -0 htm_devices
+	[ "${lines[*]}" = "htm0 htm1" ]
 	guest_unload htmtrace
 	guest_load htmtrace backend=sim channels=64
-	[ "$(htm_devices | wc -l)" -eq 64 ]
-	[ "$(htm_devices | tail -n 1)" = htm63 ]
+	run -0 htm_devices
+	[ "${#lines[@]}" -eq 64 ]
+	[ "${lines[-1]}" = htm63 ]
 }
 
 @test "channels=0 is refused: out of range" {

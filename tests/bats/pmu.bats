@@ -66,13 +66,13 @@ hold() {
 
 # The entries the simulator logged on CPU so far
 written() {
-	guest "sed -n 's/^cpu $1 .* written \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
+	guest_number "sed -n 's/^cpu $1 .* written \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
 }
 
 # The events the simulator has had on CPU so far (logged or not): the next
 # one is number $(events CPU), the n of hvsim_dtl_fill()
 events() {
-	guest "sed -n 's/^cpu $1 .* events \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
+	guest_number "sed -n 's/^cpu $1 .* events \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
 }
 
 # The vpa_dtl events' counters (module/dtl_pmu.c)
@@ -92,7 +92,7 @@ decoded() {
 # kernel's own where it owns the log (the debug kernel: preemptions, 2).
 effective_mask() {
 	local kmask
-	kmask=$(guest "sed -n 's/^cpu 0 .* mask \([0-9]*\)$/\1/p' $HVSIM/dtl_cpus")
+	kmask=$(guest_number "sed -n 's/^cpu 0 .* mask \([0-9]*\)$/\1/p' $HVSIM/dtl_cpus") || return
 	echo $(($1 | kmask))
 }
 
@@ -468,7 +468,10 @@ ok" ]
 		cat /tmp/d.out"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	local n0=$(($(written 0) - w0)) n1=$(($(written 1) - w1))
+	local n0 n1
+	n0=$(written 0)
+	n1=$(written 1)
+	n0=$((n0 - w0)) n1=$((n1 - w1))
 	[ "$n0" -eq 80 ]
 	[ "$n1" -eq 40 ]
 	# the boottb_freq record (48 bytes) and the entries, 48 bytes each;
@@ -533,7 +536,9 @@ ok" ]
 		kill \$p; wait \$p && cat /tmp/d.out"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	local n=$(($(written 0) - w))
+	local n
+	n=$(written 0)
+	n=$((n - w))
 	[ "$n" -eq 500 ]
 	[[ ${lines[0]} == "cpu 0 config 7 deadline_ns 0 entries 84 overwritten $((n - 84)) dropped 0 aux_records "*" partial 1 deadline_polls 0" ]]
 	[[ ${lines[1]} == "cpu=0 aux_bytes=$((48 + 48 * 84)) entries="*" final=84 "*" truncated=0 partial=1 lost=0" ]]
@@ -559,7 +564,9 @@ ok" ]
 		kill \$p; wait \$p && cat /tmp/d.out"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	local n=$(($(written 0) - w)) en o d p
+	local n en o d p
+	n=$(written 0)
+	n=$((n - w))
 	[ "$n" -eq 1600 ]
 	read -r en o d p < <(sed -n 's/^cpu 0 .* entries \([0-9]*\) overwritten \([0-9]*\) dropped \([0-9]*\) .* partial \([0-9]*\) .*/\1 \2 \3 \4/p' <<<"$output")
 	echo "entries $en overwritten $o dropped $d of $n, $p records flagged"
@@ -615,6 +622,8 @@ ok" ]
 	local p0 p1 ms
 	p0=$(sed -n 's/^cpu 0 .* deadline_polls \([0-9]*\)$/\1/p' <<<"${lines[1]}")
 	p1=$(sed -n 's/^cpu 0 .* deadline_polls \([0-9]*\)$/\1/p' <<<"${lines[2]}")
+	[[ $p0 =~ ^[0-9]+$ ]]
+	[[ $p1 =~ ^[0-9]+$ ]]
 	ms=$(( (${lines[3]/./} - ${lines[0]/./}) * 10 ))
 	echo "deadline polls in $ms ms: $((p1 - p0))"
 	[ $((p1 - p0)) -ge 1 ]
