@@ -179,6 +179,7 @@ ok" ]
 	run guest "htmperf htm $CORE1 -o /tmp/a.bin"
 	[ "$status" -eq 0 ]
 	verify_full /tmp/a.bin
+	hv_protocol_check
 	guest "rmmod htmtrace && rmmod htmtrace_hvsim"
 	run -0 guest "ls $DEVS"
 	[[ $output != *htm* ]]
@@ -249,6 +250,7 @@ ok" ]
 	# on CPU 1 it is fine
 	run guest htmperf open htm 0x200002 -C 1
 	[ "$output" = ok ]
+	hv_protocol_check
 	guest_unload_all
 	guest "insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=1000000 log2_size=18$SIM_ALT &&
 	       insmod $HTM_MODDIR/htmtrace.ko backend=sim"
@@ -441,6 +443,7 @@ ok" ]
 		guest "[ -d $DEVS/htm ] && [ -d $DEVS/vpa_dtl ]"
 		guest "kill \$(pidof htmperf) && while pidof htmperf; do nap 0.05; done"
 	done
+	hv_protocol_check
 	guest "rmmod htmtrace && rmmod htmtrace_hvsim"
 	run -0 guest "ls $DEVS"
 	[[ $output != *htm* ]]
@@ -633,6 +636,7 @@ ok" ]
 
 @test "vpa_dtl: a PMU of that name registered first (the kernel's own): ours is not, said in one line" {
 	requires module htmtrace_pmu_stub
+	hv_protocol_check
 	guest "rmmod htmtrace && rmmod htmtrace_hvsim"
 	guest_mark "insmod $HTM_MODDIR/htmtrace_pmu_stub.ko &&
 		insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18$SIM_ALT &&
