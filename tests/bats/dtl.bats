@@ -548,12 +548,56 @@ own_buffer_mode() {
 	guest htmtest dtl-deconfigure $DEV
 }
 
+# In the guest's shell: cap reads CPU 0's capture line of the driver's
+# debugfs with builtins only (no process: nothing to wait for): $E the
+# entries it put in the stream, $W its timer's wakeups. tick waits
+# (bounded) for the timer's next wakeup, so that a test's steps right
+# after it fall between two timer polls: with dtl_period_us=1000000 a
+# second apart, and a change of $W says when one fell inside after all.
+# shellcheck disable=SC2016 # expanded by the guest's shell
+CAP='cap() {
+	local c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 crest
+	while read -r c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 crest; do
+		[ "$c1 $c2 $c3 $c6 $c12" = "capture cpu 0 entries wakeups" ] || continue
+		E=$c7 W=$c13
+		return 0
+	done < '$DTLFS'
+	echo "no capture line for cpu 0"
+	return 1
+}
+tick() {
+	cap || return
+	local tw=$W ti=0
+	while [ $ti -lt 400 ]; do
+		cap || return
+		[ "$W" = "$tw" ] || return 0
+		ti=$((ti + 1))
+		nap 0.01
+	done
+	echo "no timer wakeup in 4 s"
+	return 1
+}
+echo 1000000 > /sys/module/htmtrace/parameters/dtl_period_us || exit 1'
+
 @test "DTL_FLUSH bounds the delivery latency: an entry is in the stream when it returns" {
-	guest "htmtest dtl-configure $DEV 0 7 && htmtest dtl-start $DEV && sleep 1"
-	# the capture is idle now: its period is 200 ms
-	run guest "echo '0 3' > $HVSIM/dtl_burst && htmtest dtl-flush $DEV && htmtest dtl-stats $DEV"
-	[ "${lines[0]}" = ok ]
-	[ "${lines[1]}" = "cpu 0 state 1 entries 3 overwritten 0 dropped 0 kernel $(own_buffer_mode && echo 0 || echo 1)" ]
+	# The timer polls once a second: the entries are in the stream at the
+	# FLUSH's return with no timer poll in between (a try that had one
+	# proves nothing and is made again), so the FLUSH delivered them.
+	run -0 guest "$CAP
+		htmtest dtl-configure $DEV 0 7 >/dev/null && htmtest dtl-start $DEV >/dev/null || exit 1
+		for try in 1 2 3 4 5; do
+			tick || exit 1
+			e=\$E w=\$W
+			echo '0 3' > $HVSIM/dtl_burst && r=\$(htmtest dtl-flush $DEV)
+			[ \"\$r\" = ok ] || { echo \"flush: \$r\"; exit 1; }
+			cap || exit 1
+			[ \$W = \$w ] || continue
+			echo entries \$((E - e))
+			exit 0
+		done
+		echo 'a timer poll in every try'"
+	echo "$output"
+	[ "$output" = "entries 3" ]
 	run guest htmtest dtl-flush $DEV
 	[ "$output" = ok ]
 	guest htmtest dtl-stop $DEV
@@ -649,8 +693,12 @@ own_buffer_mode() {
 	# The file grows while record runs: the clock record and CPU 0's
 	# JOINED (56 + 16 bytes), then the burst's five entries (56 bytes
 	# each). Each wait ends as soon as the bytes are there; its bound is
-	# only a deadline. record ends by SIGTERM, as by Ctrl-C.
-	run guest "htmtrace dtl record -C 0 --latency 50 -o /tmp/l.bin >/tmp/l.out 2>&1 &
+	# only a deadline. The timer polls once a second: the burst's entries
+	# reach the stream with no timer poll in between (a try that had one
+	# proves nothing, and another burst is tried), so record's FLUSHes
+	# brought them. record ends by SIGTERM, as by Ctrl-C.
+	run guest "$CAP
+		htmtrace dtl record -C 0 --latency 50 -o /tmp/l.bin >/tmp/l.out 2>&1 &
 		pid=\$!
 		size() { stat -c %s /tmp/l.bin 2>/dev/null || echo 0; }
 		grown() {
@@ -661,17 +709,31 @@ own_buffer_mode() {
 			return 1
 		}
 		grown 72 || echo 'no JOINED record'
-		echo '0 5' > $HVSIM/dtl_burst
-		grown \$((72 + 5 * 56)) || echo 'no entries'
+		n=0 flushed=
+		while [ \$n -lt 5 ] && [ -z \"\$flushed\" ]; do
+			n=\$((n + 1))
+			tick || break
+			e=\$E w=\$W
+			echo '0 5' > $HVSIM/dtl_burst
+			while cap && [ \$W = \$w ] && [ \$E -lt \$((e + 5)) ]; do nap 0.01; done
+			[ \$W = \$w ] && flushed=\"by a flush: \$((E - e))\"
+		done
+		echo \"\${flushed:-a timer poll in every try}\"
+		grown \$((72 + n * 5 * 56)) || echo 'no entries'
 		kill -0 \$pid && echo running
 		kill \$pid; wait \$pid; echo status \$?
+		echo bursts \$n
 		cat /tmp/l.out"
 	echo "$output"
-	[ "${lines[0]}" = running ]
-	[ "${lines[1]}" = "status 0" ]
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "by a flush: 5" ]
+	[ "${lines[1]}" = running ]
+	[ "${lines[2]}" = "status 0" ]
+	[[ ${lines[3]} =~ ^bursts\ ([1-5])$ ]]
+	local bursts=${BASH_REMATCH[1]}
 	run guest "htmtest dtl-verify /tmp/l.bin $(effective_mask 7)"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "cpu 0 entries 5 overwritten 0 dropped 0 events 1/0/0/0" ]
+	[ "${lines[1]}" = "cpu 0 entries $((5 * bursts)) overwritten 0 dropped 0 events 1/0/0/0" ]
 	assert_no_splat
 }
