@@ -13,15 +13,33 @@ statement:
   and-list      `[ A ] && [ B ]`, `cmd && [ B ]`: an && list ending in an
                 assertion ([, [[, test) fails nothing when its left side
                 fails. One assertion per line.
+                So does one ending in a negation (`x && ! cmd`).
   negation      `! cmd` fails nothing. `run -N cmd` with the exact status.
+  run-negative  `run cmd` with no status check, followed only by negative
+                assertions (`!=`, `! grep`, `-z`, `grep -v`) before the
+                next run: a cmd that failed, or never ran, passes them.
+  arith-unchecked  a command's output in arithmetic (`$(( $(cmd) - w ))`,
+                or `v=$(cmd)` then `$((v - w))`) with no numeric check of
+                it first (`[ "$v" -ge 0 ]`, `[[ $v =~ ^[0-9]+$ ]]`): an
+                empty or errno answer counts as 0.
 and anywhere:
   guest-pipe    `guest ... | cmd` (guest, guest_dmesg, guest_py, ...): the
                 guest's status (124 timed out, 125 no guest) is dropped, and
                 an empty answer often passes. Take the output first (`run -0
                 guest ...`, `out=$(guest ...) || ...`), or set -o pipefail,
-                or look at PIPESTATUS.
-  status-ne-0   `[ "$status" -ne 0 ]` also accepts the harness's own 124 and
-                125: expect the exact status.
+                or look at PIPESTATUS. A function of the suite or of
+                helpers.bash that calls guest (a wrapper, e.g. htm_devices)
+                counts as guest.
+  guest-subst   a wrapper in `$( )` or after `run`, where bash runs it
+                without errexit (bats does not set inherit_errexit; run
+                clears -e), whose guest call before its last statement has
+                no `|| return`: its failure is ignored.
+  guest-empty   `[ -z "$(guest ...)" ]` (or a wrapper): a guest that failed,
+                or never answered, passes it. `run -0`, then $output.
+  status-ne-0   `[ "$status" -ne 0 ]` (or `-gt 0`, `-ge 1`, `!= 0`) also
+                accepts the harness's own 124 and 125: expect the exact
+                status.
+  run-not       `run ! cmd` accepts 124 and 125 too: `run -N cmd`.
 
 What a guest's shell runs (quoted text) is not looked at: only what bash
 runs on the host. Prints FILE:LINE: RULE: text for each finding; exit
@@ -38,7 +56,16 @@ HEREDOC = re.compile(r'<<(-?)\s*([\'"]?)([A-Za-z_][A-Za-z0-9_]*)\2')
 GUEST = r'guest(?:_[a-z_]+)?'
 GUEST_PIPE = re.compile(r'(?:^|[;&|(!]|\brun(?:\s+-\d+|\s+--separate-stderr|\s+!)*)\s*'
                         + GUEST + r'\b[^|;&]*(?<!\|)\|(?!\|)')
-STATUS_NE_0 = re.compile(r'(?<!\\)\$\{?status\}?"?\s+(?:-ne|!=)\s+"?0\b')
+STATUS_NE_0 = re.compile(r'(?<!\\)\$\{?status\}?"?\s+(?:(?:-ne|!=|-gt)\s+"?0|-ge\s+"?1)\b')
+RUN = re.compile(r'^\s*(?:[A-Za-z_]\w*=\S*\s+)*run\b((?:\s+(?:-\d+|--separate-stderr|--keep-empty-lines|!))*)')
+RUN_NOT = re.compile(r'(?:^|[;&|(])\s*(?:[A-Za-z_]\w*=\S*\s+)*run(?:\s+--[a-z-]+)*\s+!(?:\s|$)')
+NEGATIVE = re.compile(r'!=|!\s*~|^\s*!\s|\[\[?\s+-z\s|\bgrep\s+-[A-Za-z]*v')
+POSITIVE_CMD = re.compile(r'^\s*(?:\[\[?|test\b|grep\b|!|diff\b|cmp\b)')
+ASSIGN_SUB = re.compile(r'(?:^|[\s;&|(])([A-Za-z_]\w*)=(?:"?\$\((?!\()\s*(\S*)|'
+                        r'"?\$\{?(?:output|stderr|lines)\b())')
+# commands whose output is a number whenever they succeed
+NUMBER_CMDS = {'date', 'stat', 'wc'}
+ARITH_START = re.compile(r'(?<!\\)(?:\$\(\(|(?:^|[\s;&|])\(\()')
 ASSERT = re.compile(r'^\s*(?:\[\[?|test\b)')
 COND = re.compile(r'^\s*(?:if|elif|while|until)\b.*?;\s*(?:then|do)\b(.*)$', re.S)
 BODY_START = re.compile(r'^(?:@test\s|(?:function\s+)?[A-Za-z_][\w-]*\s*\(\)\s*\{?\s*$)')
@@ -87,6 +114,7 @@ def scan(text):
                 if c == '\\' and i + 1 < len(raw):
                     cur_c.append('  ')
                     cur_t.append('  ')
+                    cur_n.append(raw[i + 1])
                     i += 2
                     continue
                 if c == '"':
@@ -97,6 +125,7 @@ def scan(text):
                     stack.append(['sub', 1])
                     cur_c.append('$(')
                     cur_t.append('  ')
+                    cur_n.append(raw[i + 1])
                     i += 2
                     continue
                 else:
@@ -107,6 +136,7 @@ def scan(text):
                 if c == '\\' and i + 1 < len(raw):
                     cur_c.append(raw[i:i + 2])
                     cur_t.append(raw[i:i + 2] if keep_t else '  ')
+                    cur_n.append(raw[i + 1])
                     i += 2
                     continue
                 if c == '#' and (i == 0 or raw[i - 1] in ' \t;'):
@@ -123,6 +153,7 @@ def scan(text):
                     stack.append(['sub', 1])
                     cur_c.append('$(')
                     cur_t.append('$(' if keep_t else '  ')
+                    cur_n.append(raw[i + 1])
                     i += 2
                     continue
                 else:
@@ -169,33 +200,139 @@ def statements(code, top, nosq, open_at_eol, start, end):
     return out
 
 
-def lint(path):
+def bodies_of(code):
+    """The bodies in the text: a test or a function at the left margin, to
+    a "}" there: (name or None for a test, first line, end) with lines
+    [first, end) 0-based, the opening line excluded."""
+    bodies, i = [], 0
+    while i < len(code):
+        m = BODY_START.match(code[i])
+        if m and not code[i].startswith((' ', '\t')):
+            j = i + 1
+            while j < len(code) and code[j].rstrip() != '}':
+                j += 1
+            name = None
+            if not code[i].startswith('@test'):
+                name = re.match(r'(?:function\s+)?([A-Za-z_][\w-]*)', code[i]).group(1)
+            bodies.append((name, i + 1, j))
+            i = j + 1
+        else:
+            i += 1
+    return bodies
+
+
+def calls(names, text):
+    """Does the (code view of the) text call a command of NAMES (a regex
+    alternative) at a command's position?"""
+    return re.search(r'(?:^|[;&|({!`]|\$\(|\brun(?:\s+-\d+|\s+--[a-z-]+|\s+!)*|'
+                     r'\b(?:if|elif|while|until|then|do|else|time)|^\s*(?:[A-Za-z_]\w*=\S*\s+)+)'
+                     r'\s*(?:' + names + r')(?=\s|$|[;&|)])', text, re.M)
+
+
+def wrappers(paths):
+    """The functions of the files that call guest, directly or through
+    another: {name: (path, line of a guest call that is not its last
+    statement and has no || check, or None)}; the names of all the
+    functions; and those that print a number or fail: their last statement
+    is guest_number (helpers.bash), `echo $((...))` or another of them,
+    and no guest call before it goes unchecked."""
+    funcs = {}
+    for path in paths:
+        with open(path) as f:
+            code, top, nosq, open_at_eol = scan(f.read())
+        for name, start, end in bodies_of(code):
+            if name:
+                funcs[name] = (path, statements(code, top, nosq, open_at_eol, start, end))
+    found = {}
+    names = GUEST
+    while True:
+        added = False
+        for name, (path, stmts) in funcs.items():
+            if name in found or re.fullmatch(GUEST, name):
+                continue
+            if any(calls(names, c) for _, c, _, _ in stmts):
+                unchecked = None
+                for line, c, t, _ in stmts[:-1]:
+                    if (calls(names, c) and '||' not in t and not RUN.match(t) and
+                            not re.match(r'^\s*(?:if|elif|while|until|return|exit)\b', t)):
+                        unchecked = line
+                        break
+                found[name] = (path, unchecked)
+                added = True
+        if not added:
+            break
+        names = GUEST + '|' + '|'.join(re.escape(n) for n in found)
+    numeric = {'guest_number'}
+    while True:
+        more = {name for name, (_, stmts) in funcs.items()
+                if name not in numeric and stmts and not (found.get(name) or (0, 0))[1] and
+                (re.match(r'^\s*echo\s+"?\$\(\(', stmts[-1][2]) or
+                 re.match(r'^\s*(' + '|'.join(map(re.escape, numeric)) + r')\b', stmts[-1][2]))}
+        if not more:
+            return found, set(funcs), numeric
+        numeric |= more
+
+
+def arith_regions(text):
+    """The texts of the arithmetic expansions and commands in text
+    ($(( )) and (( )), nested parentheses followed)."""
+    out = []
+    for m in ARITH_START.finditer(text):
+        i = m.end()
+        depth = 2
+        j = i
+        while j < len(text) and depth:
+            if text[j] == '(':
+                depth += 1
+            elif text[j] == ')':
+                depth -= 1
+            j += 1
+        out.append(text[i:j - 2])
+    return out
+
+
+def checked_vars(text):
+    """The variables a statement checks for a number: an integer test
+    ([ "$v" -ge 0 ], either side), or [[ $v =~ ... ]]."""
+    v = r'"?\$\{?([A-Za-z_]\w*)\}?"?'
+    op = r'-(?:eq|ne|lt|le|gt|ge)'
+    out = set(re.findall(r'\[\[?\s+' + v + r'\s+' + op + r'\s', text))
+    out |= set(re.findall(op + r'\s+' + v + r'\s*\]', text))
+    out |= set(re.findall(r'\[\[\s+' + v + r'\s+=~', text))
+    return out
+
+
+def lint(path, wrapped=None, funcs=(), numeric=()):
     with open(path) as f:
         text = f.read()
     raw = text.split('\n')
     code, top, nosq, open_at_eol = scan(text)
     findings = []
+    wrapped = wrapped or {}
+    names = GUEST + ''.join('|' + re.escape(n) for n in wrapped if not re.fullmatch(GUEST, n))
+    guest_pipe = re.compile(r'(?:^|[;&|(!]|\brun(?:\s+-\d+|\s+--separate-stderr|\s+!)*)\s*'
+                            r'(?:' + names + r')(?=[\s|])[^|;&]*(?<!\|)\|(?!\|)')
+    guest_empty = re.compile(r'(?:\[\[?|test)\s+-z\s+"?\$\(\s*(?:' + names + r')(?=[\s)])')
+    unsafe = [n for n, (_, line) in wrapped.items() if line]
+    subst = (re.compile(r'(?:\$\(|\brun(?:\s+-\d+|\s+--[a-z-]+|\s+!)*)\s*(' +
+                        '|'.join(re.escape(n) for n in unsafe) + r')(?=[\s)]|$)')
+             if unsafe else None)
 
     def add(line, rule, what):
         findings.append(f'{os.path.relpath(path, TOP)}:{line}: {rule}: {what}: '
                         f'{raw[line - 1].strip()}')
 
-    # bodies: a test or a function at the left margin, to a "}" there
-    bodies, i = [], 0
-    while i < len(code):
-        if BODY_START.match(code[i]) and not code[i].startswith((' ', '\t')):
-            j = i + 1
-            while j < len(code) and code[j].rstrip() != '}':
-                j += 1
-            bodies.append((i + 1, j))
-            i = j + 1
-        else:
-            i += 1
+    # the suite's own functions that do not ask the guest: what they print
+    # is the host's arithmetic (e.g. dump_size)
+    local_funcs = ({n for n, _, _ in bodies_of(code) if n and n not in wrapped} |
+                   {n for n in funcs if n not in wrapped})
+    bodies = [(s, e) for _, s, e in bodies_of(code)]
     in_body = set()
     for start, end in bodies:
         in_body.update(range(start, end))
         stmts = statements(code, top, nosq, open_at_eol, start, end)
         pipefail = False
+        unchecked = {}      # variable: a command's output, not yet checked
         for n, (line, c, t, ns) in enumerate(stmts):
             last = n == len(stmts) - 1
             if re.search(r'\bset\s+-o\s+pipefail\b', c):
@@ -209,21 +346,69 @@ def lint(path):
                     add(line, 'and-list', 'an && list ending in an assertion, mid-test')
                 elif len(parts) > 1 and all(ASSERT.match(p) for p in parts):
                     add(line, 'and-list', 'assertions joined by &&, mid-test')
+                elif len(parts) > 1 and re.match(r'^\s*!\s', parts[-1]):
+                    add(line, 'and-list', 'an && list ending in a negation, mid-test')
                 if re.match(r'^\s*!\s', tail):
                     add(line, 'negation', 'a negated command fails nothing mid-test')
-            if GUEST_PIPE.search(c) and not pipefail and 'PIPESTATUS' not in ns:
+            if guest_pipe.search(c) and not pipefail and 'PIPESTATUS' not in ns:
                 add(line, 'guest-pipe', "a guest command piped: its status is lost")
+            if subst:
+                for w in subst.finditer(c):
+                    add(line, 'guest-subst',
+                        f'{w.group(1)} runs without errexit here, and ignores a failure of '
+                        f'its guest call ({os.path.basename(wrapped[w.group(1)][0])}:'
+                        f'{wrapped[w.group(1)][1]}, no || return)')
+            if RUN_NOT.search(t):
+                add(line, 'run-not', 'run ! accepts the harness\'s 124 and 125: run -N')
+            if guest_empty.search(c):
+                add(line, 'guest-empty', 'a guest command\'s answer tested for empty: '
+                    'its status is lost')
+            # arithmetic on a command's output nobody checked
+            for v in checked_vars(ns):
+                unchecked.pop(v, None)
+            for region in arith_regions(ns):
+                subs = re.findall(r'(?<!\\)\$\((?!\()\s*(\S*)', region)
+                if any(cmd not in NUMBER_CMDS and cmd not in local_funcs for cmd in subs):
+                    add(line, 'arith-unchecked', "a command's output in arithmetic: "
+                        "empty counts as 0")
+                    continue
+                bad = sorted(v for v in re.findall(r'\$?\{?([A-Za-z_]\w*)', region)
+                             if v in unchecked)
+                if bad:
+                    add(line, 'arith-unchecked', f'{", ".join(bad)}: a command\'s output '
+                        'in arithmetic, no numeric check first: empty counts as 0')
+            for v, cmd, _ in ASSIGN_SUB.findall(ns):
+                if cmd not in NUMBER_CMDS and cmd not in local_funcs and cmd not in numeric:
+                    unchecked[v] = line
+                else:
+                    unchecked.pop(v, None)
+            # run, no status check, then only negative assertions
+            r = RUN.match(t)
+            if r and not re.search(r'-\d|!', r.group(1)) and not re.search(r'&&|\|\|', t):
+                follow = []
+                for _, c2, t2, ns2 in stmts[n + 1:]:
+                    if RUN.match(t2):
+                        break
+                    follow.append((t2, ns2))
+                if not any(re.search(r'\bstatus\b', ns2) for _, ns2 in follow):
+                    checks = [(t2, ns2) for t2, ns2 in follow
+                              if POSITIVE_CMD.match(t2) or re.search(r'\bgrep\b', t2)]
+                    if checks and all(NEGATIVE.search(ns2) for _, ns2 in checks):
+                        add(line, 'run-negative', 'run with no status check, then only '
+                            'negative assertions: a failed command passes them')
     # every line: the status check (a guest's shell's own is escaped, or
     # in single quotes)
     for k, line in enumerate(nosq):
         if STATUS_NE_0.search(line):
             add(k + 1, 'status-ne-0', 'expect the exact status')
     for start, end in [(0, len(code))]:
-        for line, c, _, ns in statements(code, top, nosq, open_at_eol, start, end):
+        for line, c, t, ns in statements(code, top, nosq, open_at_eol, start, end):
             if line in in_body or any(s <= line - 1 < e for s, e in bodies):
                 continue
-            if GUEST_PIPE.search(c) and 'PIPESTATUS' not in ns:
+            if guest_pipe.search(c) and 'PIPESTATUS' not in ns:
                 add(line, 'guest-pipe', "a guest command piped: its status is lost")
+            if RUN_NOT.search(t):
+                add(line, 'run-not', 'run ! accepts the harness\'s 124 and 125: run -N')
     return sorted(set(findings), key=lambda f: int(f.split(':')[1]))
 
 
@@ -234,10 +419,16 @@ def main():
         args = args[2:]
     files = args or sorted(glob.glob(os.path.join(TOP, 'tests/bats/*.bats')) +
                            glob.glob(os.path.join(TOP, 'tests/bats/*.bash')))
+    helpers = os.path.join(TOP, 'tests/bats/helpers.bash')
     findings = []
     for f in files:
         if os.path.basename(f) not in exclude:
-            findings += lint(f)
+            # the file's guest wrappers, and helpers.bash's where it loads them
+            text = open(f).read()
+            srcs = [f]
+            if re.search(r'^\s*load\s+(?:\S*/)?helpers\b', text, re.M) and f != helpers:
+                srcs.insert(0, helpers)
+            findings += lint(f, *wrappers(srcs))
     for f in findings:
         print(f)
     return 1 if findings else 0

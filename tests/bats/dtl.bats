@@ -30,7 +30,7 @@ teardown() {
 # kernel's own where it owns the log (it logs preemptions, 2).
 effective_mask() {
 	local kmask
-	kmask=$(guest "sed -n 's/^cpu 0 .* mask \([0-9]*\)$/\1/p' $HVSIM/dtl_cpus")
+	kmask=$(guest_number "sed -n 's/^cpu 0 .* mask \([0-9]*\)$/\1/p' $HVSIM/dtl_cpus") || return
 	echo $(($1 | kmask))
 }
 
@@ -48,7 +48,7 @@ caught_up() {
 
 # written CPU: entries the simulator logged on CPU so far
 written() {
-	guest "sed -n 's/^cpu $1 .* written \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
+	guest_number "sed -n 's/^cpu $1 .* written \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
 }
 
 @test "the device exists with the simulator, 0600" {
@@ -70,7 +70,10 @@ written() {
 	caught_up 0
 	guest "echo '0 70' > $HVSIM/dtl_burst"
 	guest htmtest dtl-stop $DEV
-	local n0=$(($(written 0) - w0)) n1=$(($(written 1) - w1))
+	local n0 n1
+	n0=$(written 0)
+	n1=$(written 1)
+	n0=$((n0 - w0)) n1=$((n1 - w1))
 	[ "$n0" -gt 0 ]
 	[ "$n1" -gt 0 ]
 	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $mask"
@@ -107,7 +110,9 @@ written() {
 	w=$(written 0)
 	# one burst with interrupts off: the ring keeps its 84 readable newest
 	guest "echo '0 500' > $HVSIM/dtl_burst && htmtest dtl-stop $DEV"
-	local n=$(($(written 0) - w))
+	local n
+	n=$(written 0)
+	n=$((n - w))
 	[ "$n" -gt 84 ]
 	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $mask"
 	echo "$output"
@@ -126,7 +131,9 @@ written() {
 		caught_up 0
 	done
 	guest htmtest dtl-stop $DEV
-	local n=$(($(written 0) - w))
+	local n
+	n=$(written 0)
+	n=$((n - w))
 	[ "$n" -eq 320 ]
 	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $mask"
 	echo "$output"
@@ -309,7 +316,7 @@ cycle_cpu1() {
 	[ "$output" = 1 ]
 	guest htmtest dtl-deconfigure $DEV
 	# the log was still ours (only the mask changed): given back, freed
-	run guest_dmesg
+	run -0 guest_dmesg
 	[[ $output != *"left allocated"* ]]
 }
 
@@ -455,11 +462,17 @@ own_buffer_mode() {
 		       nap 0.1
 	       done
 	       exit 1"
-	run guest "a=\$(htmtest dtl-wakeups $DEV); sleep 2; b=\$(htmtest dtl-wakeups $DEV); echo \${a##* } \${b##* }"
+	run -0 guest "a=\$(htmtest dtl-wakeups $DEV) && sleep 2 &&
+		b=\$(htmtest dtl-wakeups $DEV) && echo \${a##* } \${b##* }"
 	echo "wakeups before and after 2 s: $output"
 	guest "echo 0 > $HVSIM/dtl_rate"
 	local w0=${output% *} w1=${output#* }
-	# 200 ms idle period: 10 in 2 s (and today's rate-following 8 ms: 250)
+	# two counts (an empty or errno answer would count 0 in arithmetic),
+	# and the capture still wakes: at its 200 ms idle period, 10 in 2 s
+	# (today's rate-following 8 ms: 250)
+	[[ $w0 =~ ^[0-9]+$ ]]
+	[[ $w1 =~ ^[0-9]+$ ]]
+	[ "$w1" -gt "$w0" ]
 	[ $((w1 - w0)) -le 15 ]
 	run guest htmtest dtl-stats $DEV
 	[[ $output == *"dropped "[1-9]* ]]
@@ -513,7 +526,9 @@ own_buffer_mode() {
 	guest "echo '1 20' > $HVSIM/dtl_burst"
 	caught_up 1
 	guest htmtest dtl-stop $DEV
-	local n=$(($(written 1) - w))
+	local n
+	n=$(written 1)
+	n=$((n - w))
 	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin 7"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -533,12 +548,56 @@ own_buffer_mode() {
 	guest htmtest dtl-deconfigure $DEV
 }
 
+# In the guest's shell: cap reads CPU 0's capture line of the driver's
+# debugfs with builtins only (no process: nothing to wait for): $E the
+# entries it put in the stream, $W its timer's wakeups. tick waits
+# (bounded) for the timer's next wakeup, so that a test's steps right
+# after it fall between two timer polls: with dtl_period_us=1000000 a
+# second apart, and a change of $W says when one fell inside after all.
+# shellcheck disable=SC2016 # expanded by the guest's shell
+CAP='cap() {
+	local c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 crest
+	while read -r c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 crest; do
+		[ "$c1 $c2 $c3 $c6 $c12" = "capture cpu 0 entries wakeups" ] || continue
+		E=$c7 W=$c13
+		return 0
+	done < '$DTLFS'
+	echo "no capture line for cpu 0"
+	return 1
+}
+tick() {
+	cap || return
+	local tw=$W ti=0
+	while [ $ti -lt 400 ]; do
+		cap || return
+		[ "$W" = "$tw" ] || return 0
+		ti=$((ti + 1))
+		nap 0.01
+	done
+	echo "no timer wakeup in 4 s"
+	return 1
+}
+echo 1000000 > /sys/module/htmtrace/parameters/dtl_period_us || exit 1'
+
 @test "DTL_FLUSH bounds the delivery latency: an entry is in the stream when it returns" {
-	guest "htmtest dtl-configure $DEV 0 7 && htmtest dtl-start $DEV && sleep 1"
-	# the capture is idle now: its period is 200 ms
-	run guest "echo '0 3' > $HVSIM/dtl_burst && htmtest dtl-flush $DEV && htmtest dtl-stats $DEV"
-	[ "${lines[0]}" = ok ]
-	[ "${lines[1]}" = "cpu 0 state 1 entries 3 overwritten 0 dropped 0 kernel $(own_buffer_mode && echo 0 || echo 1)" ]
+	# The timer polls once a second: the entries are in the stream at the
+	# FLUSH's return with no timer poll in between (a try that had one
+	# proves nothing and is made again), so the FLUSH delivered them.
+	run -0 guest "$CAP
+		htmtest dtl-configure $DEV 0 7 >/dev/null && htmtest dtl-start $DEV >/dev/null || exit 1
+		for try in 1 2 3 4 5; do
+			tick || exit 1
+			e=\$E w=\$W
+			echo '0 3' > $HVSIM/dtl_burst && r=\$(htmtest dtl-flush $DEV)
+			[ \"\$r\" = ok ] || { echo \"flush: \$r\"; exit 1; }
+			cap || exit 1
+			[ \$W = \$w ] || continue
+			echo entries \$((E - e))
+			exit 0
+		done
+		echo 'a timer poll in every try'"
+	echo "$output"
+	[ "$output" = "entries 3" ]
 	run guest htmtest dtl-flush $DEV
 	[ "$output" = ok ]
 	guest htmtest dtl-stop $DEV
@@ -634,8 +693,12 @@ own_buffer_mode() {
 	# The file grows while record runs: the clock record and CPU 0's
 	# JOINED (56 + 16 bytes), then the burst's five entries (56 bytes
 	# each). Each wait ends as soon as the bytes are there; its bound is
-	# only a deadline. record ends by SIGTERM, as by Ctrl-C.
-	run guest "htmtrace dtl record -C 0 --latency 50 -o /tmp/l.bin >/tmp/l.out 2>&1 &
+	# only a deadline. The timer polls once a second: the burst's entries
+	# reach the stream with no timer poll in between (a try that had one
+	# proves nothing, and another burst is tried), so record's FLUSHes
+	# brought them. record ends by SIGTERM, as by Ctrl-C.
+	run guest "$CAP
+		htmtrace dtl record -C 0 --latency 50 -o /tmp/l.bin >/tmp/l.out 2>&1 &
 		pid=\$!
 		size() { stat -c %s /tmp/l.bin 2>/dev/null || echo 0; }
 		grown() {
@@ -646,17 +709,31 @@ own_buffer_mode() {
 			return 1
 		}
 		grown 72 || echo 'no JOINED record'
-		echo '0 5' > $HVSIM/dtl_burst
-		grown \$((72 + 5 * 56)) || echo 'no entries'
+		n=0 flushed=
+		while [ \$n -lt 5 ] && [ -z \"\$flushed\" ]; do
+			n=\$((n + 1))
+			tick || break
+			e=\$E w=\$W
+			echo '0 5' > $HVSIM/dtl_burst
+			while cap && [ \$W = \$w ] && [ \$E -lt \$((e + 5)) ]; do nap 0.01; done
+			[ \$W = \$w ] && flushed=\"by a flush: \$((E - e))\"
+		done
+		echo \"\${flushed:-a timer poll in every try}\"
+		grown \$((72 + n * 5 * 56)) || echo 'no entries'
 		kill -0 \$pid && echo running
 		kill \$pid; wait \$pid; echo status \$?
+		echo bursts \$n
 		cat /tmp/l.out"
 	echo "$output"
-	[ "${lines[0]}" = running ]
-	[ "${lines[1]}" = "status 0" ]
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "by a flush: 5" ]
+	[ "${lines[1]}" = running ]
+	[ "${lines[2]}" = "status 0" ]
+	[[ ${lines[3]} =~ ^bursts\ ([1-5])$ ]]
+	local bursts=${BASH_REMATCH[1]}
 	run guest "htmtest dtl-verify /tmp/l.bin $(effective_mask 7)"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "cpu 0 entries 5 overwritten 0 dropped 0 events 1/0/0/0" ]
+	[ "${lines[1]}" = "cpu 0 entries $((5 * bursts)) overwritten 0 dropped 0 events 1/0/0/0" ]
 	assert_no_splat
 }

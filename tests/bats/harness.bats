@@ -60,6 +60,7 @@ $(seq 100)" ]
 	# exec'd by the command server itself: sh would have raised SHLVL
 	run -0 guest env
 	plain=$(sed -n 's/^SHLVL=//p' <<<"$output")
+	[[ $plain =~ ^[0-9]+$ ]]
 	run -0 guest 'env;'
 	[ "$(sed -n 's/^SHLVL=//p' <<<"$output")" -eq $((plain + 1)) ]
 	# the same stdout, stderr and status either way

@@ -27,6 +27,7 @@
 #                           of our modules are loaded
 #   guest_mark [CMD]        the test's name into the kernel log, then CMD
 #   guest_loaded MOD        true if MOD is loaded
+#   guest_number CMD...     the number guest CMD prints, or fail
 #   guest_dmesg             the kernel log since this test began
 #   assert_no_splat         fail if guest_dmesg holds a BUG/WARNING/Oops/...
 #   requires WHAT [ARG]     skip the test unless: module NAME (built),
@@ -160,6 +161,16 @@ assert_no_splat() {
 	"$HTM_PYTHON" "$HTM_TOP/tests/guest.py" check - <<<"$log"
 }
 
+# guest_number CMD...: the number guest CMD printed (digits, one line), or
+# fail, saying what came instead: a sed -n that matched nothing prints
+# nothing with status 0, and arithmetic takes the empty answer for 0.
+guest_number() {
+	local out
+	out=$(guest "$@") || return
+	[[ $out =~ ^[0-9]+$ ]] || { echo "guest_number: not a number from $*: '$out'" >&2; return 1; }
+	echo "$out"
+}
+
 guest_load() {
 	guest insmod "$HTM_MODDIR/$1.ko" "${@:2}"
 }
@@ -227,14 +238,35 @@ dump_size() {
 # was loaded, a DUMP_DATA went to a running trace or asked for other than
 # whole pages at a page-aligned address (its counters since load; what no
 # public caller of H_HTM does). One round trip: the counters, then the unload.
+# Counters that cannot be read (the simulator unloaded, its debugfs gone)
+# fail it too, unless the test checked them with hv_protocol_check before
+# it unloaded the simulator itself (or was skipped): the check must not
+# turn itself off.
 hv_protocol_unload() {
 	local out misuse
 	out=$(guest "${HTM_CLEANUP/cleanup/cleanup --misuse}") ||
 		{ echo "teardown: could not unload our modules" >&2; return 1; }
-	[[ $'\n'$out == *$'\nmisuse '* ]] || return 0
+	if [[ $'\n'$out != *$'\nmisuse '* ]]; then
+		# (a skipped test may never have loaded it)
+		[ -z "${HV_PROTOCOL_CHECKED:-}${BATS_TEST_SKIPPED:-}" ] || return 0
+		echo "teardown: the simulator's DUMP_DATA counters could not be read (unloaded, or its debugfs gone): hv_protocol_check before unloading it" >&2
+		return 1
+	fi
 	misuse=${out#*misuse }
 	misuse=${misuse%%$'\n'*}
 	[ "$misuse" = "0 0" ] || { echo "DUMP_DATA while tracing, unaligned: $misuse" >&2; return 1; }
+}
+
+# hv_protocol_check: hv_protocol_unload's check of the simulator's counters
+# now, for a test that is about to unload (or reload) the simulator itself;
+# the teardown then accepts counters it cannot read.
+hv_protocol_check() {
+	local out d=/sys/kernel/debug/htmtrace_hvsim
+	out=$(guest "cat $d/dump_tracing $d/dump_unaligned") ||
+		{ echo "hv_protocol_check: the simulator's DUMP_DATA counters could not be read" >&2; return 1; }
+	[ "${out//$'\n'/ }" = "0 0" ] ||
+		{ echo "DUMP_DATA while tracing, unaligned: ${out//$'\n'/ }" >&2; return 1; }
+	HV_PROTOCOL_CHECKED=1
 }
 
 guest_unload_all() {

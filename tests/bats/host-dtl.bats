@@ -593,9 +593,15 @@ record_usage() {
 @test "record -- COMMAND: the stream is copied while it runs, the rest after the stop" {
 	vector "$FAKE_DTL_STREAM"
 	# 128 bytes (CLOCK, CPU, ENTRY) are ready at once, at most 60 a read.
+	# The workload ends once record has read them (three READs in the
+	# log, waited for up to 20 s): an order, not a time.
 	export FAKE_DTL_LIVE=128 FAKE_DTL_CHUNK=60
 	run -0 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- \
-		sh -c 'sleep 0.3; echo WORKLOAD >>"$FAKE_DTL_LOG"; exit 3'
+		sh -c 'i=0
+			until [ "$(grep -c "^READ [0-9]" "$FAKE_DTL_LOG")" -ge 3 ]; do
+				i=$((i + 1)); [ $i -le 2000 ] || exit 9; sleep 0.01
+			done
+			echo WORKLOAD >>"$FAKE_DTL_LOG"; exit 3'
 	[ "$stderr" = "" ]
 	[ "${lines[1]}" = "workload exited with status 3" ]
 	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START READ 56 READ 16 READ 56 WORKLOAD STOP READ 56 READ 24 READ 56 READ 56 READ EOF at 320 STATS room=64 count=4 DECONFIGURE" ]

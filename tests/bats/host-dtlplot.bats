@@ -280,10 +280,17 @@ assert cpus[2]["dispatches"] < 100 and not cpus[2]["offline"]
 
 @test "top: SIGTERM also ends it cleanly" {
 	LD_PRELOAD=$FAKEDTL "$HTMTRACE" dtl top -d "$FAKE_DTL_DEV" -i 0.2 >out 2>err &
-	pid=$!
-	sleep 0.5
+	local pid=$! i rc=0
+	# ready once it started the capture (its handlers are in before the
+	# open): waited for up to 20 s, not guessed
+	for ((i = 0; i < 400; i++)); do
+		grep -qx START "$FAKE_DTL_LOG" 2>/dev/null && break
+		sleep 0.05
+	done
 	kill -TERM "$pid"
-	wait "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ]
+	grep -qx START "$FAKE_DTL_LOG"
 	grep -q '^DECONFIGURE$' "$FAKE_DTL_LOG"
 	[ ! -s err ]
 }

@@ -305,6 +305,32 @@ helper_run() {
 	[ "${lines[-1]}" = "assert_no_splat: the guest's kernel log did not come (status 125)" ]
 }
 
+# hv_run ANSWER [CHECKED]: hv_protocol_unload of helpers.bash, the guest's
+# answer to its cleanup ANSWER; CHECKED sets HV_PROTOCOL_CHECKED (the test
+# ran hv_protocol_check before it unloaded the simulator)
+hv_run() {
+	HV_ANSWER=$1 HV_CHECKED=${2:-} bash -c '
+		bats_require_minimum_version() { :; }
+		BATS_TEST_FILENAME=$0/helpers-bats.bats
+		source "$0/helpers.bash"
+		guest() { echo "$HV_ANSWER"; }
+		HV_PROTOCOL_CHECKED=$HV_CHECKED
+		hv_protocol_unload' "$BATS_TEST_DIRNAME"
+}
+
+@test "helpers: hv_protocol_unload fails on misuse, and when the simulator's counters cannot be read" {
+	run -0 hv_run "misuse 0 0"
+	[ "$output" = "" ]
+	run -1 hv_run "misuse 2 0"
+	[ "$output" = "DUMP_DATA while tracing, unaligned: 2 0" ]
+	# no misuse line: the simulator is gone (or its debugfs renamed)
+	run -1 hv_run ""
+	[ "$output" = "teardown: the simulator's DUMP_DATA counters could not be read (unloaded, or its debugfs gone): hv_protocol_check before unloading it" ]
+	# unless the test checked them before it unloaded the simulator
+	run -0 hv_run "" 1
+	[ "$output" = "" ]
+}
+
 @test "helpers: htm_teardown_file fails when the guest's unload does not answer" {
 	HTMTRACE_GUEST=nowhere run helper_run htm_teardown_file
 	echo "$output"

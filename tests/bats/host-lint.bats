@@ -135,8 +135,153 @@ lint_sample() {
 	echo "$output"
 }
 
-@test "lint: lint.sh runs it (make check and make lint)" {
-	grep -q 'lint-bats.py' "$BATS_TEST_DIRNAME/../lint.sh"
+@test "lint: an && list ending in a negation, a status check above 0, run !" {
+	run -1 lint_sample <<-'EOF'
+	@TEST "x" {
+		run -0 guest true && ! grep -q x file
+		[ "$status" -gt 0 ]
+		[ "${status}" -ge 1 ]
+		run ! guest rmmod htmtrace
+		run --separate-stderr ! guest true
+		true
+	}
+	EOF
+	echo "$output"
+	[ "${lines[0]}" = '2: and-list: an && list ending in a negation, mid-test: run -0 guest true && ! grep -q x file' ]
+	[ "${lines[1]}" = '3: status-ne-0: expect the exact status: [ "$status" -gt 0 ]' ]
+	[ "${lines[2]}" = '4: status-ne-0: expect the exact status: [ "${status}" -ge 1 ]' ]
+	[ "${lines[3]}" = "5: run-not: run ! accepts the harness's 124 and 125: run -N: run ! guest rmmod htmtrace" ]
+	[ "${lines[4]}" = "6: run-not: run ! accepts the harness's 124 and 125: run -N: run --separate-stderr ! guest true" ]
+	[ "${#lines[@]}" -eq 5 ]
+}
+
+@test "lint: a guest wrapper piped, in \$( ) ignoring its guest's failure, or tested for empty" {
+	run -1 lint_sample <<-'EOF'
+	htm_devices() {
+		guest 'ls /dev | grep htm'
+	}
+	devices() {
+		htm_devices
+	}
+	effective_mask() {
+		local kmask
+		kmask=$(guest "sed -n p /x")
+		echo "$1 $kmask"
+	}
+	@TEST "x" {
+		[ "$(htm_devices | wc -l)" -eq 4 ]
+		devices | tail -n 1
+		mask=$(effective_mask 7)
+		[ -z "$(devices)" ]
+		[[ -z $(guest ls /x) ]]
+		run effective_mask 1
+		[ "$status" -eq 0 ]
+	}
+	EOF
+	echo "$output"
+	[ "${lines[0]}" = '13: guest-pipe: a guest command piped: its status is lost: [ "$(htm_devices | wc -l)" -eq 4 ]' ]
+	[ "${lines[1]}" = '14: guest-pipe: a guest command piped: its status is lost: devices | tail -n 1' ]
+	[ "${lines[2]}" = '15: guest-subst: effective_mask runs without errexit here, and ignores a failure of its guest call (sample.bats:9, no || return): mask=$(effective_mask 7)' ]
+	[ "${lines[3]}" = "16: guest-empty: a guest command's answer tested for empty: its status is lost: [ -z \"\$(devices)\" ]" ]
+	[ "${lines[4]}" = "17: guest-empty: a guest command's answer tested for empty: its status is lost: [[ -z \$(guest ls /x) ]]" ]
+	[ "${lines[5]}" = '18: guest-subst: effective_mask runs without errexit here, and ignores a failure of its guest call (sample.bats:9, no || return): run effective_mask 1' ]
+	[ "${#lines[@]}" -eq 6 ]
+}
+
+@test "lint: arithmetic on a command's output nobody checked" {
+	run -1 lint_sample <<-'EOF'
+	written() {
+		guest "sed -n 's/^w //p' /x"
+	}
+	@TEST "x" {
+		local w0 w1 n
+		w0=$(written 0)
+		run guest "cat /a /b"
+		w1=${output#* }
+		[ $((w1 - w0)) -le 15 ]
+		n=$(($(written 0) - 3))
+		(( w0 > 1 ))
+		true
+	}
+	EOF
+	echo "$output"
+	[ "${lines[0]}" = "9: arith-unchecked: w0, w1: a command's output in arithmetic, no numeric check first: empty counts as 0: [ \$((w1 - w0)) -le 15 ]" ]
+	[ "${lines[1]}" = "10: arith-unchecked: a command's output in arithmetic: empty counts as 0: n=\$((\$(written 0) - 3))" ]
+	[ "${lines[2]}" = "11: arith-unchecked: w0: a command's output in arithmetic, no numeric check first: empty counts as 0: (( w0 > 1 ))" ]
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "lint: run with no status check, followed only by negative assertions" {
+	run -1 lint_sample <<-'EOF'
+	@TEST "x" {
+		run guest_dmesg
+		[[ $output != *"left allocated"* ]]
+		run guest cat /x
+		echo "$output"
+		[ -z "$output" ]
+		[[ $output != *y* ]]
+		run guest cat /y
+		grep -v ok <<<"$output"
+	}
+	EOF
+	echo "$output"
+	[ "${lines[0]}" = '2: run-negative: run with no status check, then only negative assertions: a failed command passes them: run guest_dmesg' ]
+	[ "${lines[1]}" = '4: run-negative: run with no status check, then only negative assertions: a failed command passes them: run guest cat /x' ]
+	[ "${lines[2]}" = '8: run-negative: run with no status check, then only negative assertions: a failed command passes them: run guest cat /y' ]
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "lint: what the new rules let pass: checked numbers, guest_number, safe wrappers, status checked" {
+	run -0 lint_sample <<-'EOF'
+	written() {
+		guest_number "sed -n 's/^w //p' /x"
+	}
+	effective_mask() {
+		local kmask
+		kmask=$(guest_number "sed -n p /x") || return
+		echo $(($1 | kmask))
+	}
+	@TEST "x" {
+		local w0 w1 n t0 mask
+		t0=$(date +%s%N)
+		w0=$(written 0)
+		mask=$(effective_mask 7)
+		run -0 guest "cat /a"
+		w1=${output#* }
+		[[ $w1 =~ ^[0-9]+$ ]]
+		[ $((w1 - w0 + mask)) -le 15 ]
+		n=$(($(date +%s%N) - t0))
+		run guest_dmesg
+		[ "$status" -eq 0 ]
+		[[ $output != *"left allocated"* ]]
+		run -0 guest true
+		[ -z "$output" ]
+		run guest cat /x
+		[[ $output != *y* ]]
+		[ "${lines[0]}" = x ]
+		[ -z "$(echo)" ]
+		run -1 guest false
+	}
+	EOF
+	echo "$output"
+}
+
+@test "lint: lint.sh runs it, and fails on what it finds (make check and make lint)" {
+	mkdir -p top/tests/bats
+	cp "$BATS_TEST_DIRNAME/../lint.sh" "$BATS_TEST_DIRNAME/../lint-bats.py" top/tests/
+	printf '@test "x" {\n\t[ 1 ] && [ 2 ]\n\ttrue\n}\n' > top/tests/bats/planted.bats
+	run -1 top/tests/lint.sh bats
+	echo "$output"
+	[ "${lines[0]}" = "1..1" ]
+	[ "${lines[1]}" = "not ok 1 bats suites: no assertion bats swallows (tests/lint-bats.py)" ]
+	[ "${lines[2]}" = "# tests/bats/planted.bats:2: and-list: an && list ending in an assertion, mid-test: [ 1 ] && [ 2 ]" ]
+	[ "${#lines[@]}" -eq 3 ]
+	printf '@test "x" {\n\t[ 1 ]\n\t[ 2 ]\n}\n' > top/tests/bats/planted.bats
+	run -0 top/tests/lint.sh bats
+	[ "$output" = "1..1
+ok 1 bats suites: no assertion bats swallows (tests/lint-bats.py)" ]
+	# and the full run reports the same test, as its 4th
+	grep -qx 'lint_bats 4 || status=1' top/tests/lint.sh
 }
 
 # check_counts VARIANT: run_bats of tests/check.sh on sample.bats as the

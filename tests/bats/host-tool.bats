@@ -34,6 +34,7 @@ flip_byte() {
 	local file=$1 off=$2 b
 
 	b=$(od -A n -t u1 -j "$off" -N 1 "$file" | tr -d ' ')
+	[[ $b =~ ^[0-9]+$ ]] || { echo "flip_byte: no byte at $off of $file" >&2; return 1; }
 	# shellcheck disable=SC2059
 	printf "$(printf '\\%03o' $((b ^ 0xff)))" |
 		dd of="$file" bs=1 seek="$off" conv=notrunc status=none

@@ -775,6 +775,7 @@ ok" ]
 	[[ $output == *"rmmod: can't unload module 'htmtrace': Resource temporarily unavailable"* ]]
 	guest htmtest deconfigure /dev/htm2
 	[ "$(guest cat /sys/module/htmtrace/refcnt)" = 0 ]
+	hv_protocol_check
 	guest rmmod htmtrace
 	guest rmmod htmtrace_hvsim
 }

@@ -64,14 +64,16 @@ refused() {
 	grep H_HTM <<<"$output" | grep -q /dev/htm
 	run guest test -e /dev/htm0
 	[ "$status" -eq 1 ]
-	[ -z "$(htm_devices)" ]
+	run -0 htm_devices
+	[ "$output" = "" ]
 	[ "$(backend)" = pseries ]
 }
 
 @test "backend=sim makes /dev/htm0../dev/htm3, mode 0600, backend hvsim" {
 	guest_load htmtrace_hvsim
 	guest_load htmtrace backend=sim
-	[ "$(htm_devices | tr '\n' ' ')" = "htm0 htm1 htm2 htm3 " ]
+	run -0 htm_devices
+	[ "${lines[*]}" = "htm0 htm1 htm2 htm3" ]
 	run guest 'stat -c "%A %u %g" /dev/htm0 /dev/htm1 /dev/htm2 /dev/htm3'
 	[ "${#lines[@]}" -eq 4 ]
 	for line in "${lines[@]}"; do
@@ -117,7 +119,8 @@ refused() {
 	[ "${lines[0]}" = 1 ]
 	[ "${lines[1]}" = "rmmod: can't unload module 'htmtrace_hvsim': Resource temporarily unavailable" ]
 	guest_loaded htmtrace_hvsim
-	[ "$(htm_devices | wc -l)" -eq 4 ]
+	run -0 htm_devices
+	[ "${#lines[@]}" -eq 4 ]
 	guest_unload htmtrace
 	run guest cat /sys/module/htmtrace_hvsim/refcnt
 	[ "$output" = 0 ]
@@ -131,7 +134,8 @@ refused() {
 	guest_load htmtrace_hvsim
 	guest_load htmtrace
 	[ "$(backend)" = pseries ]
-	[ -z "$(htm_devices)" ]
+	run -0 htm_devices
+	[ "$output" = "" ]
 	run guest cat /sys/module/htmtrace_hvsim/refcnt
 	[ "$output" = 0 ]
 }
@@ -139,11 +143,13 @@ refused() {
 @test "channels=N gives /dev/htm0../dev/htm(N-1)" {
 	guest_load htmtrace_hvsim
 	guest_load htmtrace backend=sim channels=2
-	[ "$(htm_devices | tr '\n' ' ')" = "htm0 htm1 " ]
+	run -0 htm_devices
+	[ "${lines[*]}" = "htm0 htm1" ]
 	guest_unload htmtrace
 	guest_load htmtrace backend=sim channels=64
-	[ "$(htm_devices | wc -l)" -eq 64 ]
-	[ "$(htm_devices | tail -n 1)" = htm63 ]
+	run -0 htm_devices
+	[ "${#lines[@]}" -eq 64 ]
+	[ "${lines[-1]}" = htm63 ]
 }
 
 @test "channels=0 is refused: out of range" {
@@ -176,9 +182,49 @@ refused() {
 }
 
 @test "no poll_ms: the driver asks the hypervisor nothing while a trace runs" {
-	guest_load htmtrace
+	local hvsim=/sys/kernel/debug/htmtrace_hvsim
+	guest_load htmtrace_hvsim rate=0
+	guest_load htmtrace backend=sim
 	run guest "[ -e /sys/module/htmtrace/parameters/poll_ms ]"
 	[ "$status" -eq 1 ]
+	# A running no-wrap trace that waits for a stop (flags 3), a reader
+	# asleep in read() and one in poll(): the simulator's H_HTM calls
+	# counted over 2 s in which the trace moves, then fills and stops by
+	# itself (what a polling driver would look for)
+	run -0 guest "htmtest configure /dev/htm0 2 0 0 0 3 && htmtest start /dev/htm0 || exit 1
+		htmtest read /dev/htm0 4096 > /tmp/r.out 2>&1 & echo \$! > /tmp/r.pid
+		htmtest poll /dev/htm0 -1 > /tmp/p.out 2>&1 & echo \$! > /tmp/p.pid
+		htmtest blocked \$(cat /tmp/r.pid) read 20000 &&
+			htmtest blocked \$(cat /tmp/p.pid) poll 20000 || exit 1
+		c0=\$(cat $hvsim/calls)
+		echo 1000 > $hvsim/advance && sleep 1 &&
+			echo 1000000000 > $hvsim/advance && sleep 1 || exit 1
+		c1=\$(cat $hvsim/calls)
+		htmtest blocked \$(cat /tmp/r.pid) read 0 &&
+			htmtest blocked \$(cat /tmp/p.pid) poll 0 || exit 1
+		grep -o 'nowrap=1 full=1' $hvsim/targets
+		echo calls \$c0 \$c1"
+	echo "$output"
+	[ "${lines[0]}" = ok ]
+	[ "${lines[1]}" = ok ]
+	[ "${lines[2]}" = blocked ]
+	[ "${lines[3]}" = blocked ]
+	[ "${lines[4]}" = blocked ]
+	[ "${lines[5]}" = blocked ]
+	[ "${lines[6]}" = "nowrap=1 full=1" ]
+	[[ ${lines[7]} =~ ^calls\ ([0-9]+)\ ([0-9]+)$ ]]
+	[ "${BASH_REMATCH[1]}" -gt 0 ]
+	[ "${BASH_REMATCH[2]}" -eq "${BASH_REMATCH[1]}" ]
+	[ "${#lines[@]}" -eq 8 ]
+	# the STOP through the driver wakes both
+	run -0 guest "htmtest stop /dev/htm0 >/dev/null
+		for i in \$(seq 100); do
+			[ -d /proc/\$(cat /tmp/r.pid) ] || [ -d /proc/\$(cat /tmp/p.pid) ] || break
+			nap 0.1
+		done
+		cat /tmp/r.out /tmp/p.out"
+	[ "$output" = "4096
+ready" ]
 }
 
 @test "the parameter limits themselves are accepted" {

@@ -66,13 +66,13 @@ hold() {
 
 # The entries the simulator logged on CPU so far
 written() {
-	guest "sed -n 's/^cpu $1 .* written \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
+	guest_number "sed -n 's/^cpu $1 .* written \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
 }
 
 # The events the simulator has had on CPU so far (logged or not): the next
 # one is number $(events CPU), the n of hvsim_dtl_fill()
 events() {
-	guest "sed -n 's/^cpu $1 .* events \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
+	guest_number "sed -n 's/^cpu $1 .* events \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
 }
 
 # The vpa_dtl events' counters (module/dtl_pmu.c)
@@ -101,7 +101,7 @@ decoded() {
 # kernel's own where it owns the log (the debug kernel: preemptions, 2).
 effective_mask() {
 	local kmask
-	kmask=$(guest "sed -n 's/^cpu 0 .* mask \([0-9]*\)$/\1/p' $HVSIM/dtl_cpus")
+	kmask=$(guest_number "sed -n 's/^cpu 0 .* mask \([0-9]*\)$/\1/p' $HVSIM/dtl_cpus") || return
 	echo $(($1 | kmask))
 }
 
@@ -188,6 +188,7 @@ ok" ]
 	run guest "htmperf htm $CORE1 -o /tmp/a.bin"
 	[ "$status" -eq 0 ]
 	verify_full /tmp/a.bin
+	hv_protocol_check
 	guest "rmmod htmtrace && rmmod htmtrace_hvsim"
 	run -0 guest "ls $DEVS"
 	[[ $output != *htm* ]]
@@ -263,6 +264,7 @@ ok" ]
 	# on CPU 1 it is fine
 	run guest htmperf open htm 0x200002 -C 1
 	[ "$output" = ok ]
+	hv_protocol_check
 	guest_unload_all
 	guest "insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=1000000 log2_size=18$SIM_ALT &&
 	       insmod $HTM_MODDIR/htmtrace.ko backend=sim"
@@ -456,6 +458,7 @@ ok" ]
 		guest "[ -d $DEVS/htm ] && [ -d $DEVS/vpa_dtl ]"
 		guest "kill \$(pidof htmperf) && while pidof htmperf; do nap 0.05; done"
 	done
+	hv_protocol_check
 	guest "rmmod htmtrace && rmmod htmtrace_hvsim"
 	run -0 guest "ls $DEVS"
 	[[ $output != *htm* ]]
@@ -489,7 +492,10 @@ ok" ]
 		cat /tmp/d.out"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	local n0=$(($(written 0) - w0)) n1=$(($(written 1) - w1))
+	local n0 n1
+	n0=$(written 0)
+	n1=$(written 1)
+	n0=$((n0 - w0)) n1=$((n1 - w1))
 	[ "$n0" -eq 80 ]
 	[ "$n1" -eq 40 ]
 	# the boottb_freq record (48 bytes) and the entries, 48 bytes each;
@@ -577,7 +583,9 @@ ok" ]
 		kill \$p; wait \$p && cat /tmp/d.out"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	local n=$(($(written 0) - w))
+	local n
+	n=$(written 0)
+	n=$((n - w))
 	[ "$n" -eq 500 ]
 	[[ ${lines[0]} == "cpu 0 config 7 deadline_ns 0 entries 84 overwritten $((n - 84)) dropped 0 aux_records "*" partial 1 deadline_polls 0" ]]
 	[[ ${lines[1]} == "cpu=0 aux_bytes=$((48 + 48 * 84)) entries="*" final=84 "*" truncated=0 partial=1 lost=0" ]]
@@ -604,7 +612,9 @@ ok" ]
 		kill \$p; wait \$p && cat /tmp/d.out"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	local n=$(($(written 0) - w)) en o d p
+	local n en o d p
+	n=$(written 0)
+	n=$((n - w))
 	[ "$n" -eq 1600 ]
 	read -r en o d p < <(sed -n 's/^cpu 0 .* entries \([0-9]*\) overwritten \([0-9]*\) dropped \([0-9]*\) .* partial \([0-9]*\) .*/\1 \2 \3 \4/p' <<<"$output")
 	echo "entries $en overwritten $o dropped $d of $n, $p records flagged"
@@ -661,6 +671,8 @@ ok" ]
 	local p0 p1 ms
 	p0=$(sed -n 's/^cpu 0 .* deadline_polls \([0-9]*\)$/\1/p' <<<"${lines[1]}")
 	p1=$(sed -n 's/^cpu 0 .* deadline_polls \([0-9]*\)$/\1/p' <<<"${lines[2]}")
+	[[ $p0 =~ ^[0-9]+$ ]]
+	[[ $p1 =~ ^[0-9]+$ ]]
 	ms=$(( (${lines[3]/./} - ${lines[0]/./}) * 10 ))
 	echo "deadline polls in $ms ms: $((p1 - p0))"
 	[ $((p1 - p0)) -ge 1 ]
@@ -671,6 +683,7 @@ ok" ]
 @test "vpa_dtl: a PMU of that name registered first (the kernel's own): ours is not, said in one line" {
 	if kernel_vpa; then skip "$KERNEL_VPA_SKIP"; fi
 	requires module htmtrace_pmu_stub
+	hv_protocol_check
 	guest "rmmod htmtrace && rmmod htmtrace_hvsim"
 	guest_mark "insmod $HTM_MODDIR/htmtrace_pmu_stub.ko &&
 		insmod $HTM_MODDIR/htmtrace_hvsim.ko rate=0 log2_size=18$SIM_ALT &&
