@@ -8,8 +8,10 @@
  * configure, start, release the workload, copy the stream while it runs
  * (or for the duration, or until Ctrl-C; with --latency, a FLUSH at least
  * that often), stop, copy the rest until read() returns 0, read the
- * counters, deconfigure. Once configured, every exit path deconfigures. A
- * failure before anything was captured removes the file; after, the file
+ * counters, deconfigure. Once configured, every exit path deconfigures.
+ * The file is written under a temporary name and renamed over FILE once
+ * something was captured: a failure before that removes the new file and
+ * leaves what FILE held as it was; after, the file
  * keeps the whole records written until then (a full disk, a read error, a
  * second Ctrl-C while the rest is copied): the log is a stream, read once,
  * so what was copied is kept and said so.
@@ -318,15 +320,15 @@ static int fetch_stats(int fd, const char *dev,
 	return -1;
 }
 
-static void print_stats(const struct htmtrace_dtl_cpu_stats *stats,
+static void print_stats(FILE *f, const struct htmtrace_dtl_cpu_stats *stats,
 			__u32 count)
 {
 	const char *state;
 	char num[16];
 	__u32 i;
 
-	printf("%-6s %-10s %-6s %12s %12s %12s %12s\n", "cpu", "state", "log",
-	       "entries", "overwritten", "dropped", "wakeups");
+	fprintf(f, "%-6s %-10s %-6s %12s %12s %12s %12s\n", "cpu", "state",
+		"log", "entries", "overwritten", "dropped", "wakeups");
 	for (i = 0; i < count; i++) {
 		const struct htmtrace_dtl_cpu_stats *s = &stats[i];
 
@@ -335,12 +337,12 @@ static void print_stats(const struct htmtrace_dtl_cpu_stats *stats,
 			snprintf(num, sizeof(num), "%u", s->state);
 			state = num;
 		}
-		printf("%-6u %-10s %-6s %12llu %12llu %12llu %12llu\n", s->cpu,
-		       state, s->kernel_owned ? "kernel" : "own",
-		       (unsigned long long)s->entries,
-		       (unsigned long long)s->overwritten,
-		       (unsigned long long)s->dropped,
-		       (unsigned long long)s->wakeups);
+		fprintf(f, "%-6u %-10s %-6s %12llu %12llu %12llu %12llu\n",
+			s->cpu, state, s->kernel_owned ? "kernel" : "own",
+			(unsigned long long)s->entries,
+			(unsigned long long)s->overwritten,
+			(unsigned long long)s->dropped,
+			(unsigned long long)s->wakeups);
 	}
 }
 
@@ -363,12 +365,14 @@ int cmd_dtl_record(int argc, char **argv)
 	struct htmtrace_dtl_cpu_stats *stats = NULL;
 	struct htmtrace_dtl_config cfg;
 	struct dtl_copy cp = { .fd = -1, .out = -1 };
+	struct out_file of = { .staged = 0 };
+	FILE *msg = stdout;	/* the counters: stderr with -o - */
 	sigset_t block, waitmask;
 	const char *dev = co.dev, *outname = NULL, *cpus_arg = NULL;
 	char cpus_text[256], events_text[64];
 	__u64 *cpus = NULL, ring_kb = 0, latency_ms = 0;
 	__u32 cpus_size = 0, events = HTMTRACE_DTL_ALL, nstats = 0;
-	int blocked = 0, keep = 0, ended = 0, partial = 0;
+	int blocked = 0, keep = 0, ended = 0, partial = 0, to_stdout;
 	int fd, opt, err, ret = EXIT_FAIL;
 
 	snprintf(co.dev, sizeof(co.dev), "%s", DTL_DEVICE);
@@ -432,13 +436,14 @@ int cmd_dtl_record(int argc, char **argv)
 		ret = EXIT_USAGE;
 	else if (!outname)
 		ret = usage_err("missing output: -o FILE is required");
-	else if (!*outname || !strcmp(outname, "-"))
-		ret = usage_err("bad output '%s': expected a file name (the counters go to standard output)",
-				outname);
+	else if (!*outname)
+		ret = usage_err("bad output '': expected a file name, or - for standard output");
 	if (ret == EXIT_USAGE) {
 		free(cpus);
 		return ret;
 	}
+	to_stdout = !strcmp(outname, "-");
+	wl.stdout_to_stderr = to_stdout;
 	if (cpus_arg)
 		format_cpu_list(cpus_text, sizeof(cpus_text), cpus,
 				cpus_size / sizeof(*cpus));
@@ -456,11 +461,24 @@ int cmd_dtl_record(int argc, char **argv)
 		goto out_free;
 	cp.fd = fd;
 	cp.dev = dev;
-	cp.outname = outname;
-	cp.out = create_file(outname);
-	if (cp.out < 0) {
-		pr_errno(-cp.out, "create %s", outname);
-		goto out_dev;
+	if (to_stdout) {
+		/* The stream goes to standard output, the messages to stderr. */
+		outname = "standard output";
+		cp.outname = outname;
+		cp.out = dup(STDOUT_FILENO);
+		msg = stderr;
+		if (cp.out < 0 || isatty(cp.out)) {
+			pr_err("standard output %s: the stream is binary; pipe it to 'htmtrace dtl report -' or give -o FILE",
+			       cp.out < 0 ? "is closed" : "is a terminal");
+			goto out_dev;
+		}
+	} else {
+		cp.outname = outname;
+		cp.out = out_open(&of, outname);
+		if (cp.out < 0) {
+			pr_errno(-cp.out, "create %s", outname);
+			goto out_dev;
+		}
 	}
 	if (workload_prepare(&wl))
 		goto out_file;
@@ -526,6 +544,12 @@ int cmd_dtl_record(int argc, char **argv)
 	}
 	keep = 1;
 	ret = EXIT_OK;
+	err = out_commit(&of);
+	if (err) {
+		pr_errno(-err, "rename %s to %s", of.tmp, outname);
+		outname = of.tmp;
+		ret = EXIT_FAIL;
+	}
 	if (fetch_stats(fd, dev, &stats, &nstats))
 		ret = EXIT_FAIL;
 	goto out_deconfigure;
@@ -534,6 +558,10 @@ out_partial:
 	/* Nothing but the header is no capture: removed, as before. */
 	partial = cp.records > 1;
 	keep = partial;
+	if (keep && out_commit(&of)) {
+		pr_errno(errno, "rename %s to %s", of.tmp, outname);
+		outname = of.tmp;
+	}
 
 out_deconfigure:
 	if (dtl_ioctl(fd, dev, HTMTRACE_IOC_DTL_DECONFIGURE, NULL,
@@ -548,8 +576,14 @@ out_file:
 	if (cp.out >= 0)
 		close(cp.out);
 	if (!keep) {
-		unlink(outname);
-		pr_err("removed the partial %s", outname);
+		if (!to_stdout) {
+			out_discard(&of);
+			if (of.existed)
+				pr_err("nothing captured: %s left as it was",
+				       outname);
+			else
+				pr_err("removed the partial %s", outname);
+		}
 	} else if (partial) {
 		pr_err("kept %llu bytes (%llu records: %llu entries, %llu lost) in %s: whole records, the capture cut short there",
 		       (unsigned long long)cp.bytes,
@@ -559,21 +593,21 @@ out_file:
 		pr_err("the rest of the capture is lost: the dispatch trace log is a stream, read once");
 	} else {
 		if (cpus_arg)
-			printf("captured CPUs %s on %s, events %s\n", cpus_text,
-			       dev, events_text);
+			fprintf(msg, "captured CPUs %s on %s, events %s\n",
+				cpus_text, dev, events_text);
 		else
-			printf("captured all CPUs on %s, events %s\n", dev,
-			       events_text);
-		print_workload(&wl);
+			fprintf(msg, "captured all CPUs on %s, events %s\n",
+				dev, events_text);
+		print_workload(msg, &wl);
 		if (ended)
-			printf("the driver ended the stream before the stop\n");
-		printf("wrote %llu bytes (%llu records: %llu entries, %llu lost) to %s\n",
-		       (unsigned long long)cp.bytes,
-		       (unsigned long long)cp.records,
-		       (unsigned long long)cp.entries,
-		       (unsigned long long)cp.lost, outname);
+			fprintf(msg, "the driver ended the stream before the stop\n");
+		fprintf(msg, "wrote %llu bytes (%llu records: %llu entries, %llu lost) to %s\n",
+			(unsigned long long)cp.bytes,
+			(unsigned long long)cp.records,
+			(unsigned long long)cp.entries,
+			(unsigned long long)cp.lost, outname);
 		if (stats)
-			print_stats(stats, nstats);
+			print_stats(msg, stats, nstats);
 	}
 out_dev:
 	close(fd);

@@ -500,7 +500,7 @@ record_usage() {
 
 @test "record: output, duration and command errors: exit 2" {
 	record_usage "missing output: -o FILE is required" --duration 0
-	record_usage "bad output '-': expected a file name (the counters go to standard output)" -o - --duration 0
+	record_usage "bad output '': expected a file name, or - for standard output" -o '' --duration 0
 	record_usage "--duration and a COMMAND exclude each other" -o x.bin --duration 1 true
 	record_usage "bad duration 'x': expected seconds, e.g. 2 or 0.5" -o x.bin --duration x
 	record_usage "unknown option '-t'" -t core -o x.bin
@@ -758,6 +758,41 @@ raw 2 12 0 4"
 	[ "${stderr_lines[1]}" = "htmtrace dtl record: removed the partial dtl.bin" ]
 	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START STOP DECONFIGURE" ]
 	[ ! -e dtl.bin ]
+}
+
+@test "record: a failed record leaves an earlier capture as it was (no device, CONFIGURE busy, a command that cannot run)" {
+	echo "earlier capture" >d.bin
+	cp d.bin old.bin
+	run -1 --separate-stderr htm dtl record -d "$BATS_TEST_TMPDIR/none" -o d.bin --duration 0
+	cmp old.bin d.bin
+	vector "$FAKE_DTL_STREAM"
+	FAKE_DTL_FAIL=configure:16 run -1 --separate-stderr fdtl dtl record -d "$DEV" -o d.bin --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: configure $DEV: Device or resource busy" ]
+	[ "${stderr_lines[2]}" = "htmtrace dtl record: nothing captured: d.bin left as it was" ]
+	cmp old.bin d.bin
+	rm "$FAKE_DTL_LOG"
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o d.bin -- no-such-command-dtl
+	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START STOP DECONFIGURE" ]
+	cmp old.bin d.bin
+	# No temporary file is left behind, and a good record replaces it.
+	[ "$(find . -name '.htmtrace*' | wc -l)" -eq 0 ]
+	run -0 --separate-stderr fdtl dtl record -d "$DEV" -o d.bin --duration 0
+	cmp "$FAKE_DTL_STREAM" d.bin
+	[ "$(find . -name '.htmtrace*' | wc -l)" -eq 0 ]
+}
+
+@test "record -o -: the stream on standard output, the counters on stderr, piped into report -" {
+	vector "$FAKE_DTL_STREAM"
+	run -0 --separate-stderr sh -c 'LD_PRELOAD=$FAKEDTL "$HTMTRACE" dtl record -d "$DEV" -o - -- sh -c "echo workload says hi" >piped.bin'
+	cmp "$FAKE_DTL_STREAM" piped.bin
+	[ "${stderr_lines[0]}" = "workload says hi" ]
+	[ "${stderr_lines[1]}" = "captured all CPUs on $DEV, events cede,preempt,fault" ]
+	[ "${stderr_lines[3]}" = "wrote $(stat -c %s piped.bin) bytes (9 records: 3 entries, 8 lost) to standard output" ]
+	htm dtl report piped.bin >want.txt
+	LD_PRELOAD=$FAKEDTL "$HTMTRACE" dtl record -d "$DEV" -o - --duration 0 2>/dev/null |
+		htm dtl report - >got.txt
+	cmp want.txt got.txt
+	[ -s got.txt ]
 }
 
 @test "record: an output that cannot be created: exit 1, nothing configured" {

@@ -165,6 +165,32 @@ XLATE=translation.n0.p2.c5.t2
 	[ ! -e "$XLATE" ]
 }
 
+@test "record: a failed record leaves an earlier trace as it was (no device, CONFIGURE busy, a command that cannot run)" {
+	echo "earlier trace" >"$TRACE"
+	echo "earlier translation" >"$XLATE"
+	cp "$TRACE" old.trace
+	cp "$XLATE" old.xlate
+	run -1 --separate-stderr htm record -d "$BATS_TEST_TMPDIR/none" -t core -n 0 -p 2 -c 5 --duration 0
+	cmp old.trace "$TRACE"
+	cmp old.xlate "$XLATE"
+	FAKE_HTM_FAIL=configure:16 run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace record: configure $DEV: Device or resource busy" ]
+	cmp old.trace "$TRACE"
+	cmp old.xlate "$XLATE"
+	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- no-such-command-htm
+	[ "${stderr_lines[0]}" = "htmtrace record: run 'no-such-command-htm': No such file or directory" ]
+	[ "${stderr_lines[1]}" = "htmtrace record: no trace taken: $TRACE and $XLATE left as they were" ]
+	cmp old.trace "$TRACE"
+	cmp old.xlate "$XLATE"
+	[ "$(find . -name '.htmtrace*' | wc -l)" -eq 0 ]
+	# A good record replaces both.
+	run -0 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	expected_trace core 0 2 5 want.bin
+	cmp want.bin "$TRACE"
+	! cmp -s old.xlate "$XLATE"
+	[ "$(find . -name '.htmtrace*' | wc -l)" -eq 0 ]
+}
+
 @test "record: a failed start: deconfigured, never stopped, no files" {
 	export FAKE_HTM_FAIL=start:5
 	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- touch ran
