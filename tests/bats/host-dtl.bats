@@ -129,20 +129,20 @@ vector() {
 	[ "${lines[1]}" = "1.000000000 1970-01-01T00:00:01.000000Z cpu=3 dispatch=time_slice preempt=time_slice processor=10 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=0.250us fault=0x0 srr0=0xc000000000001000" ]
 }
 
-@test "report text: every record in order, then the summary" {
+@test "report text: every record in time order, then the summary with the wait distribution" {
 	vector v.bin
 	run -0 --separate-stderr htm dtl report v.bin
 	[ "$stderr" = "" ]
 	local want=(
-		"CLOCK tb_freq=512000000 timebase=1024000000 boottime=7.000000000 monotonic=5.000000000 realtime=2023-11-14T22:13:20.123456Z"
-		"CPU cpu=0 event=joined"
-		"8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345"
-		"8.000000001 2023-11-14T22:13:21.123456Z cpu=0 dispatch=time_slice preempt=time_slice processor=5 enqueue_to_dispatch=0.001us ready_to_enqueue=0.998us waiting_to_ready=8388607.998us fault=0xc0000000deadbeef srr0=0x100"
-		"LOST cpu=1 count=5 why=overwritten"
 		"6.999999998 2023-11-14T22:13:20.123456Z cpu=1 dispatch=17 preempt=42 processor=6 enqueue_to_dispatch=0.000us ready_to_enqueue=0.000us waiting_to_ready=0.000us fault=0x0 srr0=0x0"
 		"LOST cpu=1 count=3 why=dropped"
 		"CPU cpu=1 event=offline"
+		"CLOCK tb_freq=512000000 timebase=1024000000 boottime=7.000000000 monotonic=5.000000000 realtime=2023-11-14T22:13:20.123456Z"
+		"CPU cpu=0 event=joined"
+		"LOST cpu=1 count=5 why=overwritten"
 		"CPU cpu=2 event=failed error=-19"
+		"8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345"
+		"8.000000001 2023-11-14T22:13:21.123456Z cpu=0 dispatch=time_slice preempt=time_slice processor=5 enqueue_to_dispatch=0.001us ready_to_enqueue=0.998us waiting_to_ready=8388607.998us fault=0xc0000000deadbeef srr0=0x100"
 		""
 		"summary"
 		"cpu         entries  overwritten      dropped  events"
@@ -155,6 +155,17 @@ vector() {
 		"preempt     2 H_CEDE                                      1"
 		"preempt     4 time_slice                                  1"
 		"preempt    42 unknown                                     1"
+		""
+		"dispatch wait (enqueue_to_dispatch), us"
+		"                                              entries        p50        p90        p99        max"
+		"cpu 0                                               2      0.001      1.000      1.000      1.000"
+		"cpu 1                                               1      0.000      0.000      0.000      0.000"
+		"dispatch 3 decrementer_interrupt                    1      1.000      1.000      1.000      1.000"
+		"dispatch 7 time_slice                               1      0.001      0.001      0.001      0.001"
+		"dispatch 17 unknown                                 1      0.000      0.000      0.000      0.000"
+		"preempt 2 H_CEDE                                    1      1.000      1.000      1.000      1.000"
+		"preempt 4 time_slice                                1      0.001      0.001      0.001      0.001"
+		"preempt 42 unknown                                  1      0.000      0.000      0.000      0.000"
 		"entries: 3, lost: 8 (overwritten 5, dropped 3), unknown records skipped: 0"
 	)
 	local i
@@ -163,7 +174,7 @@ vector() {
 		false
 	}
 	# Wall-clock times are rounded down to the microsecond, never up.
-	for i in 2 3 5; do
+	for i in 0 7 8; do
 		[[ "${lines[i]}" != *"T22:13:2"?".123457Z"* ]]
 	done
 }
@@ -173,23 +184,31 @@ vector() {
 	run -0 --separate-stderr htm dtl report v.bin --format csv
 	[ "$stderr" = "" ]
 	local want=(
-		"kind,offset,cpu,seconds,realtime,timebase,dispatch,preempt,processor_id,enqueue_to_dispatch_us,ready_to_enqueue_us,waiting_to_ready_us,fault_addr,srr0,srr1,count,why,event,error"
-		"clock,0,,7.000000000,2023-11-14T22:13:20.123456Z,1024000000,,,,,,,,,,,,,"
-		"cpu,56,0,,,,,,,,,,,,,,,joined,0"
-		"entry,72,0,8.000000000,2023-11-14T22:13:21.123456Z,1536000000,decrementer_interrupt,H_CEDE,4660,1.000,0.500,2.000,0x0,0xc000000000012345,0x8000000000001033,,,,"
-		"entry,128,0,8.000000001,2023-11-14T22:13:21.123456Z,1536000001,time_slice,time_slice,5,0.001,0.998,8388607.998,0xc0000000deadbeef,0x100,0x0,,,,"
-		"lost,184,1,,,,,,,,,,,,,5,overwritten,,"
-		"entry,208,1,6.999999998,2023-11-14T22:13:20.123456Z,1023999999,17,42,6,0.000,0.000,0.000,0x0,0x0,0x0,,,,"
-		"lost,264,1,,,,,,,,,,,,,3,dropped,,"
-		"cpu,288,1,,,,,,,,,,,,,,,offline,0"
-		"cpu,304,2,,,,,,,,,,,,,,,failed,-19"
+		"kind,offset,cpu,seconds,realtime,timebase,dispatch,preempt,processor_id,enqueue_to_dispatch_us,ready_to_enqueue_us,waiting_to_ready_us,fault_addr,srr0,srr1,count,why,event,error,wait_p50_us,wait_p90_us,wait_p99_us,wait_max_us"
+		"entry,208,1,6.999999998,2023-11-14T22:13:20.123456Z,1023999999,17,42,6,0.000,0.000,0.000,0x0,0x0,0x0,,,,,,,,"
+		"lost,264,1,,,,,,,,,,,,,3,dropped,,,,,,"
+		"cpu,288,1,,,,,,,,,,,,,,,offline,0,,,,"
+		"clock,0,,7.000000000,2023-11-14T22:13:20.123456Z,1024000000,,,,,,,,,,,,,,,,,"
+		"cpu,56,0,,,,,,,,,,,,,,,joined,0,,,,"
+		"lost,184,1,,,,,,,,,,,,,5,overwritten,,,,,,"
+		"cpu,304,2,,,,,,,,,,,,,,,failed,-19,,,,"
+		"entry,72,0,8.000000000,2023-11-14T22:13:21.123456Z,1536000000,decrementer_interrupt,H_CEDE,4660,1.000,0.500,2.000,0x0,0xc000000000012345,0x8000000000001033,,,,,,,,"
+		"entry,128,0,8.000000001,2023-11-14T22:13:21.123456Z,1536000001,time_slice,time_slice,5,0.001,0.998,8388607.998,0xc0000000deadbeef,0x100,0x0,,,,,,,,"
+		"wait_cpu,,0,,,,,,,,,,,,,2,,,,0.001,1.000,1.000,1.000"
+		"wait_cpu,,1,,,,,,,,,,,,,1,,,,0.000,0.000,0.000,0.000"
+		"wait_dispatch,,,,,,decrementer_interrupt,,,,,,,,,1,,,,1.000,1.000,1.000,1.000"
+		"wait_dispatch,,,,,,time_slice,,,,,,,,,1,,,,0.001,0.001,0.001,0.001"
+		"wait_dispatch,,,,,,17,,,,,,,,,1,,,,0.000,0.000,0.000,0.000"
+		"wait_preempt,,,,,,,H_CEDE,,,,,,,,1,,,,1.000,1.000,1.000,1.000"
+		"wait_preempt,,,,,,,time_slice,,,,,,,,1,,,,0.001,0.001,0.001,0.001"
+		"wait_preempt,,,,,,,42,,,,,,,,1,,,,0.000,0.000,0.000,0.000"
 	)
 	[ "$(printf '%s\n' "${want[@]}")" = "$output" ] || {
 		diff <(printf '%s\n' "${want[@]}") <(printf '%s\n' "$output")
 		false
 	}
-	# Every row has the header's 19 columns.
-	[ "$(awk -F, '{ print NF }' <<<"$output" | sort -u)" = "19" ]
+	# Every row has the header's 23 columns.
+	[ "$(awk -F, '{ print NF }' <<<"$output" | sort -u)" = "23" ]
 }
 
 @test "report json: one document that python3 -m json.tool parses, with the exact values" {
@@ -204,9 +223,11 @@ assert d["clock"] == {"version": 1, "tb_freq": 512000000, "timebase": 1024000000
                       "monotonic_ns": 5000000000, "boottime_ns": 7000000000,
                       "realtime_ns": 1700000000123456789}, d["clock"]
 r = d["records"]
-assert [x["kind"] for x in r] == ["clock", "cpu", "entry", "entry", "lost", "entry",
-                                  "lost", "cpu", "cpu"], r
-assert [x["offset"] for x in r] == [0, 56, 72, 128, 184, 208, 264, 288, 304]
+# Time order: the entry of CPU 1 precedes the sample of the clock.
+assert [x["kind"] for x in r] == ["entry", "lost", "cpu", "clock", "cpu", "lost",
+                                  "cpu", "entry", "entry"], r
+assert [x["offset"] for x in r] == [208, 264, 288, 0, 56, 184, 304, 72, 128]
+r = sorted(r, key=lambda x: x["offset"])
 e = r[2]
 assert e == {"kind": "entry", "offset": 72, "cpu": 0, "seconds": 8.0,
              "realtime": "2023-11-14T22:13:21.123456Z", "timebase": 1536000000,
@@ -224,10 +245,18 @@ assert r[4] == {"kind": "lost", "offset": 184, "cpu": 1, "count": 5, "why_code":
 assert r[6]["why"] == "dropped" and r[6]["count"] == 3
 assert r[8] == {"kind": "cpu", "offset": 304, "cpu": 2, "event_code": 4, "event": "failed", "error": -19}, r[8]
 s = d["summary"]
+w0 = {"count": 0, "p50_us": 0, "p90_us": 0, "p99_us": 0, "max_us": 0}
 assert s["cpus"] == [
-    {"cpu": 0, "entries": 2, "overwritten": 0, "dropped": 0, "events": {"joined": 1}},
-    {"cpu": 1, "entries": 1, "overwritten": 5, "dropped": 3, "events": {"offline": 1}},
-    {"cpu": 2, "entries": 0, "overwritten": 0, "dropped": 0, "events": {"failed": 1}}], s["cpus"]
+    {"cpu": 0, "entries": 2, "overwritten": 0, "dropped": 0, "events": {"joined": 1},
+     "wait": {"count": 2, "p50_us": 0.001, "p90_us": 1.0, "p99_us": 1.0, "max_us": 1.0}},
+    {"cpu": 1, "entries": 1, "overwritten": 5, "dropped": 3, "events": {"offline": 1},
+     "wait": dict(w0, count=1)},
+    {"cpu": 2, "entries": 0, "overwritten": 0, "dropped": 0, "events": {"failed": 1},
+     "wait": w0}], s["cpus"]
+assert s["wait"]["of"] == "enqueue_to_dispatch"
+assert s["wait"]["dispatch"][0] == {"code": 3, "name": "decrementer_interrupt", "count": 1,
+    "p50_us": 1.0, "p90_us": 1.0, "p99_us": 1.0, "max_us": 1.0}, s["wait"]
+assert [x["code"] for x in s["wait"]["preempt"]] == [2, 4, 42], s["wait"]
 assert s["dispatch"] == [{"code": 3, "name": "decrementer_interrupt", "count": 1},
                          {"code": 7, "name": "time_slice", "count": 1},
                          {"code": 17, "name": None, "count": 1}], s["dispatch"]
@@ -235,7 +264,7 @@ assert s["preempt"] == [{"code": 2, "name": "H_CEDE", "count": 1},
                         {"code": 4, "name": "time_slice", "count": 1},
                         {"code": 42, "name": None, "count": 1}], s["preempt"]
 assert (s["entries"], s["lost"], s["overwritten"], s["dropped"], s["lost_other"],
-        s["unknown_records"]) == (3, 8, 5, 3, 0, 0), s
+        s["unknown_records"], s["out_of_order"]) == (3, 8, 5, 3, 0, 0, 0), s
 print("ok")
 ' v.json
 	[ "$output" = "ok" ]
@@ -304,7 +333,7 @@ entry 0 255 255 65535 0 0 0 0 0 0 0"
 	[ "${output%unknown records skipped: 4}" = "${plain%unknown records skipped: 0}" ]
 	[[ "$output" == *"unknown records skipped: 4" ]]
 	run -0 htm dtl report u.bin --format csv
-	[ "${#lines[@]}" -eq 10 ]
+	[ "$(grep -vc '^wait_' <<<"$output")" -eq 10 ]
 	htm dtl report u.bin --format json | "$PY" -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -332,8 +361,9 @@ entry 0 0 0 0 0 0 0 4998 0 0 0
 entry 0 0 0 0 0 0 0 0 0 0 0"
 	run -0 htm dtl report t.bin
 	# 2 ticks of 1 ms before a boottime of 1 ms, a realtime of 1 ms.
+	# In time order: the entry at timebase 0 first.
+	[[ "${lines[0]}" == "-4.999000000 1969-12-31T23:59:55.001000Z cpu=0 "* ]]
 	[[ "${lines[1]}" == "-0.001000000 1969-12-31T23:59:59.999000Z cpu=0 "* ]]
-	[[ "${lines[2]}" == "-4.999000000 1969-12-31T23:59:55.001000Z cpu=0 "* ]]
 }
 
 # --- report: damaged streams --------------------------------------------------
@@ -515,7 +545,7 @@ record_usage() {
 	run -2 --separate-stderr htm dtl report a b
 	[ "${stderr_lines[0]}" = "htmtrace dtl report: unexpected argument 'b'" ]
 	run -2 --separate-stderr htm dtl report a --format xml
-	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad format 'xml': expected text, csv, json or svg" ]
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad format 'xml': expected text, csv, json, jsonl or svg" ]
 	run -2 --separate-stderr htm dtl report a -d x
 	[ "${stderr_lines[0]}" = "htmtrace dtl report: unknown option '-d'" ]
 }
@@ -547,7 +577,7 @@ record_usage() {
 	cmp "$FAKE_DTL_STREAM" dtl.bin
 	# The file reports as the stream does.
 	run -0 htm dtl report dtl.bin
-	[ "${lines[2]}" = "8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345" ]
+	[ "${lines[7]}" = "8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345" ]
 }
 
 @test "record: the CPU mask, event mask and ring size reach CONFIGURE" {
