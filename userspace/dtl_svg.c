@@ -847,6 +847,12 @@ static void output(FILE *f, const struct plot *p, const char *name)
 	format_utc(to, sizeof(to), p->t1 + p->real_off);
 	fputs("<text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\">htmtrace dtl: ", f);
 	xml_text(f, name);
+	if (!p->entries) {
+		/* No time to draw: no axis, no lanes. */
+		fputs("</text>\n<text class=\"mode\" x=\"10\" y=\"40\">no entries</text>\n</svg>\n",
+		      f);
+		return;
+	}
 	fprintf(f, "</text>\n<text x=\"10\" y=\"38\">%llu entries on %zu CPUs, %s to %s; lost %llu (overwritten %llu, dropped %llu, other %llu)</text>\n",
 		(unsigned long long)p->entries, p->nlanes, from, to,
 		(unsigned long long)(p->overwritten + p->dropped +
@@ -854,12 +860,6 @@ static void output(FILE *f, const struct plot *p, const char *name)
 		(unsigned long long)p->overwritten,
 		(unsigned long long)p->dropped,
 		(unsigned long long)p->lost_other);
-	if (!p->entries) {
-		/* No time to draw: no axis, no lanes. */
-		fputs("<text class=\"mode\" x=\"10\" y=\"54\">no entries</text>\n</svg>\n",
-		      f);
-		return;
-	}
 	fprintf(f, "<text class=\"mode\" x=\"10\" y=\"54\">%s</text>\n",
 		p->aggregated ?
 		"more than 600 entries on a CPU: intervals aggregated per pixel column (each column shows the reason that weighs most in it)" :

@@ -878,3 +878,138 @@ raw 2 12 0 4"
 	[ "${lines[1]}" = "traced for 0.3 s" ]
 	cmp "$FAKE_DTL_STREAM" dtl.bin
 }
+
+# --- report: safety, order, filters, distributions, JSON Lines ----------------
+
+@test "report: an output that is the input is refused, the capture kept" {
+	vector v.bin
+	cp v.bin keep.bin
+	run -1 --separate-stderr htm dtl report v.bin -o v.bin
+	[ "$stderr" = "htmtrace dtl report: v.bin is the input v.bin: give another output" ]
+	cmp keep.bin v.bin
+	ln v.bin hard.bin
+	run -1 --separate-stderr htm dtl report v.bin --format csv -o hard.bin
+	[ "$stderr" = "htmtrace dtl report: hard.bin is the input v.bin: give another output" ]
+	cmp keep.bin v.bin
+}
+
+@test "report: /dev/zero ends at its first header; - reads standard input" {
+	run -1 --separate-stderr timeout 10 "$HTMTRACE" dtl report /dev/zero
+	[ "$stderr" = "htmtrace dtl report: standard input: bad type 0 record at offset 0: length 0 is less than 8" ] ||
+		[ "$stderr" = "htmtrace dtl report: /dev/zero: bad type 0 record at offset 0: length 0 is less than 8" ]
+	[ "$output" = "" ]
+	# Standard input that is a pipe reports as the file does.
+	vector v.bin
+	htm dtl report v.bin --format csv >want.csv
+	cat v.bin | htm dtl report - --format csv >got.csv
+	cmp want.csv got.csv
+}
+
+@test "report: CPUs merged by time, whatever their order in the file" {
+	# A capture regrouped per CPU: all of CPU 0, then all of CPU 1.
+	mkstream g.bin <<-'EOF'
+	clock 1000000 0 0 1000000000000 0
+	entry 0 3 2 0 5 0 0 1980000 0 0 0
+	entry 0 3 2 0 5 0 0 1990000 0 0 0
+	entry 1 3 2 0 7 0 0 15000 0 0 0
+	entry 1 3 2 0 7 0 0 1985000 0 0 0
+	EOF
+	run -0 --separate-stderr htm dtl report g.bin
+	[ "$stderr" = "" ]
+	[[ "${lines[0]}" == "CLOCK "* ]]
+	[[ "${lines[1]}" == "1000.015000000 "*" cpu=1 "* ]]
+	[[ "${lines[2]}" == "1001.980000000 "*" cpu=0 "* ]]
+	[[ "${lines[3]}" == "1001.985000000 "*" cpu=1 "* ]]
+	[[ "${lines[4]}" == "1001.990000000 "*" cpu=0 "* ]]
+	run -0 htm dtl report g.bin --format jsonl
+	[ "$(head -n 5 <<<"$output" | "$PY" -c '
+import json, sys
+print(" ".join(str(json.loads(l).get("cpu")) for l in sys.stdin))')" = "None 1 0 1 0" ]
+}
+
+@test "report --cpu and --time: the records kept, in every format, the SVG included" {
+	mkstream g.bin <<-'EOF'
+	clock 1000000 0 0 1000000000000 0
+	entry 0 3 2 0 5 0 0 1980000 0 0 0
+	entry 0 3 2 0 5 0 0 1990000 0 0 0
+	entry 1 3 2 0 7 0 0 15000 0 0 0
+	entry 1 3 2 0 7 0 0 1985000 0 0 0
+	lost 1 1 4
+	entry 2 3 2 0 7 0 0 1985000 0 0 0
+	EOF
+	run -0 htm dtl report g.bin --cpu 1
+	[ "$(grep -c '^100.* cpu=1 ' <<<"$output")" -eq 2 ]
+	[ "$(grep -c ' cpu=[02] ' <<<"$output")" -eq 0 ]
+	[[ "$output" == *"entries: 2, lost: 4 (overwritten 4, dropped 0)"* ]]
+	run -0 htm dtl report g.bin --time 1001.981,1001.99
+	[ "$(grep -c '^100' <<<"$output")" -eq 3 ]
+	[[ "$output" == *"entries: 3,"* ]]
+	run -0 htm dtl report g.bin -C 0,2 --time ,1001.985 --format csv
+	[ "$(grep -c '^entry,' <<<"$output")" -eq 2 ]
+	run -0 htm dtl report g.bin --cpu 1 --time 1001, --format json
+	[ "$("$PY" -c 'import json,sys; print(json.load(sys.stdin)["summary"]["entries"])' <<<"$output")" = 1 ]
+	run -0 htm dtl report g.bin --cpu 2 --format svg
+	[[ "$output" == *'data-entries="1"'* ]]
+	[ "$(grep -c 'class="lane"' <<<"$output")" -eq 1 ]
+	local bad
+	for bad in '' , x 2,1 1,2,3 1..2 -1,2; do
+		run -2 --separate-stderr htm dtl report g.bin --time "$bad"
+		[ "${stderr_lines[0]}" = "htmtrace dtl report: bad time range '$bad': expected START,END in seconds since boot, e.g. 1000.5,1002 (either may be left out)" ]
+	done
+	run -2 --separate-stderr htm dtl report g.bin --cpu x
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad CPU list 'x': expected CPU numbers and ranges 0..8191, e.g. 0-3,8" ]
+}
+
+@test "report: the dispatch wait distribution per CPU and per reason, exact below 512 ticks" {
+	# 100 entries of CPU 0 with waits of 1..100 ticks of 1 us; one of
+	# 100000 ticks, above 512: its bin starts at 99840 (1/256 of 65536).
+	{
+		echo "clock 1000000 0 0 0 0"
+		for i in $(seq 1 100); do echo "entry 0 7 2 0 $i 0 0 $((1000 + i)) 0 0 0"; done
+		echo "entry 1 3 4 0 100000 0 0 5000 0 0 0"
+	} | mkstream w.bin
+	run -0 htm dtl report w.bin
+	local want=(
+		"dispatch wait (enqueue_to_dispatch), us"
+		"                                              entries        p50        p90        p99        max"
+		"cpu 0                                             100     50.000     90.000     99.000    100.000"
+		"cpu 1                                               1  99840.000  99840.000  99840.000 100000.000"
+		"dispatch 3 decrementer_interrupt                    1  99840.000  99840.000  99840.000 100000.000"
+		"dispatch 7 time_slice                             100     50.000     90.000     99.000    100.000"
+		"preempt 2 H_CEDE                                  100     50.000     90.000     99.000    100.000"
+		"preempt 4 time_slice                                1  99840.000  99840.000  99840.000 100000.000"
+	)
+	[ "$(grep -A 7 '^dispatch wait' <<<"$output")" = "$(printf '%s\n' "${want[@]}")" ]
+	run -0 htm dtl report w.bin --format csv
+	[ "$(grep '^wait_cpu,,0,' <<<"$output")" = "wait_cpu,,0,,,,,,,,,,,,,100,,,,50.000,90.000,99.000,100.000" ]
+	run -0 htm dtl report w.bin --format json
+	"$PY" -c '
+import json, sys
+s = json.load(sys.stdin)["summary"]
+assert s["cpus"][0]["wait"] == {"count": 100, "p50_us": 50.0, "p90_us": 90.0,
+                                "p99_us": 99.0, "max_us": 100.0}, s["cpus"][0]
+assert s["wait"]["preempt"][0]["p90_us"] == 90.0' <<<"$output"
+}
+
+@test "report --format jsonl: one record a line, the summary last" {
+	vector v.bin
+	run -0 htm dtl report v.bin --format jsonl
+	[ "${#lines[@]}" -eq 10 ]
+	"$PY" -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin]
+assert [r["kind"] for r in rows[:-1]].count("entry") == 3
+assert rows[-1]["kind"] == "summary" and rows[-1]["summary"]["entries"] == 3, rows[-1]' <<<"$output"
+}
+
+@test "report svg: a file name that is not UTF-8 stays well-formed XML; a capture of a clock only says no entries" {
+	vector "$(printf 'v\xff\xfe.bin')"
+	run -0 htm dtl report "$(printf 'v\xff\xfe.bin')" --format svg
+	"$PY" -c 'import sys, xml.dom.minidom; xml.dom.minidom.parseString(sys.stdin.buffer.read())' <<<"$output"
+	[[ "$output" == *"htmtrace dtl: v"$'\xef\xbf\xbd\xef\xbf\xbd'".bin"* ]]
+	mkstream c.bin <<<"clock 512000000 0 0 0 0"
+	run -0 htm dtl report c.bin --format svg
+	"$PY" -c 'import sys, xml.dom.minidom; xml.dom.minidom.parseString(sys.stdin.buffer.read())' <<<"$output"
+	[[ "$output" == *">no entries</text>"* ]]
+	[[ "$output" != *"1970-"* ]]
+}
