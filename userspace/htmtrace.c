@@ -6,6 +6,7 @@
  * The option loop the commands share is in opts.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -370,6 +371,8 @@ static void print_usage(FILE *f)
 			fprintf(f, "  %-12s %s\n", commands[i].name,
 				commands[i].summary);
 	fputs("  help         show the options of a command\n"
+	      "  -V, --version print the version of the tool and of the loaded\n"
+	      "               module\n"
 	      "\n"
 	      "A target is -t TYPE -n NODE -p CHIP -c CORE: TYPE is nest, core,\n"
 	      "llat, global or a number; indices are decimal or 0x hex.\n"
@@ -433,6 +436,46 @@ static int cmd_dtl(int argc, char **argv)
 			 argv[1]);
 }
 
+/*
+ * The tool's version, as dkms.conf's PACKAGE_VERSION and the module's
+ * MODULE_VERSION (module/main.c).
+ */
+#define TOOL_VERSION		"0.1"
+#define MODULE_VERSION_PATH	"/sys/module/htmtrace/version"
+
+/*
+ * --version: the tool's and the loaded module's, which may differ (a
+ * module from DKMS, a tool from elsewhere): the ABI's commands decide
+ * what works, and a command the module lacks fails with ENOTTY.
+ */
+static int print_version(void)
+{
+	char buf[64];
+	ssize_t n = -1;
+	int fd;
+
+	printf("htmtrace %s\n", TOOL_VERSION);
+	fd = open(MODULE_VERSION_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n > 0) {
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		printf("module htmtrace %s\n", buf);
+		if (strcmp(buf, TOOL_VERSION))
+			fprintf(stderr, "htmtrace: the loaded module is version %s, this tool %s: a command the module lacks fails with ENOTTY\n",
+				buf, TOOL_VERSION);
+	} else if (!access("/sys/module/htmtrace", F_OK)) {
+		printf("module htmtrace loaded, version unknown (no %s: a module older than 0.1)\n",
+		       MODULE_VERSION_PATH);
+	} else {
+		printf("module htmtrace not loaded (htmtrace load)\n");
+	}
+	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
@@ -440,6 +483,11 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		print_usage(stderr);
 		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		if (argc > 2)
+			return usage_err("--version takes no argument");
+		return print_version();
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		print_usage(stdout);

@@ -795,10 +795,12 @@ int cmd_record(int argc, char **argv)
 		printf("wrote %s to %s%s\n", text, rt[i].trace_name,
 		       ended_early(rt[i].trace_len, &rt[i].st));
 		if (rt[i].taken != TAKEN_NO_XLATE)
-			printf("wrote %zu bytes of memory configuration (%llu blocks, %llu entries) to %s\n",
+			printf("wrote %zu bytes of memory configuration (%llu %s, %llu %s) to %s\n",
 			       rt[i].xlate_len,
 			       (unsigned long long)rt[i].nr_blocks,
+			       plural(rt[i].nr_blocks, "block", "blocks"),
 			       (unsigned long long)rt[i].nr_entries,
+			       plural(rt[i].nr_entries, "entry", "entries"),
 			       rt[i].xlate_name);
 	}
 	if (n > 1 && !all_ok) {

@@ -69,6 +69,12 @@ int usage_err(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+/* @one for a count of 1, else @many: "1 block", "2 blocks". */
+const char *plural(unsigned long long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* Write all of @buf, across short writes and signals. Returns 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len)
 {

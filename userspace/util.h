@@ -28,6 +28,7 @@ __printf(1, 2) void pr_err(const char *fmt, ...);
 __printf(2, 3) void pr_errno(int err, const char *fmt, ...);
 __printf(1, 2) int usage_err(const char *fmt, ...);
 int write_all(int fd, const void *buf, size_t len);
+const char *plural(unsigned long long n, const char *one, const char *many);
 int read_file(const char *path, unsigned char **bufp, size_t *lenp);
 int create_file(const char *path);
 
