@@ -16,8 +16,10 @@
  * second Ctrl-C while the rest is copied): the log is a stream, read once,
  * so what was copied is kept and said so.
  *
- * report: the file is checked whole before anything is printed, so that a
- * damaged file gives one error and no partial report.
+ * report: the input is mapped (a pipe or a device first copied into an
+ * unnamed temporary file) and checked whole before anything is printed, so
+ * that a damaged file gives one error and no partial report; then its
+ * records go out in time order through a bounded reorder window.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1457,7 +1459,6 @@ static int spool(int in, int out)
 	unsigned char buf[DTL_READ_SIZE];
 	struct htmtrace_dtl_rec hdr;
 	size_t have = 0, off;
-	__u64 total = 0;
 	ssize_t n;
 	int err;
 
@@ -1483,11 +1484,30 @@ static int spool(int in, int out)
 		err = write_all(out, buf, off);
 		if (err)
 			return err;
-		total += off;
 		memmove(buf, buf + off, have - off);
 		have -= off;
 	}
 	return write_all(out, buf, have);
+}
+
+/* An unnamed temporary file in @dir. Returns the fd or -errno. */
+static int spool_file(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
+		return fd < 0 ? -errno : fd;
+	/* A file system without O_TMPFILE: a name, removed at once. */
+	if ((size_t)snprintf(path, sizeof(path), "%s/.htmtrace.XXXXXX", dir) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
 }
 
 static int open_input(struct input *in, const char *file)
@@ -1510,10 +1530,9 @@ static int open_input(struct input *in, const char *file)
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
 	if (!S_ISREG(st.st_mode)) {
-		tmp = open(tmpdir && *tmpdir ? tmpdir : "/tmp",
-			   O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		tmp = spool_file(tmpdir && *tmpdir ? tmpdir : "/tmp");
 		if (tmp < 0)
-			return -errno;
+			return tmp;
 		err = spool(fd, tmp);
 		close(fd);
 		in->fd = tmp;
