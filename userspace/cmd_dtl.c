@@ -90,6 +90,7 @@ struct dtl_copy {
 	unsigned char *buf;
 	__u64 bytes, records, entries, lost;
 	int write_err;		/* -errno of the output's failure, or 0 */
+	struct out_file *of;	/* renamed over its name once data is in */
 	long long flush_ns;	/* --latency, or 0 */
 	long long next_flush;	/* CLOCK_MONOTONIC of the next FLUSH, ns */
 };
@@ -149,6 +150,16 @@ static ssize_t copy_once(struct dtl_copy *cp)
 	cp->records += records;
 	cp->entries += entries;
 	cp->lost += nlost;
+	/* More than the clock record: a capture, which replaces the old file. */
+	if (cp->of && cp->of->staged && cp->records > 1) {
+		err = out_commit(cp->of);
+		if (err) {
+			pr_errno(-err, "rename %s to %s", cp->of->tmp,
+				 cp->outname);
+			cp->outname = cp->of->tmp;
+			cp->of->staged = 0;
+		}
+	}
 	return n;
 }
 
@@ -478,6 +489,7 @@ int cmd_dtl_record(int argc, char **argv)
 		}
 	} else {
 		cp.outname = outname;
+		cp.of = &of;
 		cp.out = out_open(&of, outname);
 		if (cp.out < 0) {
 			pr_errno(-cp.out, "create %s", outname);
@@ -577,6 +589,7 @@ out_workload:
 	if (workload_reap(&wl))
 		ret = EXIT_FAIL;
 out_file:
+	outname = cp.outname;	/* the temporary name, if a rename failed */
 	if (cp.out >= 0)
 		close(cp.out);
 	if (!keep) {

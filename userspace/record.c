@@ -194,6 +194,9 @@ static enum taken take_trace(struct record_files *rf,
 	char text[160], d[PATH_MAX + 8], x[4 * PATH_MAX + 8];
 	int copied, err, xlate_ok = 0, deconfigured, close_failed = 0;
 
+	/* Stopped: the trace exists, in the hypervisor; the files replace. */
+	if (!refused)
+		commit_files(rf);
 	copied = !copy_trace(rf->fd, rf->dev, rf->trace_fd, rf->trace_name,
 			     rf->bs, prog, &tc);
 	*trace_len = tc.done;
@@ -203,6 +206,7 @@ static enum taken take_trace(struct record_files *rf,
 			pr_err("the hypervisor refused the stop and the read: no trace to keep");
 		return TAKEN_NONE;
 	}
+	/* A refused stop: a trace, now that the read found one. */
 	commit_files(rf);
 
 	/* Flushed, so that the deconfigure cannot lose what the disk lacks. */
