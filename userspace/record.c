@@ -525,7 +525,7 @@ static void stop_all(struct rec_target *rt, size_t n)
  */
 static int clean_target(struct rec_target *rt)
 {
-	int ret = 0;
+	int ret = 0, kept_old;
 
 	if (rt->configured &&
 	    chan_ioctl(rt->fd, rt->dev, HTMTRACE_IOC_DECONFIGURE, NULL,
@@ -538,9 +538,12 @@ static int clean_target(struct rec_target *rt)
 		close(rt->xlate_fd);
 	rt->trace_fd = -1;
 	rt->xlate_fd = -1;
+	/* Renamed already (the stop succeeded, the read found nothing)? */
+	kept_old = (rt->trace_of.existed || rt->xlate_of.existed) &&
+		   !rt->trace_of.committed && !rt->xlate_of.committed;
 	out_discard(&rt->trace_of);
 	out_discard(&rt->xlate_of);
-	if (rt->trace_of.existed || rt->xlate_of.existed)
+	if (kept_old)
 		pr_err("no trace taken: %s and %s left as they were",
 		       rt->trace_name, rt->xlate_name);
 	else

@@ -210,6 +210,7 @@ int out_open(struct out_file *of, const char *path)
 
 	of->path = path;
 	of->staged = 0;
+	of->committed = 0;
 	of->tmp[0] = '\0';
 	of->existed = !stat(path, &st);
 	if (of->existed && !S_ISREG(st.st_mode)) {
@@ -245,15 +246,22 @@ int out_commit(struct out_file *of)
 	if (rename(of->tmp, of->path))
 		return -errno;
 	of->staged = 0;
+	of->committed = 1;
 	return 0;
 }
 
-/* Remove the new file: what was at the path stays as it was. */
+/*
+ * Remove the new file: before out_commit(), what was at the path stays as
+ * it was; after, the new file is removed from the path.
+ */
 void out_discard(struct out_file *of)
 {
 	if (of->staged)
 		unlink(of->tmp);
+	else if (of->committed)
+		unlink(of->path);
 	of->staged = 0;
+	of->committed = 0;
 }
 
 /* 1 if @path names the file open as @fd (the same inode), else 0. */

@@ -43,6 +43,7 @@ struct out_file {
 	char tmp[PATH_MAX];
 	int staged;		/* written under @tmp until out_commit() */
 	int existed;		/* a file was at @path: it stays until then */
+	int committed;		/* renamed: the new file is at @path */
 };
 int out_open(struct out_file *of, const char *path);
 int out_commit(struct out_file *of);
