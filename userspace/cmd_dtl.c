@@ -1564,6 +1564,8 @@ static int open_input(struct input *in, const char *file)
 		in->map = NULL;
 		return -errno;
 	}
+	/* Read front to back: pages behind may go. */
+	madvise(in->map, in->len, MADV_SEQUENTIAL);
 	return 0;
 }
 
