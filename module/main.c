@@ -244,3 +244,5 @@ module_exit(htmtrace_exit);
 
 MODULE_DESCRIPTION("POWER Hardware Trace Macro and dispatch trace log devices");
 MODULE_LICENSE("GPL");
+/* As dkms.conf's PACKAGE_VERSION and the tool's (htmtrace --version). */
+MODULE_VERSION("0.1");

@@ -28,7 +28,7 @@ flock 9
 
 # WERROR=1: warnings stay errors here (the tool's default CFLAGS do not, for
 # packagers' newer compilers).
-make -s -j"$(nproc)" -C "$top/userspace" O="$out" CC=${cross}gcc WERROR=1 CHECK_LDFLAGS=-static \
+make -s -j"$(nproc)" -C "$top/userspace" O="$out" CC=${cross}gcc WERROR=1 REQUIRE_KMOD=1 CHECK_LDFLAGS=-static \
 	PKG_CONFIG_LIBDIR="$ppclib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$sysroot" \
 	LDFLAGS="-Wl,-rpath-link,$ppclib:$sysroot/lib/powerpc64le-linux-gnu" \
 	all htmcheck

@@ -917,9 +917,10 @@ static void print_blocks(const unsigned char *buf, size_t len,
 	__u64 i = 0;
 
 	while (off < len && !hvblock_parse(buf, len, off, entry_size, &blk)) {
-		printf("block %llu: offset %zu, %llu entries, next 0x%016llx\n",
+		printf("block %llu: offset %zu, %llu %s, next 0x%016llx\n",
 		       (unsigned long long)i++, off,
 		       (unsigned long long)blk.nr_entries,
+		       plural(blk.nr_entries, "entry", "entries"),
 		       (unsigned long long)blk.next);
 		if (hex)
 			hexdump(stdout, buf + off, blk.size);
@@ -1016,9 +1017,11 @@ static int conf_dump(int argc, char **argv, unsigned long cmd,
 			unlink(output);
 			return EXIT_FAIL;
 		}
-		printf("wrote %zu bytes (%llu blocks, %llu entries) to %s\n",
+		printf("wrote %zu bytes (%llu %s, %llu %s) to %s\n",
 		       len, (unsigned long long)nr_blocks,
-		       (unsigned long long)nr_entries, output);
+		       plural(nr_blocks, "block", "blocks"),
+		       (unsigned long long)nr_entries,
+		       plural(nr_entries, "entry", "entries"), output);
 		return EXIT_OK;
 	}
 
@@ -1028,9 +1031,11 @@ static int conf_dump(int argc, char **argv, unsigned long cmd,
 		free(buf);
 		return EXIT_OK;
 	}
-	printf("%s: %llu blocks, %llu entries, %zu bytes\n",
+	printf("%s: %llu %s, %llu %s, %zu bytes\n",
 	       input ? input : dev, (unsigned long long)nr_blocks,
-	       (unsigned long long)nr_entries, len);
+	       plural(nr_blocks, "block", "blocks"),
+	       (unsigned long long)nr_entries,
+	       plural(nr_entries, "entry", "entries"), len);
 	print_blocks(buf, len, entry_size, hex);
 	free(buf);
 	return EXIT_OK;

@@ -23,6 +23,34 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#ifdef HTMTRACE_NO_KMOD
+/*
+ * Built without libkmod (make found no libkmod-dev): the tool reads and
+ * reports captures, and load and unload say why they cannot run.
+ */
+#include "commands.h"
+#include "util.h"
+
+static int no_kmod(void)
+{
+	pr_err("this htmtrace was built without libkmod (install libkmod-dev and rebuild); load the modules with modprobe or insmod instead");
+	return EXIT_FAIL;
+}
+
+int cmd_load(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return no_kmod();
+}
+
+int cmd_unload(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return no_kmod();
+}
+#else
 #include <libkmod.h>
 
 #include "commands.h"
@@ -626,3 +654,4 @@ int cmd_unload(int argc, char **argv)
 	kmod_unref(ctx);
 	return ret;
 }
+#endif /* HTMTRACE_NO_KMOD */

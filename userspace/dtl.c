@@ -5,6 +5,7 @@
  * memory in, values out; no I/O, no messages.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -467,4 +468,134 @@ void *cpu_table_get(struct cpu_table *t, __u32 cpu)
 	memset(e + lo * sz, 0, sz);
 	memcpy(e + lo * sz, &cpu, sizeof(cpu));
 	return e + lo * sz;
+}
+
+static unsigned int wait_bin(__u32 v)
+{
+	unsigned int e;
+
+	if (v < WAIT_EXACT)
+		return v;
+	e = 31 - __builtin_clz(v);	/* 9..31 */
+	return WAIT_EXACT + (e - 9) * 256 + ((v >> (e - 8)) & 255);
+}
+
+/* The smallest value of bin @b. */
+static __u64 wait_bin_low(unsigned int b)
+{
+	unsigned int e;
+
+	if (b < WAIT_EXACT)
+		return b;
+	b -= WAIT_EXACT;
+	e = b / 256 + 9;
+	return ((__u64)1 << e) | ((__u64)(b % 256) << (e - 8));
+}
+
+/* Add a wait. Returns 0 or -ENOMEM. */
+int wait_hist_add(struct wait_hist *h, __u32 ticks)
+{
+	if (!h->bins) {
+		h->bins = calloc(WAIT_BINS, sizeof(*h->bins));
+		if (!h->bins)
+			return -ENOMEM;
+	}
+	h->bins[wait_bin(ticks)]++;
+	h->n++;
+	if (ticks > h->max)
+		h->max = ticks;
+	return 0;
+}
+
+/*
+ * The @pct-th percentile (nearest rank: the smallest value at least
+ * @pct % of the waits do not exceed), as its bin's smallest value, or
+ * the largest wait if that is smaller; 0 for no waits.
+ */
+__u64 wait_hist_pct(const struct wait_hist *h, unsigned int pct)
+{
+	__u64 rank, seen = 0, v;
+	unsigned int b;
+
+	if (!h->n)
+		return 0;
+	rank = (h->n * pct + 99) / 100;
+	if (!rank)
+		rank = 1;
+	for (b = 0; b < WAIT_BINS; b++) {
+		seen += h->bins[b];
+		if (seen >= rank)
+			break;
+	}
+	v = wait_bin_low(b < WAIT_BINS ? b : WAIT_BINS - 1);
+	return v < h->max ? v : h->max;
+}
+
+/* Seconds with up to nine decimals, as ns, at *@s, advancing it. */
+static int parse_secs(const char **s, long long *ns)
+{
+	const char *p = *s;
+	long long v = 0, frac = 0;
+	int digits = 0, fd = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (v > (LLONG_MAX / 1000000000 - 9) / 10)
+			return -ERANGE;
+		v = v * 10 + (*p - '0');
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, fd++) {
+			if (fd < 9)
+				frac = frac * 10 + (*p - '0');
+		}
+		if (!fd && !digits)
+			return -EINVAL;
+	} else if (!digits) {
+		return -EINVAL;
+	}
+	for (; fd < 9; fd++)
+		frac *= 10;
+	*ns = v * 1000000000 + frac;
+	*s = p;
+	return 0;
+}
+
+/**
+ * parse_time_range() - perf's --time START,END
+ * @s: "START,END" in seconds since boot, e.g. "1000.5,1002"; START or END
+ *	may be left out ("1000.5," or ",1002")
+ * @start: out: START in ns, or LLONG_MIN
+ * @end: out: END in ns, or LLONG_MAX
+ *
+ * Return: 0, or -EINVAL for a malformed range or one that ends before it
+ * starts, -ERANGE for a time too large.
+ */
+int parse_time_range(const char *s, long long *start, long long *end)
+{
+	const char *p = s;
+	int err;
+
+	*start = LLONG_MIN;
+	*end = LLONG_MAX;
+	if (*p != ',') {
+		err = parse_secs(&p, start);
+		if (err)
+			return err;
+	}
+	if (*p++ != ',')
+		return -EINVAL;
+	if (*p) {
+		err = parse_secs(&p, end);
+		if (err)
+			return err;
+	}
+	if (*p || (*start == LLONG_MIN && *end == LLONG_MAX))
+		return -EINVAL;
+	return *end < *start ? -EINVAL : 0;
+}
+
+/* 1 if @cpu is in the mask (NULL: every CPU). */
+int cpu_listed(const __u64 *mask, size_t words, __u32 cpu)
+{
+	return !mask || cpu_set(mask, words, cpu);
 }

@@ -73,4 +73,22 @@ struct cpu_table {
 };
 void *cpu_table_get(struct cpu_table *t, __u32 cpu);
 
+/*
+ * A distribution of waits in timebase ticks, for percentiles: exact below
+ * WAIT_EXACT ticks, above in buckets of 1/256 of their power of two (a
+ * value is known to 0.4%, rounded down); the largest exactly.
+ */
+#define WAIT_EXACT		512
+#define WAIT_BINS		(WAIT_EXACT + 23 * 256)
+struct wait_hist {
+	__u64 n, max;
+	__u64 *bins;		/* WAIT_BINS counts, allocated by the first add */
+};
+int wait_hist_add(struct wait_hist *h, __u32 ticks);
+__u64 wait_hist_pct(const struct wait_hist *h, unsigned int pct);
+
+/* --time START,END: seconds since boot, either side may be left out. */
+int parse_time_range(const char *s, long long *start, long long *end);
+int cpu_listed(const __u64 *mask, size_t words, __u32 cpu);
+
 #endif /* _HTMTRACE_DTL_H */

@@ -119,7 +119,32 @@ struct plot {
 	__u64 entries, dispatch[256], preempt[256];
 	__u64 overwritten, dropped, lost_other;
 	struct htmtrace_dtl_clock clock;
+	const struct dtl_svg_filter *filt;
 };
+
+/*
+ * --cpu and --time: a CLOCK record always counts; any other record only
+ * on a CPU of the list; an entry only at a time in the range.
+ */
+static int keep(const struct plot *p, const struct htmtrace_dtl_rec *hdr,
+		const unsigned char *rec, const struct htmtrace_dtl_clock *c)
+{
+	const struct dtl_svg_filter *filt = p->filt;
+	struct htmtrace_dtl_entry_rec er;
+	struct dtl_entry e;
+	long long t;
+
+	if (!filt || hdr->type == HTMTRACE_DTL_REC_CLOCK)
+		return 1;
+	if (!cpu_listed(filt->cpus, filt->cpu_words, hdr->cpu))
+		return 0;
+	if (hdr->type != HTMTRACE_DTL_REC_ENTRY || !c->tb_freq)
+		return 1;
+	memcpy(&er, rec, sizeof(er));
+	dtl_entry_decode(er.entry, &e);
+	t = dtl_tb_to_ns(c, e.timebase, c->boottime_ns);
+	return t >= filt->t_start && t <= filt->t_end;
+}
 
 static struct lane *find_lane(struct plot *p, __u32 cpu)
 {
@@ -281,6 +306,8 @@ static int survey(struct plot *p, const unsigned char *buf, size_t len)
 
 	for (off = 0; dtl_rec_check(buf, len, off, &hdr) == DTL_REC_OK;
 	     off += hdr.len) {
+		if (!keep(p, &hdr, buf + off, &p->clock))
+			continue;
 		switch (hdr.type) {
 		case HTMTRACE_DTL_REC_CLOCK:
 			memcpy(&p->clock, buf + off, sizeof(p->clock));
@@ -388,6 +415,8 @@ static int draw(struct plot *p, const unsigned char *buf, size_t len)
 	/* The first clock is the one in force until the next. */
 	for (off = 0; dtl_rec_check(buf, len, off, &hdr) == DTL_REC_OK;
 	     off += hdr.len) {
+		if (!keep(p, &hdr, buf + off, &clock))
+			continue;
 		l = find_lane(p, hdr.cpu);
 		switch (hdr.type) {
 		case HTMTRACE_DTL_REC_CLOCK:
@@ -475,8 +504,46 @@ static int draw(struct plot *p, const unsigned char *buf, size_t len)
 }
 
 /* Text content: names and file names may hold <, & or quotes. */
+/*
+ * The length of the valid UTF-8 sequence at @s (shortest form, no
+ * surrogates, at most U+10FFFF), or 0 if there is none.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned int c = s[0], n, i, min;
+	unsigned long cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		cp = c & 0x1f;
+		min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		cp = c & 0x0f;
+		min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		cp = c & 0x07;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
 static void xml_text(FILE *f, const char *s)
 {
+	size_t n;
+
 	for (; *s; s++) {
 		switch (*s) {
 		case '<':
@@ -492,10 +559,16 @@ static void xml_text(FILE *f, const char *s)
 			fputs("&quot;", f);
 			break;
 		default:
-			if ((unsigned char)*s < 0x20)
+			n = utf8_len((const unsigned char *)s);
+			if ((unsigned char)*s < 0x20) {
 				fputc('?', f);
-			else
-				fputc(*s, f);
+			} else if (!n) {
+				/* Not UTF-8: the replacement character. */
+				fputs("\xef\xbf\xbd", f);
+			} else {
+				fwrite(s, 1, n, f);
+				s += n - 1;
+			}
 		}
 	}
 }
@@ -690,7 +763,7 @@ static void histogram(FILE *f, const struct lane *l, int which, int x, int y)
 			max = l->hist[which][b];
 	fprintf(f, "<g class=\"hist\" data-cpu=\"%u\" data-kind=\"%s\">\n",
 		l->cpu, which ? "ready_to_dispatch" : "dispatch_wait");
-	fprintf(f, "<text x=\"%d\" y=\"%d\">cpu %u %s (max %llu)</text>\n",
+	fprintf(f, "<text x=\"%d\" y=\"%d\">cpu %u %s (tallest bin: %llu entries)</text>\n",
 		x, y - HIST_H - 4, l->cpu,
 		which ? "ready to dispatch" : "dispatch wait",
 		(unsigned long long)max);
@@ -759,6 +832,8 @@ static void output(FILE *f, const struct plot *p, const char *name)
 	hist_y = lanes_y + (int)p->nlanes * LANE_STEP + 60;
 	height = hist_y + (int)p->nlanes * HIST_STEP + 40 +
 		14 * (int)(nd + np) + 60;
+	if (!p->entries)
+		height = 70;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\" data-mode=\"%s\" data-columns=\"%d\" data-x0=\"%d\" data-entries=\"%llu\">\n",
@@ -772,6 +847,12 @@ static void output(FILE *f, const struct plot *p, const char *name)
 	format_utc(to, sizeof(to), p->t1 + p->real_off);
 	fputs("<text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\">htmtrace dtl: ", f);
 	xml_text(f, name);
+	if (!p->entries) {
+		/* No time to draw: no axis, no lanes. */
+		fputs("</text>\n<text class=\"mode\" x=\"10\" y=\"40\">no entries</text>\n</svg>\n",
+		      f);
+		return;
+	}
 	fprintf(f, "</text>\n<text x=\"10\" y=\"38\">%llu entries on %zu CPUs, %s to %s; lost %llu (overwritten %llu, dropped %llu, other %llu)</text>\n",
 		(unsigned long long)p->entries, p->nlanes, from, to,
 		(unsigned long long)(p->overwritten + p->dropped +
@@ -826,7 +907,7 @@ static void output(FILE *f, const struct plot *p, const char *name)
 }
 
 int dtl_svg_write(FILE *f, const char *name, const unsigned char *buf,
-		  size_t len)
+		  size_t len, const struct dtl_svg_filter *filt)
 {
 	struct plot *p = calloc(1, sizeof(*p));
 	size_t i;
@@ -834,6 +915,7 @@ int dtl_svg_write(FILE *f, const char *name, const unsigned char *buf,
 
 	if (!p)
 		return -ENOMEM;
+	p->filt = filt;
 	err = survey(p, buf, len);
 	if (!err)
 		err = draw(p, buf, len);

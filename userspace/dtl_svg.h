@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <linux/types.h>
 
 /*
  * The timeline's width in pixel columns. Above DTL_SVG_EXACT_MAX entries
@@ -24,13 +25,20 @@
 #define DTL_SVG_BOUND_FIXED	(256 * 1024)
 #define DTL_SVG_BOUND_PER_CPU	(512 * 1024)
 
+/* What the picture keeps: --cpu (cpus NULL: all) and --time, in ns. */
+struct dtl_svg_filter {
+	const __u64 *cpus;
+	size_t cpu_words;
+	long long t_start, t_end;
+};
+
 /*
  * Write the picture of a checked stream (see check_stream() in
  * cmd_dtl.c) to @f. @name is the capture's name, shown in the title.
  * Returns 0 or a negative errno (-ENOMEM).
  */
 int dtl_svg_write(FILE *f, const char *name, const unsigned char *buf,
-		  size_t len);
+		  size_t len, const struct dtl_svg_filter *filt);
 
 /* htmtrace dtl top. */
 int cmd_dtl_top(int argc, char **argv);

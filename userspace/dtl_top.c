@@ -6,7 +6,8 @@
  * interval flush the CPUs' logs into the stream (HTMTRACE_IOC_DTL_FLUSH),
  * read it all and print a line per CPU: dispatches, preempts, cedes and
  * faults per second, the share of the interval the CPU was not dispatched,
- * the mean and the largest dispatch wait, the entries lost. An entry is a
+ * the mean and the largest dispatch wait, the entries lost. A wait longer
+ * than the interval fills it; the rest is carried into the next ones. An entry is a
  * dispatch; its preempt reason says why the CPU had been taken off: H_CEDE
  * is a cede, the page faults (migration_hibernation_page_fault,
  * virtual_memory_page_fault) a fault, anything else a preempt. The time
@@ -30,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chan.h"
 #include "dtl.h"
 #include "dtl_svg.h"
 #include "opts.h"
@@ -194,8 +196,16 @@ static void top_print(struct top *t, double secs, int json, int tty)
 	}
 	for (i = 0; i < t->cpus.n; i++) {
 		struct top_cpu *c = (struct top_cpu *)t->cpus.elems + i;
-		double share = t->tb_freq && secs > 0 ?
-			(double)c->off_ticks / ((double)t->tb_freq * secs) : 0;
+		double span = (double)t->tb_freq * secs;
+		/*
+		 * A wait longer than the interval is reported at its dispatch:
+		 * this interval takes at most all of it, the rest is carried
+		 * into the next ones, so that the share stays within 0 to 1.
+		 */
+		__u64 off = span > 0 && (double)c->off_ticks > span ?
+			(__u64)span : c->off_ticks;
+		__u64 carry = c->off_ticks - off;
+		double share = span > 0 ? (double)off / span : 0;
 		double mean = c->dispatches ?
 			us(t, c->wait_ticks) / (double)c->dispatches : 0;
 
@@ -217,7 +227,8 @@ static void top_print(struct top *t, double secs, int json, int tty)
 			       (unsigned long long)c->lost,
 			       c->offline ? " offline" : "");
 		c->dispatches = c->preempts = c->cedes = c->faults = 0;
-		c->lost = c->off_ticks = c->wait_ticks = c->wait_max = 0;
+		c->lost = c->wait_ticks = c->wait_max = 0;
+		c->off_ticks = carry;
 	}
 	if (json)
 		printf("]}\n");
@@ -343,11 +354,10 @@ int cmd_dtl_top(int argc, char **argv)
 	sigdelset(&waitmask, SIGTERM);
 	sigdelset(&waitmask, SIGHUP);
 
-	fd = open(co.dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		pr_errno(errno, "open %s", co.dev);
+	/* A missing device is explained: is the module loaded? */
+	fd = open_device(co.dev, O_RDWR | O_NONBLOCK);
+	if (fd < 0)
 		goto out;
-	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.cpus = (uintptr_t)cpus;
 	cfg.cpus_size = cpus_size;

@@ -6,6 +6,7 @@
  * The option loop the commands share is in opts.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,10 +27,11 @@
 
 #define DTL_RECORD_USAGE \
 	"Usage: htmtrace dtl record [-C CPUS] [-e EVENTS] [--ring-kb N]\n" \
-	"                           [--latency MS] [-d DEV] -o FILE\n" \
+	"                           [--latency MS] [-d DEV] -o FILE|-\n" \
 	"                           [--duration SECS | [--] COMMAND [ARG...]]\n"
 #define DTL_REPORT_USAGE \
-	"Usage: htmtrace dtl report FILE [--format text|csv|json|svg] [-o OUT]\n"
+	"Usage: htmtrace dtl report FILE|- [--format text|csv|json|jsonl|svg]\n" \
+	"                           [-C CPUS] [--time START,END] [-o OUT]\n"
 #define DTL_TOP_USAGE \
 	"Usage: htmtrace dtl top [-C CPUS] [-i SECS] [-n COUNT] [--json] [-d DEV]\n"
 
@@ -101,7 +103,7 @@ static const struct command commands[] = {
 	  "      --dry-run         print the output file names and exit\n" },
 	{ "dtl", cmd_dtl, NULL,
 	  "Usage: htmtrace dtl record [OPTIONS] -o FILE [...]\n"
-	  "       htmtrace dtl report FILE [--format text|csv|json|svg] [-o OUT]\n"
+	  "       htmtrace dtl report FILE|- [OPTIONS]\n"
 	  "       htmtrace dtl top [OPTIONS]\n"
 	  "\n"
 	  "The dispatch trace log of shared-processor LPARs: why and when the\n"
@@ -118,11 +120,12 @@ static const struct command commands[] = {
 	  "copied, overwritten by the hypervisor before they were read, dropped\n"
 	  "because the session's ring was full, timer wakeups) and deconfigure.\n"
 	  "Ctrl-C ends the capture, also while COMMAND runs; COMMAND is then\n"
-	  "still waited for; a second Ctrl-C stops the copy of the rest. A\n"
-	  "failure before anything was captured removes FILE; after, a failure\n"
-	  "(a full disk, a read error) or that second Ctrl-C keeps the whole\n"
-	  "records written (exit status 1). Decode FILE with 'htmtrace dtl\n"
-	  "report'.\n"
+	  "still waited for; a second Ctrl-C stops the copy of the rest. FILE\n"
+	  "is written under a temporary name and renamed once something was\n"
+	  "captured: a failure before that leaves what FILE held as it was;\n"
+	  "after, a failure (a full disk, a read error) or that second Ctrl-C\n"
+	  "keeps the whole records written (exit status 1). Decode FILE with\n"
+	  "'htmtrace dtl report'.\n"
 	  "\n"
 	  "  -C, --cpus CPUS       CPUs to capture, e.g. 0-3,8 (default: every\n"
 	  "                        CPU; a CPU that is offline joins when it comes\n"
@@ -139,18 +142,24 @@ static const struct command commands[] = {
 	  "                        driver's poll period bounds it, 200 ms on an\n"
 	  "                        idle CPU)\n"
 	  "  -d, --device DEV      the device (default /dev/vpa_dtl)\n"
-	  "  -o, --output FILE     the stream, as read from the device\n"
+	  "  -o, --output FILE     the stream, as read from the device; - for\n"
+	  "                        standard output (the counters, and COMMAND's\n"
+	  "                        output, then go to standard error)\n"
 	  "      --duration SECS   capture for SECS seconds, e.g. 2 or 0.5\n" },
 	{ "dtl report", cmd_dtl_report, "decode a dispatch trace log capture",
 	  DTL_REPORT_USAGE
 	  "\n"
 	  "Decode a stream written by 'htmtrace dtl record' (or by cat from\n"
-	  "/dev/vpa_dtl): one line per entry with its time in seconds since\n"
-	  "boot and on the wall clock (UTC, from the stream's CLOCK record), the\n"
-	  "CPU, the dispatch and preempt reasons (a code perf does not name is\n"
-	  "printed as a number), the processor id, the three wait times in\n"
-	  "microseconds, the fault address and SRR0; loss and CPU records in\n"
-	  "stream order; then a summary per CPU, per reason, and the loss.\n"
+	  "/dev/vpa_dtl; - reads standard input): one line per entry, in time\n"
+	  "order (the CPUs merged through a window of 2^20 records), with its\n"
+	  "time in seconds since boot and on the wall clock (UTC, from the\n"
+	  "stream's CLOCK record), the CPU, the dispatch and preempt reasons (a\n"
+	  "code perf does not name is printed as a number), the processor id,\n"
+	  "the three wait times in microseconds, the fault address and SRR0;\n"
+	  "loss and CPU records at the time of their CPU's entry before them;\n"
+	  "then a summary per CPU, per reason, the dispatch wait's p50, p90,\n"
+	  "p99 and max per CPU and per reason (nearest rank; exact below 512\n"
+	  "ticks, else within 0.4%), and the loss.\n"
 	  "Records of unknown types are skipped by their length. A truncated or\n"
 	  "malformed record, or an entry before any CLOCK record (its timebase\n"
 	  "cannot be converted), is an error: exit 1, nothing printed.\n"
@@ -167,11 +176,16 @@ static const struct command commands[] = {
 	  "most 256 KiB + 512 KiB per CPU, whatever the capture's length.\n"
 	  "\n"
 	  "      --format FORMAT   text (the default); csv: a header and one row\n"
-	  "                        per record, no summary; json: one document\n"
-	  "                        with \"clock\", \"records\" and \"summary\";\n"
-	  "                        svg: the picture\n"
+	  "                        per record, then the wait rows; json: one\n"
+	  "                        document with \"clock\", \"records\" and\n"
+	  "                        \"summary\"; jsonl: one record a line, the\n"
+	  "                        summary last; svg: the picture\n"
+	  "  -C, --cpu CPUS        only these CPUs, e.g. 0-3,8\n"
+	  "      --time START,END  only from START to END seconds since boot,\n"
+	  "                        e.g. 1000.5,1002 (either may be left out)\n"
 	  "  -o, --output OUT      write to OUT instead of standard output\n"
-	  "                        (created only once FILE is found good)\n" },
+	  "                        (created only once FILE is found good; never\n"
+	  "                        FILE itself)\n" },
 	{ "dtl top", cmd_dtl_top, "watch the dispatch trace log live",
 	  DTL_TOP_USAGE
 	  "\n"
@@ -180,7 +194,8 @@ static const struct command commands[] = {
 	  "preempts, cedes and faults per second (an entry is a dispatch; its\n"
 	  "preempt reason H_CEDE counts as a cede, a page fault as a fault,\n"
 	  "anything else as a preempt), the share of the interval the CPU was\n"
-	  "not dispatched (notdisp%, the entries' three waits), the mean and the\n"
+	  "not dispatched (notdisp%, the entries' three waits; a wait longer than\n"
+	  "the interval fills it, the rest carried into the next), the mean and the\n"
 	  "largest dispatch wait (enqueue_to_dispatch) in microseconds, and the\n"
 	  "entries lost. On a terminal the screen is redrawn; elsewhere a block\n"
 	  "per interval. Ctrl-C ends it: stopped, deconfigured, exit status 0.\n"
@@ -375,6 +390,9 @@ static void print_usage(FILE *f)
 	      "llat, global or a number; indices are decimal or 0x hex.\n"
 	      "-d DEV picks the channel: /dev/htm0 by default, N for /dev/htmN.\n"
 	      "\n"
+	      "'htmtrace --version' (-V) prints the versions of the tool and of\n"
+	      "the loaded module.\n"
+	      "\n"
 	      "Exit status: 0 success, 1 failure, 2 usage error.\n"
 	      "Run 'htmtrace help COMMAND' for the options of a command.\n", f);
 }
@@ -433,6 +451,46 @@ static int cmd_dtl(int argc, char **argv)
 			 argv[1]);
 }
 
+/*
+ * The tool's version, as dkms.conf's PACKAGE_VERSION and the module's
+ * MODULE_VERSION (module/main.c).
+ */
+#define TOOL_VERSION		"0.1"
+#define MODULE_VERSION_PATH	"/sys/module/htmtrace/version"
+
+/*
+ * --version: the tool's and the loaded module's, which may differ (a
+ * module from DKMS, a tool from elsewhere): the ABI's commands decide
+ * what works, and a command the module lacks fails with ENOTTY.
+ */
+static int print_version(void)
+{
+	char buf[64];
+	ssize_t n = -1;
+	int fd;
+
+	printf("htmtrace %s\n", TOOL_VERSION);
+	fd = open(MODULE_VERSION_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n > 0) {
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		printf("module htmtrace %s\n", buf);
+		if (strcmp(buf, TOOL_VERSION))
+			fprintf(stderr, "htmtrace: the loaded module is version %s, this tool %s: a command the module lacks fails with ENOTTY\n",
+				buf, TOOL_VERSION);
+	} else if (!access("/sys/module/htmtrace", F_OK)) {
+		printf("module htmtrace loaded, version unknown (no %s: a module older than 0.1)\n",
+		       MODULE_VERSION_PATH);
+	} else {
+		printf("module htmtrace not loaded (htmtrace load)\n");
+	}
+	return fflush(stdout) ? EXIT_FAIL : EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
@@ -440,6 +498,11 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		print_usage(stderr);
 		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		if (argc > 2)
+			return usage_err("--version takes no argument");
+		return print_version();
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		print_usage(stdout);

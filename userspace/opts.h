@@ -27,6 +27,7 @@ enum {
 	OPT_ROOT,
 	OPT_WRAP,
 	OPT_SIM,
+	OPT_TIME,
 	OPT_WAIT,
 };
 

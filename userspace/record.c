@@ -11,8 +11,10 @@
  * memory configuration, deconfigure.
  *
  * What follows holds per target.
- * Until the trace is taken (stopped), every failure deconfigures and
- * removes both files. Once it is taken, nothing destroys it: the HTM
+ * The files are written under temporary names in the output folder
+ * (util.c's out_open()) and renamed over the old ones once the trace is
+ * taken: until then every failure deconfigures and removes the new files,
+ * and files of an earlier record stay as they were. Once it is taken, nothing destroys it: the HTM
  * buffer lives in the hypervisor until DECONFIGURE, so the channel is
  * deconfigured only once the whole trace is on disk (written, flushed and
  * closed). If the copy fails (a full disk, a read error) or Ctrl-C stops
@@ -106,8 +108,31 @@ struct record_files {
 	int fd;			/* the channel */
 	const char *trace_name, *xlate_name;
 	int trace_fd, xlate_fd;
+	struct out_file *trace_of, *xlate_of;	/* renamed once taken */
 	size_t bs;
 };
+
+/*
+ * The trace is taken: the new files replace the old ones under their own
+ * names. A rename that fails leaves the new file under its temporary name,
+ * and says so. Returns 0 or -1 (reported).
+ */
+static int commit_files(struct record_files *rf)
+{
+	struct out_file *of[2] = { rf->trace_of, rf->xlate_of };
+	const char **name[2] = { &rf->trace_name, &rf->xlate_name };
+	int i, err, ret = 0;
+
+	for (i = 0; i < 2; i++) {
+		err = out_commit(of[i]);
+		if (!err)
+			continue;
+		pr_errno(-err, "rename %s to %s", of[i]->tmp, *name[i]);
+		*name[i] = of[i]->tmp;
+		ret = -1;
+	}
+	return ret;
+}
 
 /*
  * The copy did not finish: the trace file keeps what was written, the
@@ -169,6 +194,9 @@ static enum taken take_trace(struct record_files *rf,
 	char text[160], d[PATH_MAX + 8], x[4 * PATH_MAX + 8];
 	int copied, err, xlate_ok = 0, deconfigured, close_failed = 0;
 
+	/* Stopped: the trace exists, in the hypervisor; the files replace. */
+	if (!refused)
+		commit_files(rf);
 	copied = !copy_trace(rf->fd, rf->dev, rf->trace_fd, rf->trace_name,
 			     rf->bs, prog, &tc);
 	*trace_len = tc.done;
@@ -178,6 +206,8 @@ static enum taken take_trace(struct record_files *rf,
 			pr_err("the hypervisor refused the stop and the read: no trace to keep");
 		return TAKEN_NONE;
 	}
+	/* A refused stop: a trace, now that the read found one. */
+	commit_files(rf);
 
 	/* Flushed, so that the deconfigure cannot lose what the disk lacks. */
 	err = sync_close(rf->trace_fd);
@@ -254,6 +284,7 @@ static enum taken leave_trace(struct record_files *rf,
 {
 	struct trace_copy tc = { 0 };
 
+	commit_files(rf);
 	close(rf->trace_fd);
 	rf->trace_fd = -1;
 	close(rf->xlate_fd);
@@ -276,6 +307,7 @@ struct rec_target {
 	int refused;		/* the hypervisor refused its stop */
 	char trace_name[PATH_MAX], xlate_name[PATH_MAX];
 	int trace_fd, xlate_fd;
+	struct out_file trace_of, xlate_of;
 	struct htmtrace_status st;
 	enum taken taken;
 	__u64 trace_len;
@@ -493,7 +525,7 @@ static void stop_all(struct rec_target *rt, size_t n)
  */
 static int clean_target(struct rec_target *rt)
 {
-	int ret = 0;
+	int ret = 0, kept_old;
 
 	if (rt->configured &&
 	    chan_ioctl(rt->fd, rt->dev, HTMTRACE_IOC_DECONFIGURE, NULL,
@@ -506,10 +538,17 @@ static int clean_target(struct rec_target *rt)
 		close(rt->xlate_fd);
 	rt->trace_fd = -1;
 	rt->xlate_fd = -1;
-	unlink(rt->trace_name);
-	unlink(rt->xlate_name);
-	pr_err("removed the partial %s and %s", rt->trace_name,
-	       rt->xlate_name);
+	/* Renamed already (the stop succeeded, the read found nothing)? */
+	kept_old = (rt->trace_of.existed || rt->xlate_of.existed) &&
+		   !rt->trace_of.committed && !rt->xlate_of.committed;
+	out_discard(&rt->trace_of);
+	out_discard(&rt->xlate_of);
+	if (kept_old)
+		pr_err("no trace taken: %s and %s left as they were",
+		       rt->trace_name, rt->xlate_name);
+	else
+		pr_err("removed the partial %s and %s", rt->trace_name,
+		       rt->xlate_name);
 	return ret;
 }
 
@@ -639,13 +678,13 @@ int cmd_record(int argc, char **argv)
 		goto out_free;
 	/* A bad -o fails before the hardware is touched. */
 	for (i = 0; i < n; i++) {
-		err = create_file(rt[i].trace_name);
+		err = out_open(&rt[i].trace_of, rt[i].trace_name);
 		if (err < 0) {
 			pr_errno(-err, "create %s", rt[i].trace_name);
 			goto out_created;
 		}
 		rt[i].trace_fd = err;
-		err = create_file(rt[i].xlate_name);
+		err = out_open(&rt[i].xlate_of, rt[i].xlate_name);
 		if (err < 0) {
 			pr_errno(-err, "create %s", rt[i].xlate_name);
 			goto out_created;
@@ -717,6 +756,8 @@ int cmd_record(int argc, char **argv)
 		rf.xlate_name = rt[i].xlate_name;
 		rf.trace_fd = rt[i].trace_fd;
 		rf.xlate_fd = rt[i].xlate_fd;
+		rf.trace_of = &rt[i].trace_of;
+		rf.xlate_of = &rt[i].xlate_of;
 		rf.bs = bs;
 		if (interrupted != seen) {
 			rt[i].taken = leave_trace(&rf, &rt[i].st);
@@ -748,7 +789,7 @@ int cmd_record(int argc, char **argv)
 	for (i = 0; i < n && rt[i].taken == TAKEN_NONE; i++)
 		;
 	if (i < n)
-		print_workload(&wl);
+		print_workload(stdout, &wl);
 	for (i = 0; i < n; i++) {
 		char text[128];
 
@@ -761,10 +802,12 @@ int cmd_record(int argc, char **argv)
 		printf("wrote %s to %s%s\n", text, rt[i].trace_name,
 		       ended_early(rt[i].trace_len, &rt[i].st));
 		if (rt[i].taken != TAKEN_NO_XLATE)
-			printf("wrote %zu bytes of memory configuration (%llu blocks, %llu entries) to %s\n",
+			printf("wrote %zu bytes of memory configuration (%llu %s, %llu %s) to %s\n",
 			       rt[i].xlate_len,
 			       (unsigned long long)rt[i].nr_blocks,
+			       plural(rt[i].nr_blocks, "block", "blocks"),
 			       (unsigned long long)rt[i].nr_entries,
+			       plural(rt[i].nr_entries, "entry", "entries"),
 			       rt[i].xlate_name);
 	}
 	if (n > 1 && !all_ok) {
@@ -790,10 +833,13 @@ out_files:
 	for (i = 0; i < n; i++) {
 		close(rt[i].trace_fd);
 		close(rt[i].xlate_fd);
-		unlink(rt[i].trace_name);
-		unlink(rt[i].xlate_name);
+		out_discard(&rt[i].trace_of);
+		out_discard(&rt[i].xlate_of);
 	}
-	if (n == 1)
+	if (n == 1 && (rt[0].trace_of.existed || rt[0].xlate_of.existed))
+		pr_err("no trace taken: %s and %s left as they were",
+		       rt[0].trace_name, rt[0].xlate_name);
+	else if (n == 1)
 		pr_err("removed the partial %s and %s", rt[0].trace_name,
 		       rt[0].xlate_name);
 	else
@@ -804,11 +850,11 @@ out_created:
 	for (i = 0; i < n; i++) {
 		if (rt[i].trace_fd >= 0) {
 			close(rt[i].trace_fd);
-			unlink(rt[i].trace_name);
+			out_discard(&rt[i].trace_of);
 		}
 		if (rt[i].xlate_fd >= 0) {
 			close(rt[i].xlate_fd);
-			unlink(rt[i].xlate_name);
+			out_discard(&rt[i].xlate_of);
 		}
 	}
 out_close:

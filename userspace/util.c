@@ -69,6 +69,12 @@ int usage_err(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+/* @one for a count of 1, else @many: "1 block", "2 blocks". */
+const char *plural(unsigned long long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* Write all of @buf, across short writes and signals. Returns 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len)
 {
@@ -180,6 +186,91 @@ int create_file(const char *path)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 	return fd < 0 ? -errno : fd;
+}
+
+/**
+ * out_open() - open an output file without touching what is there
+ * @of: out: the file's state, for out_commit() or out_discard()
+ * @path: the file
+ *
+ * A regular file (or a name that does not exist yet) is created as
+ * "DIR/.htmtrace.XXXXXX" beside @path, with the mode create_file() gives;
+ * @path itself is untouched until out_commit(). Anything else that exists
+ * at @path is opened for writing as it is.
+ *
+ * Return: the fd, or -errno.
+ */
+int out_open(struct out_file *of, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+	struct stat st;
+	mode_t mask;
+	int fd;
+
+	of->path = path;
+	of->staged = 0;
+	of->committed = 0;
+	of->tmp[0] = '\0';
+	of->existed = !stat(path, &st);
+	if (of->existed && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	if ((size_t)snprintf(of->tmp, sizeof(of->tmp), "%.*s.htmtrace.XXXXXX",
+			     dirlen, path) >= sizeof(of->tmp))
+		return -ENAMETOOLONG;
+	fd = mkostemp(of->tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0644 & ~mask)) {
+		int err = -errno;
+
+		close(fd);
+		unlink(of->tmp);
+		return err;
+	}
+	of->staged = 1;
+	return fd;
+}
+
+/* Rename the new file over the old one. Returns 0 or -errno (it stays). */
+int out_commit(struct out_file *of)
+{
+	if (!of->staged)
+		return 0;
+	if (rename(of->tmp, of->path))
+		return -errno;
+	of->staged = 0;
+	of->committed = 1;
+	return 0;
+}
+
+/*
+ * Remove the new file: before out_commit(), what was at the path stays as
+ * it was; after, the new file is removed from the path.
+ */
+void out_discard(struct out_file *of)
+{
+	if (of->staged)
+		unlink(of->tmp);
+	else if (of->committed)
+		unlink(of->path);
+	of->staged = 0;
+	of->committed = 0;
+}
+
+/* 1 if @path names the file open as @fd (the same inode), else 0. */
+int same_file(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && !stat(path, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
 }
 
 /* Offset, sixteen bytes in hex, and the bytes as text. */

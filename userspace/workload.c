@@ -157,6 +157,8 @@ static int fork_held(struct workload *wl, char **argv)
 		} while (n < 0 && errno == EINTR);
 		if (n != 1)
 			_exit(127);
+		if (wl->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execvp(argv[0], argv);
 		e = errno;
 		n = write(err[1], &e, sizeof(e));
@@ -339,19 +341,19 @@ int wait_for_signal(void)
 	return 0;
 }
 
-void print_workload(const struct workload *wl)
+void print_workload(FILE *f, const struct workload *wl)
 {
 	if (wl->argv && wl->reaped) {
 		if (WIFEXITED(wl->status))
-			printf("workload exited with status %d\n",
-			       WEXITSTATUS(wl->status));
+			fprintf(f, "workload exited with status %d\n",
+				   WEXITSTATUS(wl->status));
 		else if (WIFSIGNALED(wl->status))
-			printf("workload killed by signal %d\n",
-			       WTERMSIG(wl->status));
+			fprintf(f, "workload killed by signal %d\n",
+				   WTERMSIG(wl->status));
 	} else if (wl->have_secs) {
-		printf("traced for %g s%s\n", wl->secs,
-		       interrupted ? " (interrupted)" : "");
+		fprintf(f, "traced for %g s%s\n", wl->secs,
+			   interrupted ? " (interrupted)" : "");
 	} else if (!wl->argv) {
-		printf("traced until a signal\n");
+		fprintf(f, "traced until a signal\n");
 	}
 }

@@ -7,6 +7,7 @@
 #define _HTMTRACE_WORKLOAD_H
 
 #include <signal.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* workload.c: the workload, the duration and Ctrl-C of the captures. */
@@ -21,6 +22,7 @@ struct workload {
 	char **argv;	/* the command, or NULL for none */
 	int have_secs;	/* --duration given: run for secs */
 	double secs;
+	int stdout_to_stderr;	/* our stdout carries data: not the child's */
 };
 
 #define WORKLOAD_INIT	{ .go_fd = -1, .err_fd = -1 }
@@ -36,6 +38,6 @@ int workload_reap(struct workload *wl);
 int workload_poll(struct workload *wl);
 void sleep_for(double secs);
 int wait_for_signal(void);
-void print_workload(const struct workload *wl);
+void print_workload(FILE *f, const struct workload *wl);
 
 #endif /* _HTMTRACE_WORKLOAD_H */

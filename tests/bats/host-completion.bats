@@ -70,7 +70,8 @@ help_options() {
 	run -0 complete_words de
 	[ "$output" = "deconfigure" ]
 	run -0 complete_words --
-	[ "$output" = "--help" ]
+	[ "$output" = "--help
+--version" ]
 }
 
 @test "completion: every option of every command of --help is offered" {
@@ -128,6 +129,7 @@ nest" ]
 	run -0 complete_words dtl report --format ''
 	[ "$output" = "csv
 json
+jsonl
 svg
 text" ]
 	: >empty.bin
@@ -154,6 +156,13 @@ text" ]
 	[ "$output" = "" ]
 	run -0 complete_words dtl top -d /dev/vpa
 	[ "$output" = "/dev/vpa_dtl" ]
+	# The options of the tool itself, each one the tool takes.
+	run -0 complete_words --v
+	[ "$output" = "--version" ]
+	"$HTMTRACE" --version >/dev/null
+	"$HTMTRACE" -V >/dev/null
+	run -0 complete_words dtl report --cpu ''
+	[ "$output" = "" ]
 }
 
 @test "completion: files and directories where an option or operand names one" {

@@ -129,20 +129,20 @@ vector() {
 	[ "${lines[1]}" = "1.000000000 1970-01-01T00:00:01.000000Z cpu=3 dispatch=time_slice preempt=time_slice processor=10 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=0.250us fault=0x0 srr0=0xc000000000001000" ]
 }
 
-@test "report text: every record in order, then the summary" {
+@test "report text: every record in time order, then the summary with the wait distribution" {
 	vector v.bin
 	run -0 --separate-stderr htm dtl report v.bin
 	[ "$stderr" = "" ]
 	local want=(
-		"CLOCK tb_freq=512000000 timebase=1024000000 boottime=7.000000000 monotonic=5.000000000 realtime=2023-11-14T22:13:20.123456Z"
-		"CPU cpu=0 event=joined"
-		"8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345"
-		"8.000000001 2023-11-14T22:13:21.123456Z cpu=0 dispatch=time_slice preempt=time_slice processor=5 enqueue_to_dispatch=0.001us ready_to_enqueue=0.998us waiting_to_ready=8388607.998us fault=0xc0000000deadbeef srr0=0x100"
-		"LOST cpu=1 count=5 why=overwritten"
 		"6.999999998 2023-11-14T22:13:20.123456Z cpu=1 dispatch=17 preempt=42 processor=6 enqueue_to_dispatch=0.000us ready_to_enqueue=0.000us waiting_to_ready=0.000us fault=0x0 srr0=0x0"
 		"LOST cpu=1 count=3 why=dropped"
 		"CPU cpu=1 event=offline"
+		"CLOCK tb_freq=512000000 timebase=1024000000 boottime=7.000000000 monotonic=5.000000000 realtime=2023-11-14T22:13:20.123456Z"
+		"CPU cpu=0 event=joined"
+		"LOST cpu=1 count=5 why=overwritten"
 		"CPU cpu=2 event=failed error=-19"
+		"8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345"
+		"8.000000001 2023-11-14T22:13:21.123456Z cpu=0 dispatch=time_slice preempt=time_slice processor=5 enqueue_to_dispatch=0.001us ready_to_enqueue=0.998us waiting_to_ready=8388607.998us fault=0xc0000000deadbeef srr0=0x100"
 		""
 		"summary"
 		"cpu         entries  overwritten      dropped  events"
@@ -155,6 +155,17 @@ vector() {
 		"preempt     2 H_CEDE                                      1"
 		"preempt     4 time_slice                                  1"
 		"preempt    42 unknown                                     1"
+		""
+		"dispatch wait (enqueue_to_dispatch), us"
+		"                                              entries        p50        p90        p99        max"
+		"cpu 0                                               2      0.001      1.000      1.000      1.000"
+		"cpu 1                                               1      0.000      0.000      0.000      0.000"
+		"dispatch 3 decrementer_interrupt                    1      1.000      1.000      1.000      1.000"
+		"dispatch 7 time_slice                               1      0.001      0.001      0.001      0.001"
+		"dispatch 17 unknown                                 1      0.000      0.000      0.000      0.000"
+		"preempt 2 H_CEDE                                    1      1.000      1.000      1.000      1.000"
+		"preempt 4 time_slice                                1      0.001      0.001      0.001      0.001"
+		"preempt 42 unknown                                  1      0.000      0.000      0.000      0.000"
 		"entries: 3, lost: 8 (overwritten 5, dropped 3), unknown records skipped: 0"
 	)
 	local i
@@ -163,7 +174,7 @@ vector() {
 		false
 	}
 	# Wall-clock times are rounded down to the microsecond, never up.
-	for i in 2 3 5; do
+	for i in 0 7 8; do
 		[[ "${lines[i]}" != *"T22:13:2"?".123457Z"* ]]
 	done
 }
@@ -173,23 +184,31 @@ vector() {
 	run -0 --separate-stderr htm dtl report v.bin --format csv
 	[ "$stderr" = "" ]
 	local want=(
-		"kind,offset,cpu,seconds,realtime,timebase,dispatch,preempt,processor_id,enqueue_to_dispatch_us,ready_to_enqueue_us,waiting_to_ready_us,fault_addr,srr0,srr1,count,why,event,error"
-		"clock,0,,7.000000000,2023-11-14T22:13:20.123456Z,1024000000,,,,,,,,,,,,,"
-		"cpu,56,0,,,,,,,,,,,,,,,joined,0"
-		"entry,72,0,8.000000000,2023-11-14T22:13:21.123456Z,1536000000,decrementer_interrupt,H_CEDE,4660,1.000,0.500,2.000,0x0,0xc000000000012345,0x8000000000001033,,,,"
-		"entry,128,0,8.000000001,2023-11-14T22:13:21.123456Z,1536000001,time_slice,time_slice,5,0.001,0.998,8388607.998,0xc0000000deadbeef,0x100,0x0,,,,"
-		"lost,184,1,,,,,,,,,,,,,5,overwritten,,"
-		"entry,208,1,6.999999998,2023-11-14T22:13:20.123456Z,1023999999,17,42,6,0.000,0.000,0.000,0x0,0x0,0x0,,,,"
-		"lost,264,1,,,,,,,,,,,,,3,dropped,,"
-		"cpu,288,1,,,,,,,,,,,,,,,offline,0"
-		"cpu,304,2,,,,,,,,,,,,,,,failed,-19"
+		"kind,offset,cpu,seconds,realtime,timebase,dispatch,preempt,processor_id,enqueue_to_dispatch_us,ready_to_enqueue_us,waiting_to_ready_us,fault_addr,srr0,srr1,count,why,event,error,wait_p50_us,wait_p90_us,wait_p99_us,wait_max_us"
+		"entry,208,1,6.999999998,2023-11-14T22:13:20.123456Z,1023999999,17,42,6,0.000,0.000,0.000,0x0,0x0,0x0,,,,,,,,"
+		"lost,264,1,,,,,,,,,,,,,3,dropped,,,,,,"
+		"cpu,288,1,,,,,,,,,,,,,,,offline,0,,,,"
+		"clock,0,,7.000000000,2023-11-14T22:13:20.123456Z,1024000000,,,,,,,,,,,,,,,,,"
+		"cpu,56,0,,,,,,,,,,,,,,,joined,0,,,,"
+		"lost,184,1,,,,,,,,,,,,,5,overwritten,,,,,,"
+		"cpu,304,2,,,,,,,,,,,,,,,failed,-19,,,,"
+		"entry,72,0,8.000000000,2023-11-14T22:13:21.123456Z,1536000000,decrementer_interrupt,H_CEDE,4660,1.000,0.500,2.000,0x0,0xc000000000012345,0x8000000000001033,,,,,,,,"
+		"entry,128,0,8.000000001,2023-11-14T22:13:21.123456Z,1536000001,time_slice,time_slice,5,0.001,0.998,8388607.998,0xc0000000deadbeef,0x100,0x0,,,,,,,,"
+		"wait_cpu,,0,,,,,,,,,,,,,2,,,,0.001,1.000,1.000,1.000"
+		"wait_cpu,,1,,,,,,,,,,,,,1,,,,0.000,0.000,0.000,0.000"
+		"wait_dispatch,,,,,,decrementer_interrupt,,,,,,,,,1,,,,1.000,1.000,1.000,1.000"
+		"wait_dispatch,,,,,,time_slice,,,,,,,,,1,,,,0.001,0.001,0.001,0.001"
+		"wait_dispatch,,,,,,17,,,,,,,,,1,,,,0.000,0.000,0.000,0.000"
+		"wait_preempt,,,,,,,H_CEDE,,,,,,,,1,,,,1.000,1.000,1.000,1.000"
+		"wait_preempt,,,,,,,time_slice,,,,,,,,1,,,,0.001,0.001,0.001,0.001"
+		"wait_preempt,,,,,,,42,,,,,,,,1,,,,0.000,0.000,0.000,0.000"
 	)
 	[ "$(printf '%s\n' "${want[@]}")" = "$output" ] || {
 		diff <(printf '%s\n' "${want[@]}") <(printf '%s\n' "$output")
 		false
 	}
-	# Every row has the header's 19 columns.
-	[ "$(awk -F, '{ print NF }' <<<"$output" | sort -u)" = "19" ]
+	# Every row has the header's 23 columns.
+	[ "$(awk -F, '{ print NF }' <<<"$output" | sort -u)" = "23" ]
 }
 
 @test "report json: one document that python3 -m json.tool parses, with the exact values" {
@@ -204,9 +223,11 @@ assert d["clock"] == {"version": 1, "tb_freq": 512000000, "timebase": 1024000000
                       "monotonic_ns": 5000000000, "boottime_ns": 7000000000,
                       "realtime_ns": 1700000000123456789}, d["clock"]
 r = d["records"]
-assert [x["kind"] for x in r] == ["clock", "cpu", "entry", "entry", "lost", "entry",
-                                  "lost", "cpu", "cpu"], r
-assert [x["offset"] for x in r] == [0, 56, 72, 128, 184, 208, 264, 288, 304]
+# Time order: the entry of CPU 1 precedes the sample of the clock.
+assert [x["kind"] for x in r] == ["entry", "lost", "cpu", "clock", "cpu", "lost",
+                                  "cpu", "entry", "entry"], r
+assert [x["offset"] for x in r] == [208, 264, 288, 0, 56, 184, 304, 72, 128]
+r = sorted(r, key=lambda x: x["offset"])
 e = r[2]
 assert e == {"kind": "entry", "offset": 72, "cpu": 0, "seconds": 8.0,
              "realtime": "2023-11-14T22:13:21.123456Z", "timebase": 1536000000,
@@ -224,10 +245,18 @@ assert r[4] == {"kind": "lost", "offset": 184, "cpu": 1, "count": 5, "why_code":
 assert r[6]["why"] == "dropped" and r[6]["count"] == 3
 assert r[8] == {"kind": "cpu", "offset": 304, "cpu": 2, "event_code": 4, "event": "failed", "error": -19}, r[8]
 s = d["summary"]
+w0 = {"count": 0, "p50_us": 0, "p90_us": 0, "p99_us": 0, "max_us": 0}
 assert s["cpus"] == [
-    {"cpu": 0, "entries": 2, "overwritten": 0, "dropped": 0, "events": {"joined": 1}},
-    {"cpu": 1, "entries": 1, "overwritten": 5, "dropped": 3, "events": {"offline": 1}},
-    {"cpu": 2, "entries": 0, "overwritten": 0, "dropped": 0, "events": {"failed": 1}}], s["cpus"]
+    {"cpu": 0, "entries": 2, "overwritten": 0, "dropped": 0, "events": {"joined": 1},
+     "wait": {"count": 2, "p50_us": 0.001, "p90_us": 1.0, "p99_us": 1.0, "max_us": 1.0}},
+    {"cpu": 1, "entries": 1, "overwritten": 5, "dropped": 3, "events": {"offline": 1},
+     "wait": dict(w0, count=1)},
+    {"cpu": 2, "entries": 0, "overwritten": 0, "dropped": 0, "events": {"failed": 1},
+     "wait": w0}], s["cpus"]
+assert s["wait"]["of"] == "enqueue_to_dispatch"
+assert s["wait"]["dispatch"][0] == {"code": 3, "name": "decrementer_interrupt", "count": 1,
+    "p50_us": 1.0, "p90_us": 1.0, "p99_us": 1.0, "max_us": 1.0}, s["wait"]
+assert [x["code"] for x in s["wait"]["preempt"]] == [2, 4, 42], s["wait"]
 assert s["dispatch"] == [{"code": 3, "name": "decrementer_interrupt", "count": 1},
                          {"code": 7, "name": "time_slice", "count": 1},
                          {"code": 17, "name": None, "count": 1}], s["dispatch"]
@@ -235,7 +264,7 @@ assert s["preempt"] == [{"code": 2, "name": "H_CEDE", "count": 1},
                         {"code": 4, "name": "time_slice", "count": 1},
                         {"code": 42, "name": None, "count": 1}], s["preempt"]
 assert (s["entries"], s["lost"], s["overwritten"], s["dropped"], s["lost_other"],
-        s["unknown_records"]) == (3, 8, 5, 3, 0, 0), s
+        s["unknown_records"], s["out_of_order"]) == (3, 8, 5, 3, 0, 0, 0), s
 print("ok")
 ' v.json
 	[ "$output" = "ok" ]
@@ -304,7 +333,7 @@ entry 0 255 255 65535 0 0 0 0 0 0 0"
 	[ "${output%unknown records skipped: 4}" = "${plain%unknown records skipped: 0}" ]
 	[[ "$output" == *"unknown records skipped: 4" ]]
 	run -0 htm dtl report u.bin --format csv
-	[ "${#lines[@]}" -eq 10 ]
+	[ "$(grep -vc '^wait_' <<<"$output")" -eq 10 ]
 	htm dtl report u.bin --format json | "$PY" -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -332,8 +361,9 @@ entry 0 0 0 0 0 0 0 4998 0 0 0
 entry 0 0 0 0 0 0 0 0 0 0 0"
 	run -0 htm dtl report t.bin
 	# 2 ticks of 1 ms before a boottime of 1 ms, a realtime of 1 ms.
+	# In time order: the entry at timebase 0 first.
+	[[ "${lines[0]}" == "-4.999000000 1969-12-31T23:59:55.001000Z cpu=0 "* ]]
 	[[ "${lines[1]}" == "-0.001000000 1969-12-31T23:59:59.999000Z cpu=0 "* ]]
-	[[ "${lines[2]}" == "-4.999000000 1969-12-31T23:59:55.001000Z cpu=0 "* ]]
 }
 
 # --- report: damaged streams --------------------------------------------------
@@ -500,7 +530,7 @@ record_usage() {
 
 @test "record: output, duration and command errors: exit 2" {
 	record_usage "missing output: -o FILE is required" --duration 0
-	record_usage "bad output '-': expected a file name (the counters go to standard output)" -o - --duration 0
+	record_usage "bad output '': expected a file name, or - for standard output" -o '' --duration 0
 	record_usage "--duration and a COMMAND exclude each other" -o x.bin --duration 1 true
 	record_usage "bad duration 'x': expected seconds, e.g. 2 or 0.5" -o x.bin --duration x
 	record_usage "unknown option '-t'" -t core -o x.bin
@@ -515,7 +545,7 @@ record_usage() {
 	run -2 --separate-stderr htm dtl report a b
 	[ "${stderr_lines[0]}" = "htmtrace dtl report: unexpected argument 'b'" ]
 	run -2 --separate-stderr htm dtl report a --format xml
-	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad format 'xml': expected text, csv, json or svg" ]
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad format 'xml': expected text, csv, json, jsonl or svg" ]
 	run -2 --separate-stderr htm dtl report a -d x
 	[ "${stderr_lines[0]}" = "htmtrace dtl report: unknown option '-d'" ]
 }
@@ -547,7 +577,7 @@ record_usage() {
 	cmp "$FAKE_DTL_STREAM" dtl.bin
 	# The file reports as the stream does.
 	run -0 htm dtl report dtl.bin
-	[ "${lines[2]}" = "8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345" ]
+	[ "${lines[7]}" = "8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345" ]
 }
 
 @test "record: a CPU whose log another user took: named, the file kept, exit 1" {
@@ -784,6 +814,41 @@ raw 2 12 0 4"
 	[ ! -e dtl.bin ]
 }
 
+@test "record: a failed record leaves an earlier capture as it was (no device, CONFIGURE busy, a command that cannot run)" {
+	echo "earlier capture" >d.bin
+	cp d.bin old.bin
+	run -1 --separate-stderr htm dtl record -d "$BATS_TEST_TMPDIR/none" -o d.bin --duration 0
+	cmp old.bin d.bin
+	vector "$FAKE_DTL_STREAM"
+	FAKE_DTL_FAIL=configure:16 run -1 --separate-stderr fdtl dtl record -d "$DEV" -o d.bin --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: configure $DEV: Device or resource busy" ]
+	[ "${stderr_lines[2]}" = "htmtrace dtl record: nothing captured: d.bin left as it was" ]
+	cmp old.bin d.bin
+	rm "$FAKE_DTL_LOG"
+	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o d.bin -- no-such-command-dtl
+	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START STOP DECONFIGURE" ]
+	cmp old.bin d.bin
+	# No temporary file is left behind, and a good record replaces it.
+	[ "$(find . -name '.htmtrace*' | wc -l)" -eq 0 ]
+	run -0 --separate-stderr fdtl dtl record -d "$DEV" -o d.bin --duration 0
+	cmp "$FAKE_DTL_STREAM" d.bin
+	[ "$(find . -name '.htmtrace*' | wc -l)" -eq 0 ]
+}
+
+@test "record -o -: the stream on standard output, the counters on stderr, piped into report -" {
+	vector "$FAKE_DTL_STREAM"
+	run -0 --separate-stderr sh -c 'LD_PRELOAD=$FAKEDTL "$HTMTRACE" dtl record -d "$DEV" -o - -- sh -c "echo workload says hi" >piped.bin'
+	cmp "$FAKE_DTL_STREAM" piped.bin
+	[ "${stderr_lines[0]}" = "workload says hi" ]
+	[ "${stderr_lines[1]}" = "captured all CPUs on $DEV, events cede,preempt,fault" ]
+	[ "${stderr_lines[3]}" = "wrote $(stat -c %s piped.bin) bytes (9 records: 3 entries, 8 lost) to standard output" ]
+	htm dtl report piped.bin >want.txt
+	LD_PRELOAD=$FAKEDTL "$HTMTRACE" dtl record -d "$DEV" -o - --duration 0 2>/dev/null |
+		htm dtl report - >got.txt
+	cmp want.txt got.txt
+	[ -s got.txt ]
+}
+
 @test "record: an output that cannot be created: exit 1, nothing configured" {
 	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o no/such/dir/dtl.bin --duration 0
 	[ "${stderr_lines[0]}" = "htmtrace dtl record: create no/such/dir/dtl.bin: No such file or directory" ]
@@ -836,4 +901,139 @@ raw 2 12 0 4"
 	[ $(((t1 - t0) / 1000000)) -ge 300 ]
 	[ "${lines[1]}" = "traced for 0.3 s" ]
 	cmp "$FAKE_DTL_STREAM" dtl.bin
+}
+
+# --- report: safety, order, filters, distributions, JSON Lines ----------------
+
+@test "report: an output that is the input is refused, the capture kept" {
+	vector v.bin
+	cp v.bin keep.bin
+	run -1 --separate-stderr htm dtl report v.bin -o v.bin
+	[ "$stderr" = "htmtrace dtl report: v.bin is the input v.bin: give another output" ]
+	cmp keep.bin v.bin
+	ln v.bin hard.bin
+	run -1 --separate-stderr htm dtl report v.bin --format csv -o hard.bin
+	[ "$stderr" = "htmtrace dtl report: hard.bin is the input v.bin: give another output" ]
+	cmp keep.bin v.bin
+}
+
+@test "report: /dev/zero ends at its first header; - reads standard input" {
+	run -1 --separate-stderr timeout 10 "$HTMTRACE" dtl report /dev/zero
+	[ "$stderr" = "htmtrace dtl report: standard input: bad type 0 record at offset 0: length 0 is less than 8" ] ||
+		[ "$stderr" = "htmtrace dtl report: /dev/zero: bad type 0 record at offset 0: length 0 is less than 8" ]
+	[ "$output" = "" ]
+	# Standard input that is a pipe reports as the file does.
+	vector v.bin
+	htm dtl report v.bin --format csv >want.csv
+	cat v.bin | htm dtl report - --format csv >got.csv
+	cmp want.csv got.csv
+}
+
+@test "report: CPUs merged by time, whatever their order in the file" {
+	# A capture regrouped per CPU: all of CPU 0, then all of CPU 1.
+	mkstream g.bin <<-'EOF'
+	clock 1000000 0 0 1000000000000 0
+	entry 0 3 2 0 5 0 0 1980000 0 0 0
+	entry 0 3 2 0 5 0 0 1990000 0 0 0
+	entry 1 3 2 0 7 0 0 15000 0 0 0
+	entry 1 3 2 0 7 0 0 1985000 0 0 0
+	EOF
+	run -0 --separate-stderr htm dtl report g.bin
+	[ "$stderr" = "" ]
+	[[ "${lines[0]}" == "CLOCK "* ]]
+	[[ "${lines[1]}" == "1000.015000000 "*" cpu=1 "* ]]
+	[[ "${lines[2]}" == "1001.980000000 "*" cpu=0 "* ]]
+	[[ "${lines[3]}" == "1001.985000000 "*" cpu=1 "* ]]
+	[[ "${lines[4]}" == "1001.990000000 "*" cpu=0 "* ]]
+	run -0 htm dtl report g.bin --format jsonl
+	[ "$(head -n 5 <<<"$output" | "$PY" -c '
+import json, sys
+print(" ".join(str(json.loads(l).get("cpu")) for l in sys.stdin))')" = "None 1 0 1 0" ]
+}
+
+@test "report --cpu and --time: the records kept, in every format, the SVG included" {
+	mkstream g.bin <<-'EOF'
+	clock 1000000 0 0 1000000000000 0
+	entry 0 3 2 0 5 0 0 1980000 0 0 0
+	entry 0 3 2 0 5 0 0 1990000 0 0 0
+	entry 1 3 2 0 7 0 0 15000 0 0 0
+	entry 1 3 2 0 7 0 0 1985000 0 0 0
+	lost 1 1 4
+	entry 2 3 2 0 7 0 0 1985000 0 0 0
+	EOF
+	run -0 htm dtl report g.bin --cpu 1
+	[ "$(grep -c '^100.* cpu=1 ' <<<"$output")" -eq 2 ]
+	[ "$(grep -c ' cpu=[02] ' <<<"$output")" -eq 0 ]
+	[[ "$output" == *"entries: 2, lost: 4 (overwritten 4, dropped 0)"* ]]
+	run -0 htm dtl report g.bin --time 1001.981,1001.99
+	[ "$(grep -c '^100' <<<"$output")" -eq 3 ]
+	[[ "$output" == *"entries: 3,"* ]]
+	run -0 htm dtl report g.bin -C 0,2 --time ,1001.985 --format csv
+	[ "$(grep -c '^entry,' <<<"$output")" -eq 2 ]
+	run -0 htm dtl report g.bin --cpu 1 --time 1001, --format json
+	[ "$("$PY" -c 'import json,sys; print(json.load(sys.stdin)["summary"]["entries"])' <<<"$output")" = 1 ]
+	run -0 htm dtl report g.bin --cpu 2 --format svg
+	[[ "$output" == *'data-entries="1"'* ]]
+	[ "$(grep -c 'class="lane"' <<<"$output")" -eq 1 ]
+	local bad
+	for bad in '' , x 2,1 1,2,3 1..2 -1,2; do
+		run -2 --separate-stderr htm dtl report g.bin --time "$bad"
+		[ "${stderr_lines[0]}" = "htmtrace dtl report: bad time range '$bad': expected START,END in seconds since boot, e.g. 1000.5,1002 (either may be left out)" ]
+	done
+	run -2 --separate-stderr htm dtl report g.bin --cpu x
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad CPU list 'x': expected CPU numbers and ranges 0..8191, e.g. 0-3,8" ]
+}
+
+@test "report: the dispatch wait distribution per CPU and per reason, exact below 512 ticks" {
+	# 100 entries of CPU 0 with waits of 1..100 ticks of 1 us; one of
+	# 100000 ticks, above 512: its bin starts at 99840 (1/256 of 65536).
+	{
+		echo "clock 1000000 0 0 0 0"
+		for i in $(seq 1 100); do echo "entry 0 7 2 0 $i 0 0 $((1000 + i)) 0 0 0"; done
+		echo "entry 1 3 4 0 100000 0 0 5000 0 0 0"
+	} | mkstream w.bin
+	run -0 htm dtl report w.bin
+	local want=(
+		"dispatch wait (enqueue_to_dispatch), us"
+		"                                              entries        p50        p90        p99        max"
+		"cpu 0                                             100     50.000     90.000     99.000    100.000"
+		"cpu 1                                               1  99840.000  99840.000  99840.000 100000.000"
+		"dispatch 3 decrementer_interrupt                    1  99840.000  99840.000  99840.000 100000.000"
+		"dispatch 7 time_slice                             100     50.000     90.000     99.000    100.000"
+		"preempt 2 H_CEDE                                  100     50.000     90.000     99.000    100.000"
+		"preempt 4 time_slice                                1  99840.000  99840.000  99840.000 100000.000"
+	)
+	[ "$(grep -A 7 '^dispatch wait' <<<"$output")" = "$(printf '%s\n' "${want[@]}")" ]
+	run -0 htm dtl report w.bin --format csv
+	[ "$(grep '^wait_cpu,,0,' <<<"$output")" = "wait_cpu,,0,,,,,,,,,,,,,100,,,,50.000,90.000,99.000,100.000" ]
+	run -0 htm dtl report w.bin --format json
+	"$PY" -c '
+import json, sys
+s = json.load(sys.stdin)["summary"]
+assert s["cpus"][0]["wait"] == {"count": 100, "p50_us": 50.0, "p90_us": 90.0,
+                                "p99_us": 99.0, "max_us": 100.0}, s["cpus"][0]
+assert s["wait"]["preempt"][0]["p90_us"] == 90.0' <<<"$output"
+}
+
+@test "report --format jsonl: one record a line, the summary last" {
+	vector v.bin
+	run -0 htm dtl report v.bin --format jsonl
+	[ "${#lines[@]}" -eq 10 ]
+	"$PY" -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin]
+assert [r["kind"] for r in rows[:-1]].count("entry") == 3
+assert rows[-1]["kind"] == "summary" and rows[-1]["summary"]["entries"] == 3, rows[-1]' <<<"$output"
+}
+
+@test "report svg: a file name that is not UTF-8 stays well-formed XML; a capture of a clock only says no entries" {
+	vector "$(printf 'v\xff\xfe.bin')"
+	run -0 htm dtl report "$(printf 'v\xff\xfe.bin')" --format svg
+	"$PY" -c 'import sys, xml.dom.minidom; xml.dom.minidom.parseString(sys.stdin.buffer.read())' <<<"$output"
+	[[ "$output" == *"htmtrace dtl: v"$'\xef\xbf\xbd\xef\xbf\xbd'".bin"* ]]
+	mkstream c.bin <<<"clock 512000000 0 0 0 0"
+	run -0 htm dtl report c.bin --format svg
+	"$PY" -c 'import sys, xml.dom.minidom; xml.dom.minidom.parseString(sys.stdin.buffer.read())' <<<"$output"
+	[[ "$output" == *">no entries</text>"* ]]
+	[[ "$output" != *"1970-"* ]]
 }

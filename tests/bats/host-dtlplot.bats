@@ -212,7 +212,7 @@ ops() {
 		-o /nonexistent/x.svg
 	grep -q 'create /nonexistent/x.svg' <<<"$stderr"
 	run -2 --separate-stderr htm dtl report "$E.bin" --format png
-	grep -q 'expected text, csv, json or svg' <<<"$stderr"
+	grep -q 'expected text, csv, json, jsonl or svg' <<<"$stderr"
 	run -2 --separate-stderr htm dtl report "$E.bin" -o ''
 }
 
@@ -300,6 +300,32 @@ assert cpus[2]["dispatches"] < 100 and not cpus[2]["offline"]
 	grep -q 'flush .*Input/output error' <<<"$stderr"
 	grep -q '^STOP$' "$FAKE_DTL_LOG"
 	grep -q '^DECONFIGURE$' "$FAKE_DTL_LOG"
+}
+
+@test "top: a wait longer than the interval fills it and the next ones: the share stays within 0 to 1" {
+	# One entry of CPU 0 whose waits add up to 8.4 s of a 512 MHz timebase.
+	"$PY" -c '
+import struct
+e = struct.pack(">BBHIIIQQQQ", 3, 2, 0, 0, 0, 0xffffffff, 600000000, 0, 0, 0)
+open("long.bin", "wb").write(
+    struct.pack("<HHIIIQQQQQ", 1, 56, 0xffffffff, 1, 0, 512000000, 512000000, 0, 1000000000, 0) +
+    struct.pack("<HHI", 2, 56, 0) + e)'
+	FAKE_DTL_STREAM=long.bin run -0 --separate-stderr fdtl dtl top -d "$FAKE_DTL_DEV" -i 0.1 -n 3 --json
+	[ "${#lines[@]}" -eq 3 ]
+	local line
+	for line in "${lines[@]}"; do
+		"$PY" -c '
+import json, sys
+c = json.loads(sys.argv[1])["cpus"][0]
+assert 0.999 <= c["not_dispatched"] <= 1, c' "$line"
+	done
+}
+
+@test "top: a missing device asks whether the module is loaded" {
+	FAKE_SYSFS_MODULE= run -1 --separate-stderr fdtl dtl top -d /dev/vpa_dtl -n 1
+	[ "${stderr_lines[0]}" = "htmtrace dtl top: open /dev/vpa_dtl: No such file or directory" ]
+	[ "${stderr_lines[1]}" = "htmtrace dtl top: is the htmtrace module loaded? (htmtrace load)" ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
 }
 
 @test "top: argument errors: exit 2, nothing opened" {

@@ -83,7 +83,7 @@ XLATE=translation.n0.p2.c5.t2
 	[ "${lines[0]}" = "traced core node 0 chip 2 core 5 on $DEV" ]
 	[ "${lines[1]}" = "traced for 0 s" ]
 	[ "${lines[2]}" = "wrote 4096 bytes of a buffer of 4096 to $TRACE" ]
-	[ "${lines[3]}" = "wrote 128 bytes of memory configuration (1 blocks, 3 entries) to $XLATE" ]
+	[ "${lines[3]}" = "wrote 128 bytes of memory configuration (1 block, 3 entries) to $XLATE" ]
 	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP READ EOF at 4096 STATUS state=3 SYSMEM size=65536 length=128 DECONFIGURE" ]
 	# The channel is idle again.
 	[ "$(cat "$FAKE_HTM_STATE")" = "0 0 0 0 0 0" ]
@@ -94,7 +94,7 @@ XLATE=translation.n0.p2.c5.t2
 	cmp want.bin "$TRACE"
 	# The translation file is the blocks as the driver stored them.
 	run -0 htm sysmem -i "$XLATE"
-	[ "${lines[0]}" = "$XLATE: 1 blocks, 3 entries, 128 bytes" ]
+	[ "${lines[0]}" = "$XLATE: 1 block, 3 entries, 128 bytes" ]
 	[ "${lines[1]}" = "block 0: offset 0, 3 entries, next 0x0000000000000000" ]
 }
 
@@ -163,6 +163,32 @@ XLATE=translation.n0.p2.c5.t2
 	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STOP DECONFIGURE" ]
 	[ ! -e "$TRACE" ]
 	[ ! -e "$XLATE" ]
+}
+
+@test "record: a failed record leaves an earlier trace as it was (no device, CONFIGURE busy, a command that cannot run)" {
+	echo "earlier trace" >"$TRACE"
+	echo "earlier translation" >"$XLATE"
+	cp "$TRACE" old.trace
+	cp "$XLATE" old.xlate
+	run -1 --separate-stderr htm record -d "$BATS_TEST_TMPDIR/none" -t core -n 0 -p 2 -c 5 --duration 0
+	cmp old.trace "$TRACE"
+	cmp old.xlate "$XLATE"
+	FAKE_HTM_FAIL=configure:16 run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	[ "${stderr_lines[0]}" = "htmtrace record: configure $DEV: Device or resource busy" ]
+	cmp old.trace "$TRACE"
+	cmp old.xlate "$XLATE"
+	run -1 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- no-such-command-htm
+	[ "${stderr_lines[0]}" = "htmtrace record: run 'no-such-command-htm': No such file or directory" ]
+	[ "${stderr_lines[1]}" = "htmtrace record: no trace taken: $TRACE and $XLATE left as they were" ]
+	cmp old.trace "$TRACE"
+	cmp old.xlate "$XLATE"
+	[ "$(find . -name '.htmtrace*' | wc -l)" -eq 0 ]
+	# A good record replaces both.
+	run -0 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 0
+	expected_trace core 0 2 5 want.bin
+	cmp want.bin "$TRACE"
+	run -1 cmp -s old.xlate "$XLATE"
+	[ "$(find . -name '.htmtrace*' | wc -l)" -eq 0 ]
 }
 
 @test "record: a failed start: deconfigured, never stopped, no files" {
@@ -371,11 +397,11 @@ XLATE=translation.n0.p2.c5.t2
 
 @test "sysmem and sysproc from the device: summary, raw file, growth" {
 	run -0 fhtm sysmem -d "$DEV"
-	[ "${lines[0]}" = "$DEV: 1 blocks, 3 entries, 128 bytes" ]
+	[ "${lines[0]}" = "$DEV: 1 block, 3 entries, 128 bytes" ]
 	run -0 fhtm sysproc -d "$DEV"
-	[ "${lines[0]}" = "$DEV: 1 blocks, 3 entries, 80 bytes" ]
+	[ "${lines[0]}" = "$DEV: 1 block, 3 entries, 80 bytes" ]
 	run -0 fhtm sysmem -d "$DEV" -o m.bin
-	[ "$output" = "wrote 128 bytes (1 blocks, 3 entries) to m.bin" ]
+	[ "$output" = "wrote 128 bytes (1 block, 3 entries) to m.bin" ]
 	[ "$(stat -c %s m.bin)" -eq 128 ]
 	export FAKE_HTM_BLOCKS=5 FAKE_HTM_ENTRIES=1000
 	run -0 fhtm sysproc -d "$DEV" -o p.bin

@@ -600,7 +600,7 @@ block() {
 	[ "${#lines[@]}" -eq 3 ]
 	[ "${lines[0]}" = "mem.bin: 2 blocks, 3 entries, 160 bytes" ]
 	[ "${lines[1]}" = "block 0: offset 0, 2 entries, next 0x0000000000000002" ]
-	[ "${lines[2]}" = "block 1: offset 96, 1 entries, next 0xffffffffffffffff" ]
+	[ "${lines[2]}" = "block 1: offset 96, 1 entry, next 0xffffffffffffffff" ]
 	run -0 htm sysmem -i mem.bin --hex
 	[ "${lines[2]}" = "00000000  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 02  |................|" ]
 	[ "${lines[4]}" = "00000020  11 11 11 11 11 11 11 11  11 11 11 11 11 11 11 11  |................|" ]
@@ -788,4 +788,54 @@ insmod $(cd bin && pwd -P)/htmtrace.ko backend=sim" ]
 @test "unload: extra arguments exit 2" {
 	run -2 --separate-stderr htm unload now
 	[ "${stderr_lines[0]}" = "htmtrace unload: unexpected argument 'now'" ]
+}
+
+# --- version and a build without libkmod ---------------------------------------
+
+@test "--version and -V: the tool's version and the loaded module's, from /sys/module/htmtrace/version" {
+	make -s -C "$TOP/userspace" O="$TOP/build/host" WERROR=1 fakehtm >&2
+	local fake=$TOP/build/host/fakedtl.so
+	# The one version: dkms.conf's, the module's and the tool's.
+	local v
+	v=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$TOP/dkms.conf")
+	[ -n "$v" ]
+	grep -qxF "MODULE_VERSION(\"$v\");" "$TOP/module/main.c"
+	FAKE_SYSFS_MODULE= LD_PRELOAD=$fake run -0 --separate-stderr "$HTMTRACE" --version
+	[ "$output" = "htmtrace $v
+module htmtrace not loaded (htmtrace load)" ]
+	[ "$stderr" = "" ]
+	mkdir mod
+	echo "$v" >mod/version
+	FAKE_SYSFS_MODULE=$PWD/mod LD_PRELOAD=$fake run -0 --separate-stderr "$HTMTRACE" -V
+	[ "$output" = "htmtrace $v
+module htmtrace $v" ]
+	[ "$stderr" = "" ]
+	echo 0.0.1 >mod/version
+	FAKE_SYSFS_MODULE=$PWD/mod LD_PRELOAD=$fake run -0 --separate-stderr "$HTMTRACE" -V
+	[ "${lines[1]}" = "module htmtrace 0.0.1" ]
+	[ "$stderr" = "htmtrace: the loaded module is version 0.0.1, this tool $v: a command the module lacks fails with ENOTTY" ]
+	rm mod/version
+	FAKE_SYSFS_MODULE=$PWD/mod LD_PRELOAD=$fake run -0 --separate-stderr "$HTMTRACE" -V
+	[ "${lines[1]}" = "module htmtrace loaded, version unknown (no /sys/module/htmtrace/version: a module older than 0.1)" ]
+	run -2 --separate-stderr "$HTMTRACE" --version x
+	[ "${stderr_lines[0]}" = "htmtrace: --version takes no argument" ]
+}
+
+@test "build without libkmod: reports work, load and unload say why they cannot" {
+	local o
+	for o in "NO_KMOD=1" "PKG_CONFIG=false"; do
+		rm -rf nk
+		run -0 --separate-stderr make -s -C "$TOP/userspace" O="$PWD/nk" WERROR=1 "$o"
+		if [ "$o" = PKG_CONFIG=false ]; then
+			[[ "$stderr" == *"libkmod not found by false: building htmtrace without load and unload (install libkmod-dev for them)"* ]]
+		fi
+		run -1 --separate-stderr nk/htmtrace load --sim
+		[ "$stderr" = "htmtrace load: this htmtrace was built without libkmod (install libkmod-dev and rebuild); load the modules with modprobe or insmod instead" ]
+		run -1 --separate-stderr nk/htmtrace unload
+		[ "$stderr" = "htmtrace unload: this htmtrace was built without libkmod (install libkmod-dev and rebuild); load the modules with modprobe or insmod instead" ]
+		run -0 nk/htmtrace dtl report --help
+		run -1 grep -q kmod <(ldd nk/htmtrace)
+	done
+	run -2 --separate-stderr make -s -C "$TOP/userspace" O="$PWD/nk2" PKG_CONFIG=false REQUIRE_KMOD=1
+	[[ "$stderr" == *"libkmod not found by false: install libkmod-dev"* ]]
 }

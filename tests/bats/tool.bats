@@ -486,7 +486,7 @@ targets8() {
 	want+=("workload exited with status 0")
 	while read -r p c; do
 		want+=("wrote $dump bytes of a buffer of $SIZE to htm.bin.n0.p$p.c$c.t2$(ended_early "$dump")")
-		want+=("wrote * bytes of memory configuration (* blocks, * entries) to translation.n0.p$p.c$c.t2")
+		want+=("wrote * bytes of memory configuration (* block*, * entr*) to translation.n0.p$p.c$c.t2")
 	done < <(targets8)
 	[ "${#lines[@]}" -eq "${#want[@]}" ]
 	for i in "${!want[@]}"; do

@@ -67,8 +67,27 @@ int fail(const char *what, int err)
 	return -1;
 }
 
+/*
+ * FAKE_SYSFS_MODULE=DIR: /sys/module/htmtrace is DIR (an empty value: no
+ * module loaded, whatever the host has).
+ */
+static const char *sysfs_path(const char *path, char *buf, size_t len)
+{
+	static const char mod[] = "/sys/module/htmtrace";
+	const char *dir = getenv("FAKE_SYSFS_MODULE");
+
+	if (!dir || strncmp(path, mod, sizeof(mod) - 1) ||
+	    (path[sizeof(mod) - 1] && path[sizeof(mod) - 1] != '/'))
+		return path;
+	if (!*dir)
+		dir = "/nonexistent-htmtrace-module";
+	snprintf(buf, len, "%s%s", dir, path + sizeof(mod) - 1);
+	return buf;
+}
+
 int open(const char *path, int flags, ...)
 {
+	char buf[4096];
 	static int (*real_open)(const char *, int, ...);
 	const char *dev = getenv(fake_dev_var);
 	mode_t mode = 0;
@@ -86,7 +105,18 @@ int open(const char *path, int flags, ...)
 		fake_opened(flags);
 		return fake_fd;
 	}
-	return real_open(path, flags, mode);
+	return real_open(sysfs_path(path, buf, sizeof(buf)), flags, mode);
+}
+
+/* access(): /sys/module/htmtrace may be a folder of the test's. */
+int access(const char *path, int mode)
+{
+	static int (*real_access)(const char *, int);
+	char buf[4096];
+
+	if (!real_access)
+		real_access = dlsym(RTLD_NEXT, "access");
+	return real_access(sysfs_path(path, buf, sizeof(buf)), mode);
 }
 
 int open64(const char *path, int flags, ...)
