@@ -557,8 +557,11 @@ ok" ]
 		kill \$p; wait \$p && cat /tmp/q.out"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ $(($(written 0) - w0)) -eq 10 ]
-	[ $(($(written 1) - w1)) -eq 0 ]
+	local n0 n1
+	n0=$(written 0)
+	n1=$(written 1)
+	[ $((n0 - w0)) -eq 10 ]
+	[ $((n1 - w1)) -eq 0 ]
 	# CPU 0: the boottb_freq record with its first entry; CPU 1: nothing,
 	# no PERF_RECORD_AUX (perf's decoder reads past an AUX record that
 	# holds the boottb_freq record alone, and never ends)
