@@ -44,10 +44,12 @@ fi
 # librsvg2-bin: rsvg-convert, the real renderer host-dtlplot.bats draws
 # dtl report's SVG with (and make dtl-picture).
 # ccache: the module builds' compiles, shared by every clone (tests/kmake.sh).
+# patchelf: Debian 13's compiler and kbuild tools, unpacked into the cache,
+# made to run with Debian 13's own C library (tests/toolchain.sh).
 host_pkgs=(make gcc libc6-dev gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
 	   qemu-system-ppc linux-source-6.12 bats flex bison bc libelf-dev
 	   libssl-dev cpio xz-utils python3 perl sparse libkmod-dev pkg-config
-	   kmod dwarves shellcheck librsvg2-bin ccache)
+	   kmod dwarves shellcheck librsvg2-bin ccache patchelf)
 # Unpacked for the guest, never installed. libkmod2's dependencies are here
 # because the guest tool loads them; libc comes from libc6-dev-ppc64el-cross.
 ppc_pkgs=(busybox-static libkmod-dev libkmod2 liblzma5 libssl3 libzstd1)
