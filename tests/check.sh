@@ -65,7 +65,10 @@ new_boot=(7.2)
 # debug guest, whose suites are the longest path of a run.
 declare -A stock_suites=([6.12-64k]="harness.bats htm.bats dtl.bats tool.bats"
 	[6.12]="pmu.bats htm.bats tool.bats"
-	[7.2]="kernel-vpa.bats htm.bats dtl.bats pmu.bats tool.bats")
+	[7.2]="kernel-vpa.bats htm.bats dtl.bats tool.bats")
+# (Not pmu.bats on 7.2: its event_init test opens a per-task vpa_dtl event,
+# and mainline's vpa_dtl_event_init() oopses on one there, taking the guest
+# down; its htm tests run on the 6.12 guests. README.md, "Kernels".)
 stock_strict=6.12-64k
 # htm.bats under the simulator's alternatives, its answers where no public
 # source says how PowerVM answers (module/hvsim/README.md): the debug guest
