@@ -273,17 +273,24 @@ pool_env() {
 	EOF2
 	chmod +x "$bin"/*
 	export APT_HELPER=$bin/apt-helper
+	dl=$BATS_TEST_TMPDIR/dl
+	mkdir -p "$dl"
 }
 
-@test "debian.sh: a package no list names comes by its pool path beside its sibling, checked, and said so" {
-	pool_env
-	local dl=$BATS_TEST_TMPDIR/dl
-	mkdir -p "$dl"
-	SERVED=$'Package: linux-image-6.12.99+deb12-powerpc64le\nVersion: 6.12.99-1~deb12u1\nArchitecture: ppc64el\n' \
+# pool_get VERSION: deb_pool_get of the image beside its -common headers,
+# the pool serving a .deb that says it is that image of VERSION; run's
+# results
+pool_get() {
+	SERVED=$'Package: linux-image-6.12.99+deb12-powerpc64le\nVersion: '"$1"$'\nArchitecture: ppc64el\n' \
 		PATH=$bin:$PATH run --separate-stderr bash -c '
 		cache=$1; who() { echo t; }; . "$2"
 		deb_pool_get "$3" linux-headers-6.12.99+deb12-common linux-image-6.12.99+deb12-powerpc64le ppc64el' \
 		_ "$BATS_TEST_TMPDIR" "$BATS_TEST_DIRNAME/../debian.sh" "$dl"
+}
+
+@test "debian.sh: a package no list names comes by its pool path beside its sibling, checked, and said so" {
+	pool_env
+	pool_get 6.12.99-1~deb12u1
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	[ "$output" = "6.12.99-1~deb12u1" ]
@@ -294,13 +301,7 @@ pool_env() {
 
 @test "debian.sh: what a pool path serves that is not the package asked for is refused, and removed" {
 	pool_env
-	local dl=$BATS_TEST_TMPDIR/dl
-	mkdir -p "$dl"
-	SERVED=$'Package: linux-image-6.12.99+deb12-powerpc64le\nVersion: 6.12.98-1\nArchitecture: ppc64el\n' \
-		PATH=$bin:$PATH run --separate-stderr bash -c '
-		cache=$1; who() { echo t; }; . "$2"
-		deb_pool_get "$3" linux-headers-6.12.99+deb12-common linux-image-6.12.99+deb12-powerpc64le ppc64el' \
-		_ "$BATS_TEST_TMPDIR" "$BATS_TEST_DIRNAME/../debian.sh" "$dl"
+	pool_get 6.12.98-1
 	echo "$stderr"
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
