@@ -331,5 +331,11 @@ cpu 1 entries 40 bad 0" ]
 	dtl_script quiet "0:$e0"
 	[ "$output" = "cpu 0 entries 10 bad 0" ]
 	[ -z "$script_err" ]
+	# perf's own dump: AUX data of CPU 0 only (the boottb_freq record
+	# and 10 entries, 48 bytes each), none at all of CPU 1
+	run -0 guest "timeout 90 $PERF script -D -i /tmp/quiet.data > /tmp/quiet.D 2>&1 &&
+		sed -n 's/.*PERF_RECORD_AUXTRACE size: \(0x[0-9a-f]*\) .* cpu: \([0-9-]*\)\$/cpu \2 size \1/p' /tmp/quiet.D"
+	echo "$output"
+	[ "$output" = "cpu 0 size 0x210" ]
 	assert_no_splat
 }
