@@ -9,8 +9,8 @@
 #                             in QEMU pseries
 #                             (the debug kernel owns a dispatch trace log
 #                             per CPU: the stock kernels, none); the
-#                             guest gets Debian's perf at /host for
-#                             perf.bats (tests/deps.sh --perf)
+#                             guest gets mainline perf (sid's linux-perf) at
+#                             /host for perf.bats (tests/deps.sh --perf)
 #   KUnit                     tests/kunit.sh (its cases count one by one)
 #   stock 6.1 headers         tests/stock.sh 6.1: the modules build W=1 and
 #                             modpost clean against Debian's 6.1 headers
@@ -350,16 +350,17 @@ if ! HTMTRACE_DEPS_SYSROOT=$(step "$top/tests/deps.sh" --sysroot); then
 	summary
 fi
 export HTMTRACE_DEPS_SYSROOT
-# Debian's perf, for perf.bats, is shared with the debug guest: without it,
+# Mainline perf (sid's linux-perf), for perf.bats, is shared with the debug
+# guest: without it,
 # perf.bats alone does not run.
 if ! perf_root=$(step "$top/tests/deps.sh" --perf); then
-	fail "tests/deps.sh --perf (Debian's perf, for perf.bats)"
+	fail "tests/deps.sh --perf (sid's perf, for perf.bats)"
 	perf_root=
 	for i in "${!guest_suites[@]}"; do
 		[ "${guest_suites[$i]##*/}" != perf.bats ] || unset "guest_suites[$i]"
 	done
 	guest_suites=("${guest_suites[@]}")
-	not_run "perf.bats: no Debian perf" "$(count_tests "$top/tests/bats/perf.bats")"
+	not_run "perf.bats: no mainline perf" "$(count_tests "$top/tests/bats/perf.bats")"
 fi
 
 mkdir -p "$logs"

@@ -14,9 +14,13 @@
 #
 #   tests/deps.sh            install and unpack what is missing
 #   tests/deps.sh --sysroot  the same, then print the ppc64el folder
-#   tests/deps.sh --perf     the same, and Debian's perf (ppc64el) with the
-#                            libraries it loads unpacked into a folder of its
-#                            own in the cache; print that folder
+#   tests/deps.sh --perf     the same, and mainline perf as Debian sid
+#                            builds it (linux-perf, ppc64el: 7.2 today, the
+#                            first with a vpa_dtl decoder) with every library
+#                            it loads, sid's own C library included, unpacked
+#                            into a folder of its own in the cache (through
+#                            the cache's own apt, tests/debian.sh); print
+#                            that folder
 #
 # Idempotent and quiet when everything is present. Needs root only when
 # something must be installed (`dpkg --add-architecture ppc64el` and apt-get).
@@ -53,12 +57,21 @@ host_pkgs=(make gcc libc6-dev gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
 # Unpacked for the guest, never installed. libkmod2's dependencies are here
 # because the guest tool loads them; libc comes from libc6-dev-ppc64el-cross.
 ppc_pkgs=(busybox-static libkmod-dev libkmod2 liblzma5 libssl3 libzstd1)
-# Debian's perf and every library it loads, for perf.bats: a perf client no
-# one here wrote, run in the debug guest from the folder mounted at /host.
-perf_pkgs=(linux-perf libc6 libbabeltrace1 libbz2-1.0 libcap2 libcrypt1 libdw1
-	   libelf1 libexpat1 libgcc-s1 libglib2.0-0 liblzma5 libnuma1 libopencsd1
-	   libpcre2-8-0 libperl5.36 libpython3.11 libslang2 libstdc++6 libunwind8
-	   libuuid1 libzstd1 zlib1g)
+# Mainline perf as Debian sid builds it, and every library it loads, for
+# perf.bats: a perf client no one here wrote, whose `perf script` decodes
+# vpa_dtl AUX data (tools/perf/util/powerpc-vpadtl.c, from 6.18), run in the
+# debug guest from the folder mounted at /host. All from sid: its perf needs
+# sid's C library. Kept by hand: a new dependency fails the closure check
+# below, by name, not the guest. libpython is linked (perf script -s); its
+# .so is enough to run perf, which starts Python only for a script.
+perf_pkgs=(linux-perf libc6 libgcc-s1 libstdc++6 libopencsd1 zlib1g libelf1t64
+	   libdw1t64 libdebuginfod1t64 libslang2 libpython3.14 liblzma5 libzstd1
+	   libnuma1 libtraceevent1 libbz2-1.0 libexpat1 libjson-c5
+	   libcurl4-gnutls libbrotli1 libnghttp2-14 libnghttp3-9 libngtcp2-16
+	   libngtcp2-crypto-gnutls8 libpsl5t64 libssh2-1t64 libssl3t64 libidn2-0
+	   libunistring5 libldap2 libsasl2-2 libgssapi-krb5-2 libkrb5-3
+	   libk5crypto3 libkrb5support0 libcom-err2 libkeyutils1 libgnutls30t64
+	   libnettle8t64 libhogweed6t64 libgmp10 libp11-kit0 libffi8 libtasn1-6)
 
 die() { echo "deps: $*" >&2; exit 1; }
 who() { echo deps; }
@@ -191,6 +204,36 @@ unpack() {
 	find "$cache" -maxdepth 1 -name "$prefix-*" ! -path "$root" -exec rm -rf {} +
 }
 
+# unpack_perf: sid's perf_pkgs (ppc64el) into $cache/perf-sid-<hash of the
+# versions sid lists>/ (unless done), through the cache's own apt; older
+# unpackings removed; $root set to the folder. The newest version sid
+# serves of each (one listed but not served gives way to the next).
+unpack_perf() {
+	local vers deb
+	foreign_apt || die "the cache's own apt (for sid's perf) could not be set up"
+	vers=$(apt-cache "${FAPT[@]}" madison "${perf_pkgs[@]/%/:ppc64el}" 2>/dev/null | grep ' sid/')
+	root=$cache/perf-sid-$(sha256sum <<<"$vers" | cut -c1-12)
+	[ -f "$root/.unpacked" ] && return
+	mkdir -p "$cache"
+	dl=$(mktemp -d "$cache/.debs.XXXXXX")
+	echo "deps: unpacking sid's perf and the libraries it loads (ppc64el) into $root" >&2
+	DEB_SUITE=sid deb_download_all "$dl" "${perf_pkgs[@]/%/:ppc64el}" -- "${FAPT[@]}" ||
+		die "sid's perf (ppc64el) or a library it loads cannot be had: perf.bats cannot run"
+	rm -rf "$root"
+	mkdir -p "$root"
+	for deb in "$dl"/*.deb; do
+		dpkg-deb -x "$deb" "$root" || die "dpkg-deb -x $deb failed"
+	done
+	dpkg-deb -f "$dl"/linux-perf_*.deb Version > "$root/linux-perf.version"
+	rm -rf "$dl"
+	dl=
+	find "$root" -type l -lname '/*' | while read -r link; do
+		ln -sfn --relative "$root$(readlink "$link")" "$link"
+	done
+	touch "$root/.unpacked"
+	find "$cache" -maxdepth 1 \( -name 'perf-sid-*' -o -name 'perf-ppc64el-*' \) ! -path "$root" -exec rm -rf {} +
+}
+
 unpack ppc64el "${ppc_pkgs[@]}"
 [ -x "$root/bin/busybox" ] || die "busybox-static:ppc64el has no /bin/busybox"
 
@@ -199,15 +242,14 @@ case ${1:-} in
 	echo "$root"
 	;;
 --perf)
-	unpack perf-ppc64el "${perf_pkgs[@]}"
+	unpack_perf
 	# What the guest copies to its tmpfs (perf loads from there in a
 	# sixth of the time it takes over 9p): perf, and every library it
-	# loads under its soname. The package list above is kept by hand: a
-	# new dependency must fail here, not in the guest.
+	# loads under its soname.
 	if [ ! -f "$root/guest/.done" ]; then
 		rm -rf "$root/guest"
 		mkdir "$root/guest"
-		cp "$root/usr/bin/perf" "$root/guest/"
+		cp "$root/usr/bin/perf" "$root/linux-perf.version" "$root/guest/"
 		missing=
 		while read -r so path; do
 			if [ -n "$path" ]; then
@@ -216,7 +258,7 @@ case ${1:-} in
 				missing+=" $so"
 			fi
 		done < <(perf_closure "$root")
-		[ -z "$missing" ] || die "Debian's perf needs, not unpacked:$missing"
+		[ -z "$missing" ] || die "sid's perf needs, not unpacked (add its package to perf_pkgs):$missing"
 		touch "$root/guest/.done"
 	fi
 	echo "$root"
