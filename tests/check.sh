@@ -351,8 +351,7 @@ if ! HTMTRACE_DEPS_SYSROOT=$(step "$top/tests/deps.sh" --sysroot); then
 fi
 export HTMTRACE_DEPS_SYSROOT
 # Mainline perf (sid's linux-perf), for perf.bats, is shared with the debug
-# guest: without it,
-# perf.bats alone does not run.
+# guest: without it, perf.bats alone does not run.
 if ! perf_root=$(step "$top/tests/deps.sh" --perf); then
 	fail "tests/deps.sh --perf (sid's perf, for perf.bats)"
 	perf_root=
