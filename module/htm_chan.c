@@ -25,8 +25,11 @@
 #include <linux/io.h>
 #include <linux/list.h>
 #include <linux/minmax.h>
+#include <linux/seq_file.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -39,15 +42,35 @@
 
 /* target registry */
 
+/*
+ * One hold per claimed target. @owner is the holder's cookie; NULL once the
+ * holder went and left the unit configured (a DECONFIGURE that failed at
+ * teardown): the hold is stranded, @what and @err say why, and it stays,
+ * so that the next user gets -EBUSY rather than the hypervisor's error for
+ * a unit nobody holds.
+ */
 struct htm_target_hold {
 	struct list_head node;
 	struct htm_target target;
 	const void *owner;
+	const char *what;
+	int err;
 };
 
-/* Protects htm_targets; a leaf lock. */
+/* The largest DUMP_DATA length a target's hypervisor took, once shrunk. */
+struct htm_target_xfer {
+	struct list_head node;
+	struct htm_target target;
+	size_t xfer;
+};
+
+/*
+ * Protects htm_targets, every hold on it and htm_xfers; a leaf lock (taken
+ * inside a channel's lock, never around another), in process context only.
+ */
 static DEFINE_MUTEX(htm_targets_lock);
 static LIST_HEAD(htm_targets);
+static LIST_HEAD(htm_xfers);
 
 static bool htm_target_equal(const struct htm_target *a,
 			     const struct htm_target *b)
@@ -70,7 +93,8 @@ static bool htm_target_overlap(const struct htm_target *a,
  * @owner: cookie identifying the holder
  *
  * Return: 0, -EBUSY if another holder has it or one that overlaps it (a
- * GLOBAL target overlaps every other), -ENOMEM.
+ * GLOBAL target overlaps every other), or a stranded hold does (see
+ * htm_target_strand(): debugfs htmtrace/targets says why), -ENOMEM.
  */
 int htm_target_claim(const struct htm_target *t, const void *owner)
 {
@@ -100,21 +124,162 @@ int htm_target_claim(const struct htm_target *t, const void *owner)
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_target_claim);
 
+/* The hold of @t by @owner, under htm_targets_lock; NULL if none. */
+static struct htm_target_hold *htm_target_find(const struct htm_target *t,
+					       const void *owner)
+{
+	struct htm_target_hold *hold;
+
+	lockdep_assert_held(&htm_targets_lock);
+	list_for_each_entry(hold, &htm_targets, node)
+		if (htm_target_equal(&hold->target, t) && hold->owner == owner)
+			return hold;
+	return NULL;
+}
+
 void htm_target_release(const struct htm_target *t, const void *owner)
 {
 	struct htm_target_hold *hold;
 
 	mutex_lock(&htm_targets_lock);
-	list_for_each_entry(hold, &htm_targets, node) {
-		if (htm_target_equal(&hold->target, t) && hold->owner == owner) {
-			list_del(&hold->node);
-			kfree(hold);
-			break;
-		}
+	hold = htm_target_find(t, owner);
+	if (hold) {
+		list_del(&hold->node);
+		kfree(hold);
 	}
 	mutex_unlock(&htm_targets_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_target_release);
+
+/**
+ * htm_target_strand() - the holder goes, but the unit stays configured
+ * @t: target
+ * @owner: the holder, which goes
+ * @what: the op that failed, a string constant
+ * @err: its errno
+ *
+ * The hold stays, without an owner: every later claim of the target (or of
+ * one that overlaps it) gets -EBUSY, and debugfs htmtrace/targets names
+ * the op and errno, until the module is unloaded.
+ */
+void htm_target_strand(const struct htm_target *t, const void *owner,
+		       const char *what, int err)
+{
+	struct htm_target_hold *hold;
+
+	mutex_lock(&htm_targets_lock);
+	hold = htm_target_find(t, owner);
+	if (hold) {
+		hold->owner = NULL;
+		hold->what = what;
+		hold->err = err;
+	}
+	mutex_unlock(&htm_targets_lock);
+	pr_warn("type %u node %u chip %u core %u: %s failed (%d): the unit may stay configured, the target is kept from every user\n",
+		t->type, t->node, t->chip, t->core, what, err);
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_target_strand);
+
+/**
+ * htm_targets_show() - the held targets, for debugfs htmtrace/targets
+ * @m: the file
+ *
+ * One line per hold: "type T node N chip C core K held", or "... stranded
+ * OP ERRNO" for a hold whose holder left the unit configured.
+ */
+void htm_targets_show(struct seq_file *m)
+{
+	struct htm_target_hold *hold;
+
+	mutex_lock(&htm_targets_lock);
+	list_for_each_entry(hold, &htm_targets, node) {
+		seq_printf(m, "type %u node %u chip %u core %u ",
+			   hold->target.type, hold->target.node,
+			   hold->target.chip, hold->target.core);
+		if (hold->owner)
+			seq_puts(m, "held\n");
+		else
+			seq_printf(m, "stranded %s %d\n", hold->what,
+				   hold->err);
+	}
+	mutex_unlock(&htm_targets_lock);
+}
+
+/**
+ * htm_target_xfer() - the DUMP_DATA length to start a target's dump with
+ * @t: target
+ *
+ * Return: the bounce size (bounce_kb), or less where the hypervisor refused
+ * a length for the target before (htm_target_xfer_learn()).
+ */
+size_t htm_target_xfer(const struct htm_target *t)
+{
+	struct htm_target_xfer *x;
+	size_t xfer = htm_bounce_size;
+
+	mutex_lock(&htm_targets_lock);
+	list_for_each_entry(x, &htm_xfers, node) {
+		if (htm_target_equal(&x->target, t)) {
+			xfer = min(xfer, x->xfer);
+			break;
+		}
+	}
+	mutex_unlock(&htm_targets_lock);
+	return xfer;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_target_xfer);
+
+/**
+ * htm_target_xfer_learn() - remember the length a target's dump shrank to
+ * @t: target
+ * @xfer: the length that the hypervisor took, after it refused a longer one
+ *
+ * Later dumps of the target, by any channel or event, start there, and do
+ * not pay the refused requests again. Nothing is remembered at the bounce
+ * size or above (or if memory is short: the next dump learns it again).
+ */
+void htm_target_xfer_learn(const struct htm_target *t, size_t xfer)
+{
+	struct htm_target_xfer *x, *new = NULL;
+
+	if (xfer >= htm_bounce_size)
+		return;
+	mutex_lock(&htm_targets_lock);
+	list_for_each_entry(x, &htm_xfers, node) {
+		if (htm_target_equal(&x->target, t)) {
+			x->xfer = min(x->xfer, xfer);
+			goto out;
+		}
+	}
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (new) {
+		new->target = *t;
+		new->xfer = xfer;
+		list_add(&new->node, &htm_xfers);
+	}
+out:
+	mutex_unlock(&htm_targets_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_target_xfer_learn);
+
+/* At unload, when no holder is left: free the stranded holds and sizes. */
+void htm_targets_exit(void)
+{
+	struct htm_target_hold *hold, *next;
+	struct htm_target_xfer *x, *xnext;
+
+	mutex_lock(&htm_targets_lock);
+	list_for_each_entry_safe(hold, next, &htm_targets, node) {
+		WARN_ON(hold->owner);
+		list_del(&hold->node);
+		kfree(hold);
+	}
+	list_for_each_entry_safe(x, xnext, &htm_xfers, node) {
+		list_del(&x->node);
+		kfree(x);
+	}
+	mutex_unlock(&htm_targets_lock);
+}
 
 /* argument checks */
 
@@ -338,14 +503,18 @@ EXPORT_SYMBOL_IF_KUNIT(htm_status_size);
  * htm_xfer_shrink() - shrink the transfer size after a refused DUMP_DATA
  * @rc: the hypervisor's status for the DUMP_DATA
  * @max_xfer: most bytes one DUMP_DATA asks for, a multiple of PAGE_SIZE;
- *	halved (in whole pages) if the hypervisor said the length is more than
- *	it moves at once (H_P5)
+ *	halved (in whole pages) if the hypervisor refused a parameter that
+ *	the length may be behind: the length (H_P5), the destination it spans
+ *	(H_P4), or one it does not name (H_PARAMETER). No public source says
+ *	which PowerVM answers for a length longer than it moves at once
+ *	(htmdump asks a page, htm-perf.c half the AUX area at most).
  *
  * Return: true if @max_xfer shrank and the request may be repeated.
  */
 bool htm_xfer_shrink(long rc, size_t *max_xfer)
 {
-	if (rc != H_P5 || *max_xfer <= PAGE_SIZE)
+	if ((rc != H_P5 && rc != H_P4 && rc != H_PARAMETER) ||
+	    *max_xfer <= PAGE_SIZE)
 		return false;
 	*max_xfer = max_t(size_t, PAGE_SIZE, round_down(*max_xfer / 2, PAGE_SIZE));
 	return true;
@@ -354,19 +523,26 @@ EXPORT_SYMBOL_IF_KUNIT(htm_xfer_shrink);
 
 /*
  * Ask STATUS for the buffer size of the current trace, into @buf (at least
- * a page); the answer, a usable size or none, holds for the generation.
+ * a page, the caller's own); the answer, a usable size or none, holds for
+ * the generation. With @yield, a long-busy answer is waited out without the
+ * channel's lock; without, it is not waited for at all (the size is then
+ * unknown, -EBUSY): the dump needs no size, and public callers never ask.
  * Return: 0 (the size may still be unknown: see chan->status_err), or
  * -ERESTARTSYS or -ESTALE from a wait with @yield.
  */
 static int htm_chan_query_size(struct htm_chan *chan, void *buf,
 			       const struct htm_hv_yield *yield)
 {
+	struct htm_caller c;
 	int ret;
 
 	/* What the hypervisor does not write reads as zero, never as stale. */
 	memset(buf, 0, PAGE_SIZE);
-	ret = htm_chan_call(chan, yield, HTM_OP_STATUS, virt_to_phys(buf),
-			    PAGE_SIZE, 0, NULL);
+	htm_chan_caller(chan, yield, &c);
+	if (!yield)
+		c.policy = &htm_hv_atomic_policy;
+	ret = htm_caller_call(&c, HTM_OP_STATUS, virt_to_phys(buf), PAGE_SIZE,
+			      0, NULL);
 	if (ret == -ERESTARTSYS || ret == -ESTALE)
 		return ret;
 	chan->hw_size = 0;
@@ -402,11 +578,13 @@ static void htm_chan_stopped(struct htm_chan *chan)
 	wake_up_interruptible_all(&chan->wait);
 }
 
-/* Is there a trace to ask DUMP_DATA for? See htm_reader_fill(). */
+/*
+ * Is there a trace to ask DUMP_DATA for? Only one stopped through the
+ * driver: after a STOP the hypervisor refused, it may still be writing.
+ */
 static bool htm_chan_readable(const struct htm_chan *chan)
 {
-	return chan->state == HTMTRACE_STATE_STOPPED ||
-	       (chan->state == HTMTRACE_STATE_TRACING && chan->stop_refused);
+	return chan->state == HTMTRACE_STATE_STOPPED;
 }
 
 /**
@@ -416,9 +594,9 @@ static bool htm_chan_readable(const struct htm_chan *chan)
  *
  * H_STATE is an error as on every op (htmdump.c: "HTM state is not valid";
  * htm-perf.c: -EIO), and the trace is not to be taken as stopped: the
- * hypervisor says the target is in no state to stop, so the holder asks
- * for the data next, and the answer decides (data: the trace had stopped
- * on its own; H_STATE: -EIO).
+ * hypervisor says the target is in no state to stop, and it may still be
+ * writing the buffer. As htm-perf.c ("H_HTM_OP_STOP failed — cannot dump a
+ * live buffer"), no DUMP_DATA follows a STOP that failed.
  *
  * Return: 0 once the trace is stopped, else the errno.
  */
@@ -514,11 +692,13 @@ static int htm_dump_fetch(struct htm_chan *chan, struct htm_dump *dump,
 {
 	struct htm_chunk ck = { .buf = dump->buf, .cap = dump->size };
 	struct htm_caller c;
+	size_t xfer;
 	int ret;
 
 	lockdep_assert_held(&chan->lock);
+	/* Not waited for: the channel's other files and exits go on. */
 	if (chan->size_gen != chan->gen) {
-		ret = htm_chan_query_size(chan, dump->buf, yield);
+		ret = htm_chan_query_size(chan, dump->buf, NULL);
 		if (ret)
 			return ret;
 	}
@@ -532,14 +712,14 @@ static int htm_dump_fetch(struct htm_chan *chan, struct htm_dump *dump,
 	dump->len = 0;
 	ck.end = chan->hw_size;
 	htm_chan_caller(chan, yield, &c);
+	xfer = chan->max_xfer;
 	ret = htm_dump_chunk(&c, &ck, pos, &chan->max_xfer);
+	if (chan->max_xfer < xfer)
+		htm_target_xfer_learn(&chan->cfg.target, chan->max_xfer);
 	if (ret == -ENODATA)
 		htm_chan_data_end(chan, ck.start);
 	if (ret)
 		return ret;
-	/* It would not stop and gives its data: it had stopped on its own. */
-	if (chan->state == HTMTRACE_STATE_TRACING)
-		htm_chan_stopped(chan);
 	dump->gen = chan->gen;
 	dump->start = ck.start;
 	dump->len = ck.len;
@@ -601,7 +781,12 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_destroy);
  * @t: target
  * @log2_size: log2 of the buffer size
  *
- * Return: 0, -EINVAL for a size out of 1..HTM_LOG2_SIZE_MAX, or the
+ * The target is claimed for the request: one a channel or a perf event
+ * holds (or that a stranded hold keeps) is not resized under its holder,
+ * whose dump is bounded by the size STATUS gave it.
+ *
+ * Return: 0, -EINVAL for a size out of 1..HTM_LOG2_SIZE_MAX, -EBUSY if the
+ * target, or one that overlaps it, is held, -ENOMEM, -EINTR, or the
  * hypervisor's errno.
  */
 int htm_chan_setup(struct htm_chan *chan, const struct htm_target *t,
@@ -613,8 +798,12 @@ int htm_chan_setup(struct htm_chan *chan, const struct htm_target *t,
 		return -EINVAL;
 	if (mutex_lock_killable(&chan->lock))
 		return -EINTR;
-	ret = htm_hv_call(chan->hv, &chan->stats, t, 0, HTM_OP_SETUP,
-			  log2_size, 0, 0, NULL);
+	ret = htm_target_claim(t, &chan->setup_claim);
+	if (!ret) {
+		ret = htm_hv_call(chan->hv, &chan->stats, t, 0, HTM_OP_SETUP,
+				  log2_size, 0, 0, NULL);
+		htm_target_release(t, &chan->setup_claim);
+	}
 	mutex_unlock(&chan->lock);
 	return ret;
 }
@@ -625,7 +814,8 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_setup);
  * @chan: an idle channel
  * @cfg: configuration, checked by htm_config_check()
  *
- * On failure the channel stays idle and holds nothing.
+ * On failure the channel stays idle and holds nothing. A configured
+ * channel holds the module, until it is idle again.
  *
  * Return: 0; -EBADFD if the channel is not idle; -EBUSY if the target is
  * held elsewhere; -ENOMEM; or the hypervisor's errno.
@@ -652,22 +842,65 @@ int htm_chan_configure(struct htm_chan *chan, const struct htm_config *cfg)
 		htm_target_release(&cfg->target, chan);
 		goto out;
 	}
-	chan->max_xfer = htm_bounce_size;
+	chan->max_xfer = htm_target_xfer(&cfg->target);
 	WRITE_ONCE(chan->state, HTMTRACE_STATE_CONFIGURED);
+	/* A configured channel holds the module, as an open file does. */
+	__module_get(THIS_MODULE);
 out:
 	mutex_unlock(&chan->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_chan_configure);
 
+/* The unit is deconfigured: so is the channel, which gives its target back. */
+static void htm_chan_idle(struct htm_chan *chan)
+{
+	htm_target_release(&chan->cfg.target, chan);
+	memset(&chan->cfg, 0, sizeof(chan->cfg));
+	WRITE_ONCE(chan->state, HTMTRACE_STATE_IDLE);
+	htm_chan_new_generation(chan);
+	module_put(THIS_MODULE);
+}
+
+/*
+ * Before a new trace of a stopped channel: DECONFIGURE and CONFIGURE
+ * again, as htm-perf.c does for every trace. No public caller STARTs a
+ * stopped trace, and what PowerVM answers to it (a fresh trace, H_STATE,
+ * or the old one resumed) is not public: it is never asked. A DECONFIGURE
+ * that fails leaves the stopped trace as it was; a CONFIGURE that fails
+ * leaves the unit, and so the channel, idle.
+ */
+static int htm_chan_reconfigure(struct htm_chan *chan)
+{
+	const struct htm_config *cfg = &chan->cfg;
+	int ret;
+
+	ret = htm_chan_call(chan, NULL, HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
+	if (ret)
+		return ret;
+	ret = htm_chan_call(chan, NULL, HTM_OP_CONFIGURE, cfg->mode_mask,
+			    cfg->mode_value, 0, NULL);
+	if (ret) {
+		pr_warn_ratelimited("htm%u: CONFIGURE again failed (%d): the channel is idle\n",
+				    chan->index, ret);
+		htm_chan_idle(chan);
+		return ret;
+	}
+	WRITE_ONCE(chan->state, HTMTRACE_STATE_CONFIGURED);
+	htm_chan_new_generation(chan);
+	return 0;
+}
+
 /**
  * htm_chan_start() - start tracing, from scratch
  * @chan: a configured or stopped channel
  *
+ * A stopped channel is configured again first (htm_chan_reconfigure()).
  * The trace begins a new generation: files that read the previous one get
  * -ESTALE.
  *
- * Return: 0, -EBADFD in another state, or the hypervisor's errno.
+ * Return: 0, -EBADFD in another state, or the hypervisor's errno (after a
+ * CONFIGURE that failed, the channel is idle).
  */
 int htm_chan_start(struct htm_chan *chan)
 {
@@ -679,6 +912,11 @@ int htm_chan_start(struct htm_chan *chan)
 	    chan->state != HTMTRACE_STATE_STOPPED) {
 		ret = -EBADFD;
 		goto out;
+	}
+	if (chan->state == HTMTRACE_STATE_STOPPED) {
+		ret = htm_chan_reconfigure(chan);
+		if (ret)
+			goto out;
 	}
 	ret = htm_chan_call(chan, NULL, HTM_OP_START, 0, 0, 0, NULL);
 	if (ret)
@@ -749,16 +987,50 @@ int htm_chan_deconfigure(struct htm_chan *chan)
 				    ret ? "failed too" : "succeeded", ret);
 	if (ret)
 		goto out;
-
-	htm_target_release(&chan->cfg.target, chan);
-	memset(&chan->cfg, 0, sizeof(chan->cfg));
-	WRITE_ONCE(chan->state, HTMTRACE_STATE_IDLE);
-	htm_chan_new_generation(chan);
+	htm_chan_idle(chan);
 out:
 	mutex_unlock(&chan->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_chan_deconfigure);
+
+/* The trace a STATUS or size query was asked for, for its yield. */
+struct htm_chan_trace {
+	struct htm_chan *chan;
+	u64 gen;
+};
+
+/* Is it still there, after a wait? */
+static bool htm_chan_trace_same(void *arg)
+{
+	const struct htm_chan_trace *tr = arg;
+
+	lockdep_assert_held(&tr->chan->lock);
+	return tr->chan->gen == tr->gen &&
+	       tr->chan->state != HTMTRACE_STATE_IDLE;
+}
+
+/*
+ * STATUS for the current trace, into @buf, a page of the caller's: a
+ * long-busy answer is waited out without the channel's lock, and asked
+ * again for the trace there is then. Return: 0, or -ERESTARTSYS.
+ */
+static int htm_chan_query_size_wait(struct htm_chan *chan, void *buf)
+{
+	struct htm_chan_trace tr = { .chan = chan };
+	const struct htm_hv_yield yield = {
+		.lock = &chan->lock,
+		.valid = htm_chan_trace_same,
+		.arg = &tr,
+	};
+	int ret;
+
+	do {
+		tr.gen = chan->gen;
+		ret = htm_chan_query_size(chan, buf, &yield);
+	} while (ret == -ESTALE && chan->state != HTMTRACE_STATE_IDLE);
+	return ret == -ESTALE ? 0 : ret;
+}
 
 /**
  * htm_chan_status() - the channel's state for HTMTRACE_IOC_STATUS
@@ -769,33 +1041,44 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_deconfigure);
  *	lock as the query; zeros when idle or on error
  *
  * Says what the driver knows: a STATUS request that fails leaves the size
- * unknown and its errno in @st->status_error, and is no error here.
+ * unknown and its errno in @st->status_error, and is no error here. A
+ * long-busy answer is waited out without the channel's lock: the channel's
+ * other files are not held up.
  *
- * Return: 0, -EINTR, or -ERESTARTSYS if a signal came while the hypervisor
- * was long busy.
+ * Return: 0, -EINTR, -ENOMEM, or -ERESTARTSYS if a signal came while the
+ * hypervisor was long busy.
  */
 int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr)
 {
 	const struct htm_target *t = &chan->cfg.target;
+	void *buf;
 	int ret = 0;
 
 	memset(st, 0, sizeof(*st));
 	if (hdr)
 		memset(hdr, 0, HTM_BLOCK_HDR_SIZE);
-	if (mutex_lock_killable(&chan->lock))
+	buf = (void *)__get_free_page(GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (mutex_lock_killable(&chan->lock)) {
+		free_page((unsigned long)buf);
 		return -EINTR;
+	}
+	if (chan->state != HTMTRACE_STATE_IDLE) {
+		ret = htm_chan_query_size_wait(chan, buf);
+		if (ret)
+			goto out;
+	}
+	/* What is there after the query, which may have let the lock go. */
 	st->state = chan->state;
 	st->flags = chan->cfg.flags;
 	st->generation = chan->gen;
-	if (chan->state != HTMTRACE_STATE_IDLE) {
+	if (chan->state != HTMTRACE_STATE_IDLE && chan->size_gen == chan->gen) {
 		st->target.type = t->type;
 		st->target.node = t->node;
 		st->target.chip = t->chip;
 		st->target.core = t->core;
 		st->target.kind = HTMTRACE_TARGET_HW;
-		ret = htm_chan_query_size(chan, chan->info, NULL);
-		if (ret)
-			goto out;
 		st->buffer_size = chan->hw_size;
 		st->status_error = chan->status_err;
 		if (chan->end_gen == chan->gen) {
@@ -805,10 +1088,11 @@ int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr)
 		if (chan->stop_refused)
 			st->hv_flags |= HTMTRACE_STATUS_STOP_REFUSED;
 		if (!chan->status_err && hdr)
-			memcpy(hdr, chan->info, HTM_BLOCK_HDR_SIZE);
+			memcpy(hdr, buf, HTM_BLOCK_HDR_SIZE);
 	}
 out:
 	mutex_unlock(&chan->lock);
+	free_page((unsigned long)buf);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_chan_status);
@@ -825,8 +1109,37 @@ static size_t htm_info_block_len(unsigned int op, const u8 *hdr)
 	return HTM_BLOCK_HDR_SIZE + n * entry;
 }
 
-/* Upper bound on an iterated answer, against a hypervisor that never ends. */
-#define HTM_INFO_MAX	(4UL << 20)
+/*
+ * Bounds on an iterated answer, against a hypervisor that never ends it:
+ * bytes, and calls (the largest table public code knows of, a SYSPROC
+ * entry per core of a 16-node machine, takes a few hundred even one entry
+ * per block).
+ */
+#define HTM_INFO_MAX		(4UL << 20)
+#define HTM_INFO_MAX_CALLS	4096
+
+/* Room for @need bytes in *@out (of *@cap), grown geometrically. */
+static int htm_info_grow(void **out, size_t *cap, size_t used, size_t need)
+{
+	size_t n = max_t(size_t, *cap, PAGE_SIZE);
+	void *grown;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	n = min_t(size_t, n, HTM_INFO_MAX);
+	/* kvrealloc() changed its arguments in 6.12: done by hand. */
+	grown = kvmalloc(n, GFP_KERNEL);
+	if (!grown)
+		return -ENOMEM;
+	if (*out)
+		memcpy(grown, *out, used);
+	kvfree(*out);
+	*out = grown;
+	*cap = n;
+	return 0;
+}
 
 /**
  * htm_chan_info() - fetch the capabilities or a configuration dump
@@ -842,25 +1155,37 @@ static size_t htm_info_block_len(unsigned int op, const u8 *hdr)
  * after block, following the iterator at +0x08 of each block until it
  * reads 0 (htm-perf.c: "last batch") or -1 (htmdump.c), or until the
  * hypervisor answers H_NOT_AVAILABLE after a first block (htm-perf.c:
- * "normal end of stream"). H_PARTIAL is success, as for every op.
+ * "normal end of stream"). H_PARTIAL is success, as for every op. A block
+ * with no entry ends the iteration too (kept: its header counts the
+ * table), whatever its iterator says. At most HTM_INFO_MAX_CALLS blocks
+ * and HTM_INFO_MAX bytes; a fatal signal ends the walk.
  *
- * Return: 0, -ENOMEM, -EIO if the hypervisor's blocks do not add up,
- * -ENODATA if it has no such data (H_NOT_AVAILABLE for the first block),
- * or the hypervisor's errno.
+ * Return: 0, -ENOMEM, -EIO if the hypervisor's blocks do not add up or
+ * never end, -ENODATA if it has no such data (H_NOT_AVAILABLE for the
+ * first block), -EINTR, or the hypervisor's errno.
  */
 int htm_chan_info(struct htm_chan *chan, unsigned int op,
 		  const struct htm_target *t, void **data, size_t *len)
 {
 	u8 *hdr = chan->info;
-	void *out = NULL, *grown;
-	size_t total = 0, blen;
+	void *out = NULL;
+	size_t total = 0, cap = 0, blen;
 	size_t room = op == HTM_OP_CAPABILITIES ? HTM_CAPS_SIZE : PAGE_SIZE;
-	u64 next = 0;
+	unsigned int calls = 0;
+	u64 next = 0, n = 0;
 	int ret;
 
 	if (mutex_lock_killable(&chan->lock))
 		return -EINTR;
 	do {
+		if (calls++ == HTM_INFO_MAX_CALLS) {
+			ret = -EIO;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
 		memset(chan->info, 0, PAGE_SIZE);
 		ret = htm_hv_call(chan->hv, &chan->stats, t, 0, op,
 				  virt_to_phys(chan->info), room, next, NULL);
@@ -875,25 +1200,20 @@ int htm_chan_info(struct htm_chan *chan, unsigned int op,
 			next = 0;
 		} else {
 			blen = htm_info_block_len(op, hdr);
+			n = be64_to_cpup((__be64 *)(hdr + HTM_BLOCK_NR_ENTRIES));
 			next = be64_to_cpup((__be64 *)(hdr + HTM_BLOCK_NEXT));
 		}
 		if (!blen || total + blen > HTM_INFO_MAX) {
 			ret = -EIO;
 			break;
 		}
-		/* kvrealloc() changed its arguments in 6.12: done by hand. */
-		grown = kvmalloc(total + blen, GFP_KERNEL);
-		if (!grown) {
-			ret = -ENOMEM;
+		ret = htm_info_grow(&out, &cap, total, total + blen);
+		if (ret)
 			break;
-		}
-		if (out)
-			memcpy(grown, out, total);
-		kvfree(out);
-		out = grown;
 		memcpy(out + total, hdr, blen);
 		total += blen;
-	} while (next && next != U64_MAX);
+	} while (next && next != U64_MAX &&
+		 (op == HTM_OP_CAPABILITIES || n));
 	mutex_unlock(&chan->lock);
 
 	if (ret) {
@@ -945,7 +1265,7 @@ static bool htm_reader_trace_running(void *arg)
 
 	lockdep_assert_held(&rd->chan->lock);
 	return rd->chan->state == HTMTRACE_STATE_TRACING &&
-	       !rd->chan->stop_refused && rd->chan->gen == rd->gen;
+	       rd->chan->gen == rd->gen;
 }
 
 /*
@@ -981,7 +1301,7 @@ static int htm_reader_fill(struct htm_reader *rd, u64 pos, bool want_data,
 			ret = -ESTALE;
 			goto out;
 		}
-		if (chan->state != HTMTRACE_STATE_TRACING || chan->stop_refused)
+		if (chan->state != HTMTRACE_STATE_TRACING)
 			break;
 		/* The file reads the trace it stops or waits for, no later one. */
 		gen = chan->gen;
@@ -990,14 +1310,20 @@ static int htm_reader_fill(struct htm_reader *rd, u64 pos, bool want_data,
 			ret = -EPERM;
 			if (!(how & HTM_READ_MAY_STOP))
 				goto out;
+			/* Asked again after a refusal, as htm-perf.c's next read. */
 			ret = htm_chan_stop_locked(chan, &stop_yield);
 			/* Stopped or restarted by another file meanwhile. */
 			if (ret == -ESTALE)
 				continue;
-			/* Refused: the dump's answer decides (see below). */
-			if (ret && !chan->stop_refused)
+			/* Failed or refused: no dump of a trace that may run. */
+			if (ret)
 				goto out;
 			break;
+		}
+		/* The STOP it waited for was refused: the trace may still run. */
+		if (chan->stop_refused) {
+			ret = -EIO;
+			goto out;
 		}
 		if (how & HTM_READ_NONBLOCK) {
 			ret = -EAGAIN;
@@ -1014,12 +1340,7 @@ static int htm_reader_fill(struct htm_reader *rd, u64 pos, bool want_data,
 			return -ERESTARTSYS;
 	}
 
-	/*
-	 * A stopped trace, or one whose STOP the hypervisor refused (it is
-	 * in no state to stop): DUMP_DATA is asked for, and its answer decides
-	 * (H_STATE: -EIO; data: the trace had stopped on its own). No DUMP_DATA
-	 * goes to a trace the driver knows to be running.
-	 */
+	/* Only a trace stopped through the driver is dumped. */
 	if (!htm_chan_readable(chan)) {
 		ret = -ENODATA;
 		goto out;
@@ -1104,30 +1425,39 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_read);
  *
  * Return: where the data ends, once a read of this trace found it; else the
  * HTM buffer size STATUS gives; -ENODATA if there is no trace or neither is
- * known (the size is not needed to read: read until 0); -EINTR or
+ * known (the size is not needed to read: read until 0); -EINTR, -ENOMEM or
  * -ERESTARTSYS.
  */
 loff_t htm_chan_size(struct htm_chan *chan)
 {
+	void *buf;
 	loff_t ret = 0;
 
-	if (mutex_lock_killable(&chan->lock))
+	buf = (void *)__get_free_page(GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (mutex_lock_killable(&chan->lock)) {
+		free_page((unsigned long)buf);
 		return -EINTR;
+	}
+	/* A long-busy STATUS is waited out without the lock (see above). */
+	if ((chan->state == HTMTRACE_STATE_TRACING ||
+	     chan->state == HTMTRACE_STATE_STOPPED) &&
+	    chan->end_gen != chan->gen && chan->size_gen != chan->gen)
+		ret = htm_chan_query_size_wait(chan, buf);
+	if (ret)
+		goto out;
 	if (chan->state == HTMTRACE_STATE_IDLE ||
-	    chan->state == HTMTRACE_STATE_CONFIGURED) {
+	    chan->state == HTMTRACE_STATE_CONFIGURED)
 		ret = -ENODATA;
-		goto out;
-	}
-	if (chan->end_gen == chan->gen) {
+	else if (chan->end_gen == chan->gen)
 		ret = chan->data_end;
-		goto out;
-	}
-	if (chan->size_gen != chan->gen)
-		ret = htm_chan_query_size(chan, chan->info, NULL);
-	if (!ret)
-		ret = chan->hw_size ?: -ENODATA;
+	else
+		ret = chan->size_gen == chan->gen && chan->hw_size ?
+		      chan->hw_size : -ENODATA;
 out:
 	mutex_unlock(&chan->lock);
+	free_page((unsigned long)buf);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_chan_size);
