@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * htmtrace: what the HTM files (htm_chan.c, htm_cdev.c, htm_pmu.c and the
- * channels' debugfs files) share among themselves; the rest of the driver
- * uses htmtrace.h.
+ * htmtrace: what the HTM files (htm_target.c, htm_dump.c, htm_chan.c,
+ * htm_cdev.c, htm_pmu.c and the channels' debugfs files) share among
+ * themselves; the rest of the driver uses htmtrace.h.
  */
 #ifndef HTMTRACE_HTM_INTERNAL_H
 #define HTMTRACE_HTM_INTERNAL_H
@@ -19,7 +19,7 @@
 struct perf_event;
 struct seq_file;
 
-/* htm_chan.c: channels, target registry and dump engine */
+/* the channels (htm_chan.c), their dumps and the PMU's (htm_dump.c) */
 
 /**
  * struct htm_config - a checked HTMTRACE_IOC_CONFIGURE argument
@@ -127,6 +127,7 @@ struct htm_reader {
 	struct htm_dump dump;
 };
 
+/* htm_target.c: the target registry and the argument checks */
 int htm_target_from_user(const struct htmtrace_target *ut, bool any_type,
 			 struct htm_target *t);
 int htm_config_check(const struct htmtrace_config *ucfg,
@@ -139,6 +140,7 @@ void htm_targets_show(struct seq_file *m);
 void htm_targets_exit(void);
 size_t htm_target_xfer(const struct htm_target *t);
 void htm_target_xfer_learn(const struct htm_target *t, size_t xfer);
+/* htm_dump.c: the dump engine */
 size_t htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start,
 		     size_t *len);
 int htm_status_size(const u8 *hdr, u64 *size);
