@@ -32,6 +32,8 @@ static struct {
 	int state;
 	unsigned int log2;
 	size_t max_xfer;
+	long xfer_rc;		/* ... what a longer DUMP_DATA gets (0: H_P5) */
+	long start_stopped_rc;	/* START of a stopped trace: this, if set */
 	unsigned int calls[16];
 	unsigned int fail_op;
 	unsigned int fail_after;
@@ -49,10 +51,12 @@ static struct {
 	bool info_na;		/* ... ended by H_NOT_AVAILABLE after them */
 	u64 info_end;		/* ... else by this last iterator */
 	long info_rc;		/* ... each but the last answered this */
+	bool info_empty;	/* ... of no entry, the iterator still live */
 	unsigned long caps_len;	/* the last CAPABILITIES length */
 	struct htm_chan *probe_chan;	/* ... and then probe_work runs */
 	bool probe_restart;	/* probe_work restarts the trace */
 	unsigned int probe_dumps;	/* DUMP_DATA calls when it had the lock */
+	unsigned int probe_status;	/* STATUS calls when it had the lock */
 	int probe_ret;
 } fk;
 
@@ -70,6 +74,7 @@ static void probe_fn(struct work_struct *work)
 		mutex_unlock(&chan->lock);
 	}
 	fk.probe_dumps = fk.calls[HTM_OP_DUMP_DATA];
+	fk.probe_status = fk.calls[HTM_OP_STATUS];
 }
 
 static u8 fake_byte(u64 o)
@@ -92,7 +97,7 @@ static long fake_dump(unsigned long p1, unsigned long p2, unsigned long p3)
 	if (p3 >= size)
 		return H_NOT_AVAILABLE;
 	if (fk.max_xfer && p2 > fk.max_xfer)
-		return H_P5;
+		return fk.xfer_rc ?: H_P5;
 	if (fk.short_xfer && fk.short_xfer < p2) {
 		for (i = 0; i < fk.short_xfer && p3 + i < size; i++)
 			dst[i] = fake_byte(p3 + i);
@@ -129,6 +134,8 @@ static long fake_htm(unsigned long flags, unsigned long target,
 		fk.state = FK_CONFIGURED;
 		return H_SUCCESS;
 	case HTM_OP_START:
+		if (fk.state == FK_STOPPED && fk.start_stopped_rc)
+			return fk.start_stopped_rc;
 		if (fk.state != FK_CONFIGURED && fk.state != FK_STOPPED)
 			return H_STATE;
 		fk.state = FK_TRACING;
@@ -159,11 +166,14 @@ static long fake_htm(unsigned long flags, unsigned long target,
 		*(__be64 *)(hdr + HTM_BLOCK_NEXT) =
 			cpu_to_be64(p3 + 1 < fk.info_blocks || fk.info_na ?
 				    p3 + 1 : fk.info_end);
-		*(__be64 *)(hdr + HTM_BLOCK_NR_ENTRIES) = cpu_to_be64(1);
+		*(__be64 *)(hdr + HTM_BLOCK_NR_ENTRIES) =
+			cpu_to_be64(fk.info_empty ? 0 : 1);
 		hdr[HTM_BLOCK_HDR_SIZE] = p3;
 		return p3 + 1 < fk.info_blocks ? fk.info_rc : H_SUCCESS;
 	case HTM_OP_CAPABILITIES:
 		fk.caps_len = p2;
+		return H_SUCCESS;
+	case HTM_OP_SETUP:
 		return H_SUCCESS;
 	default:
 		return H_PARAMETER;
@@ -465,15 +475,51 @@ static void chan_read_one_hcall_per_chunk(struct kunit *test)
 }
 
 /* The hypervisor refuses long transfers: the engine halves its chunk. */
+/*
+ * A length the hypervisor refuses, whichever parameter it names for it
+ * (the length, the destination it spans, or none): halved until taken, and
+ * remembered for the target: its next dump, on any channel, starts there.
+ */
 static void chan_read_shrinks_transfer(struct kunit *test)
 {
-	struct htm_chan *chan = stopped_chan(test, 0);
+	static const long rcs[] = { H_P5, H_P4, H_PARAMETER };
+	const struct htm_target tx[] = {
+		{ .type = 2, .node = 0x7ff2, .core = 1 },
+		{ .type = 2, .node = 0x7ff2, .core = 2 },
+		{ .type = 2, .node = 0x7ff2, .core = 3 },
+	};
+	struct htm_chan *first = new_chan(test), *next = new_chan(test);
+	struct htm_chan *chan;
+	unsigned int i;
 
-	fk.max_xfer = htm_bounce_size / 4;
-	read_and_check(test, chan, 0, 1ULL << fk.log2, 65536);
-	KUNIT_EXPECT_EQ(test, chan->max_xfer, htm_bounce_size / 4);
-	/* refused once at the full size and once at half of it */
-	KUNIT_EXPECT_EQ(test, chan->stats.errors[htm_hv_rc_slot(H_P5)], 2);
+	for (i = 0; i < ARRAY_SIZE(rcs); i++) {
+		chan = first;
+		KUNIT_ASSERT_EQ(test, configure(chan, &tx[i], 0), 0);
+		KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+		KUNIT_ASSERT_EQ(test, htm_chan_stop(chan), 0);
+		fk.max_xfer = htm_bounce_size / 4;
+		fk.xfer_rc = rcs[i];
+		rd_of(test, chan)->gen = 0;	/* as lseek() unbinds it */
+		read_and_check(test, chan, 0, 1ULL << fk.log2, 65536);
+		KUNIT_EXPECT_EQ(test, chan->max_xfer, htm_bounce_size / 4);
+		/* refused once at the full size and once at half of it */
+		KUNIT_EXPECT_EQ(test, chan->stats.errors[htm_hv_rc_slot(rcs[i])],
+				2);
+		KUNIT_EXPECT_EQ(test, htm_target_xfer(&tx[i]),
+				htm_bounce_size / 4);
+		KUNIT_ASSERT_EQ(test, htm_chan_deconfigure(chan), 0);
+
+		/* the next dump of the target asks what worked at once */
+		chan = next;
+		KUNIT_ASSERT_EQ(test, configure(chan, &tx[i], 0), 0);
+		KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
+		KUNIT_ASSERT_EQ(test, htm_chan_stop(chan), 0);
+		rd_of(test, chan)->gen = 0;
+		read_and_check(test, chan, 0, 1ULL << fk.log2, 65536);
+		KUNIT_EXPECT_EQ(test, chan->stats.errors[htm_hv_rc_slot(rcs[i])],
+				0);
+		KUNIT_ASSERT_EQ(test, htm_chan_deconfigure(chan), 0);
+	}
 }
 
 /*
@@ -618,13 +664,17 @@ static void chan_read_stops_trace(struct kunit *test)
 /*
  * STOP answered H_STATE (a no-wrap trace that stopped itself, under the
  * alternative where PowerVM says so): an error, and the channel is not
- * marked stopped; a read asks for the data and, as the hypervisor gives
- * it, the trace had stopped: every byte is read, none while it ran.
+ * marked stopped. As htm-perf.c ("cannot dump a live buffer"), no
+ * DUMP_DATA follows: a read sends STOP again and fails -EIO while it is
+ * refused, a reader configured to wait fails -EIO; a STOP that succeeds
+ * later makes the trace readable.
  */
 static void chan_stop_refused_self_stopped(struct kunit *test)
 {
 	struct htm_chan *chan = new_chan(test);
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
 	struct htmtrace_status st;
+	loff_t pos = 0;
 
 	KUNIT_ASSERT_EQ(test, configure(chan, &t1, HTMTRACE_CFG_NOWRAP), 0);
 	KUNIT_ASSERT_EQ(test, htm_chan_start(chan), 0);
@@ -634,11 +684,16 @@ static void chan_stop_refused_self_stopped(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, htm_chan_status(chan, &st, NULL), 0);
 	KUNIT_EXPECT_EQ(test, st.state, HTMTRACE_STATE_TRACING);
 	KUNIT_EXPECT_EQ(test, st.hv_flags, HTMTRACE_STATUS_STOP_REFUSED);
-	KUNIT_EXPECT_TRUE(test, htm_chan_poll_mask(rd_of(test, chan)) ==
-				(EPOLLIN | EPOLLRDNORM));
-	/* the read needs no permission to stop: it does not STOP again */
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos,
+					HTM_READ_MAY_STOP), -EIO);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STOP], 2);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 0);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
+	KUNIT_EXPECT_EQ(test, pos, 0);
+	/* the hypervisor takes a STOP again: the trace is readable */
+	fk.state = FK_TRACING;
 	read_and_check(test, chan, 0, 1ULL << fk.log2, 1 << 20);
-	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STOP], 1);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STOP], 3);
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
 	KUNIT_EXPECT_EQ(test, fk.dump_tracing, 0);
 	KUNIT_ASSERT_EQ(test, htm_chan_status(chan, &st, NULL), 0);
@@ -646,13 +701,15 @@ static void chan_stop_refused_self_stopped(struct kunit *test)
 }
 
 /*
- * STOP answered H_STATE while the trace runs (a hypervisor that makes no
- * sense, or an injected fault): the one DUMP_DATA the read asks is refused
- * too, the read fails -EIO, and DECONFIGURE still gives the target back.
+ * STOP answered H_STATE while the trace runs (the hypervisor's alternative
+ * stop_running=state, or an injected fault): the read fails -EIO with no
+ * DUMP_DATA, a reader configured to wait too, and DECONFIGURE still gives
+ * the target back.
  */
 static void chan_stop_refused_running(struct kunit *test)
 {
 	struct htm_chan *chan = new_chan(test);
+	struct htm_chan *wchan = new_chan(test);
 	char __user *ubuf = user_buf(test, PAGE_SIZE);
 	loff_t pos = 0;
 
@@ -663,11 +720,21 @@ static void chan_stop_refused_running(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, 1, &pos,
 					HTM_READ_MAY_STOP), -EIO);
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
-	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 1);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 0);
 	KUNIT_EXPECT_EQ(test, pos, 0);
 	KUNIT_EXPECT_EQ(test, htm_chan_deconfigure(chan), 0);
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_IDLE);
 	KUNIT_EXPECT_EQ(test, fk.state, FK_IDLE);
+
+	/* configured to wait: the refusal ends the wait, with -EIO */
+	fk.fail_op = 0;
+	KUNIT_ASSERT_EQ(test, configure(wchan, &t1, HTMTRACE_CFG_WAIT), 0);
+	KUNIT_ASSERT_EQ(test, htm_chan_start(wchan), 0);
+	fk.fail_op = HTM_OP_STOP;
+	KUNIT_EXPECT_EQ(test, htm_chan_stop(wchan), -EIO);
+	KUNIT_EXPECT_EQ(test, chan_read(test, wchan, ubuf, 1, &pos,
+					HTM_READ_MAY_STOP), -EIO);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 0);
 	fk.fail_op = 0;
 }
 
@@ -1178,13 +1245,14 @@ static void chan_read_long_busy_restarted(struct kunit *test)
 
 /*
  * Every wait a read makes for the hypervisor lets the channel's lock go:
- * the STOP it sends a tracing channel and the STATUS it asks for the size,
- * as well as the DUMP_DATA (above). Another file takes the lock while the
- * read sleeps, before any DUMP_DATA.
+ * the STOP it sends a tracing channel, as well as the DUMP_DATA (above).
+ * Another file takes the lock while the read sleeps, before any DUMP_DATA.
+ * (The STATUS it asks for the size is not waited for: see
+ * chan_status_busy_never_holds.)
  */
 static void chan_read_waits_let_go(struct kunit *test)
 {
-	static const unsigned int ops[] = { HTM_OP_STOP, HTM_OP_STATUS };
+	static const unsigned int ops[] = { HTM_OP_STOP };
 	struct htm_chan *chan;
 	unsigned int i;
 
@@ -1206,6 +1274,114 @@ static void chan_read_waits_let_go(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
 		KUNIT_ASSERT_EQ(test, htm_chan_deconfigure(chan), 0);
 	}
+}
+
+/*
+ * An iteration the hypervisor never ends is bounded by calls, not only by
+ * bytes; a block of no entry ends it, whatever its iterator says.
+ */
+static void chan_info_bounded(struct kunit *test)
+{
+	const unsigned int op = HTM_OP_DUMP_SYSPROC_CONF;
+	struct htm_chan *chan = new_chan(test);
+	size_t len;
+	u8 *data;
+
+	fk.info_blocks = 100000;
+	KUNIT_EXPECT_EQ(test, htm_chan_info(chan, op, &t1, (void **)&data,
+					    &len), -EIO);
+	KUNIT_EXPECT_EQ(test, fk.calls[op], 4096);
+
+	fk.calls[op] = 0;
+	fk.info_empty = true;
+	KUNIT_ASSERT_EQ(test, htm_chan_info(chan, op, &t1, (void **)&data,
+					    &len), 0);
+	KUNIT_EXPECT_EQ(test, fk.calls[op], 1);
+	KUNIT_EXPECT_EQ(test, len, HTM_BLOCK_HDR_SIZE);
+	kvfree(data);
+}
+
+/* SETUP of a target a channel or a perf event holds: -EBUSY, not asked. */
+static void chan_setup_claimed(struct kunit *test)
+{
+	struct htm_chan *chan = new_chan(test);
+	struct htm_chan *other = new_chan(test);
+
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, 0), 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_setup(other, &t1, 20), -EBUSY);
+	KUNIT_EXPECT_EQ(test, htm_chan_setup(chan, &t1, 20), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_SETUP], 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_setup(other, &t2, 20), 0);
+	KUNIT_ASSERT_EQ(test, htm_target_claim(&t2, test), 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_setup(other, &t2, 20), -EBUSY);
+	htm_target_release(&t2, test);
+	KUNIT_ASSERT_EQ(test, htm_chan_deconfigure(chan), 0);
+	KUNIT_EXPECT_EQ(test, htm_chan_setup(other, &t1, 20), 0);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_SETUP], 2);
+	/* SETUP holds nothing after it */
+	KUNIT_EXPECT_EQ(test, configure(other, &t1, 0), 0);
+}
+
+/*
+ * The size query a read makes is optional (public callers never make it):
+ * a long-busy answer is not waited for, the size stays unknown and the
+ * dump goes on to the end the hypervisor gives. The STATUS ioctl waits,
+ * without the channel's lock: another file takes it meanwhile.
+ */
+static void chan_status_busy_never_holds(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+	struct htmtrace_status st;
+
+	fk.busy_op = HTM_OP_STATUS;
+	fk.busy_dumps = 2;
+	read_and_check(test, chan, 0, PAGE_SIZE, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STATUS], 1);
+	KUNIT_EXPECT_EQ(test, chan->stats.long_busy_sleeps, 0);
+	KUNIT_EXPECT_EQ(test, chan->status_err, -EBUSY);
+	KUNIT_EXPECT_EQ(test, fk.busy_dumps, 1);
+
+	fk.probe_chan = chan;
+	fk.probe_status = U32_MAX;
+	KUNIT_ASSERT_EQ(test, htm_chan_status(chan, &st, NULL), 0);
+	flush_work(&probe_work);
+	KUNIT_EXPECT_EQ(test, fk.probe_status, 2);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STATUS], 3);
+	KUNIT_EXPECT_EQ(test, st.state, HTMTRACE_STATE_STOPPED);
+	KUNIT_EXPECT_EQ(test, st.buffer_size, 1ULL << fk.log2);
+	KUNIT_EXPECT_EQ(test, st.status_error, 0);
+}
+
+/*
+ * A new trace on a stopped channel is configured again first, as htm-perf.c
+ * does for every trace: START of a stopped trace, which no public caller
+ * asks and PowerVM may refuse (here: H_STATE), is never asked. A CONFIGURE
+ * that fails then leaves the channel idle, its target free.
+ */
+static void chan_restart_reconfigures(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+	u64 gen = chan->gen;
+
+	fk.start_stopped_rc = H_STATE;
+	KUNIT_EXPECT_EQ(test, htm_chan_start(chan), 0);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DECONFIGURE], 1);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_CONFIGURE], 2);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_START], 2);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
+	KUNIT_EXPECT_GT(test, chan->gen, gen);
+	KUNIT_EXPECT_EQ(test, fk.mode[0], -1UL);
+	read_and_check(test, chan, 0, PAGE_SIZE, PAGE_SIZE);
+
+	fk.fail_op = HTM_OP_CONFIGURE;
+	fk.fail_after = 2;
+	fk.fail_rc = H_HARDWARE;
+	KUNIT_EXPECT_EQ(test, htm_chan_start(chan), -EIO);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, fk.state, FK_IDLE);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&t1, test), 0);
+	htm_target_release(&t1, test);
+	fk.fail_op = 0;
 }
 
 static struct kunit_case htmtrace_chan_cases[] = {
@@ -1236,6 +1412,10 @@ static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_status_log2_checked),
 	KUNIT_CASE(chan_info_iteration_ends),
 	KUNIT_CASE(chan_read_waits_let_go),
+	KUNIT_CASE(chan_info_bounded),
+	KUNIT_CASE(chan_setup_claimed),
+	KUNIT_CASE(chan_status_busy_never_holds),
+	KUNIT_CASE(chan_restart_reconfigures),
 	KUNIT_CASE_PARAM(dump_plan, plan_gen_params),
 	KUNIT_CASE(config_checks),
 	KUNIT_CASE(chan_configure_mode),

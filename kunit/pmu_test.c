@@ -251,8 +251,17 @@ static void pmu_xfer_shrink(struct kunit *test)
 {
 	size_t x = 8 * P;
 
-	KUNIT_EXPECT_FALSE(test, htm_xfer_shrink(H_P4, &x));
+	/* not the length: the offset, the op, the state */
+	KUNIT_EXPECT_FALSE(test, htm_xfer_shrink(H_P6, &x));
+	KUNIT_EXPECT_FALSE(test, htm_xfer_shrink(H_P3, &x));
+	KUNIT_EXPECT_FALSE(test, htm_xfer_shrink(H_STATE, &x));
 	KUNIT_EXPECT_EQ(test, x, 8 * P);
+	/* the length, the destination it spans, a parameter unnamed */
+	KUNIT_EXPECT_TRUE(test, htm_xfer_shrink(H_P4, &x));
+	KUNIT_EXPECT_EQ(test, x, 4 * P);
+	KUNIT_EXPECT_TRUE(test, htm_xfer_shrink(H_PARAMETER, &x));
+	KUNIT_EXPECT_EQ(test, x, 2 * P);
+	x = 8 * P;
 	KUNIT_EXPECT_TRUE(test, htm_xfer_shrink(H_P5, &x));
 	KUNIT_EXPECT_EQ(test, x, 4 * P);
 	x = 3 * P;

@@ -3,6 +3,9 @@
  * htmtrace: debugfs status under /sys/kernel/debug/htmtrace/.
  *
  *	backend		name of the hypervisor backend in use
+ *	targets		the HTM targets held, by a channel or an htm event,
+ *			and those stranded: left configured by a holder whose
+ *			DECONFIGURE failed at teardown (kept from every user)
  *	htmN/config	channel state, target, flags and dump engine sizes
  *	htmN/status	the hypervisor's STATUS block, decoded
  *	htmN/caps	the capabilities block, in hex
@@ -42,6 +45,13 @@ static int backend_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(backend);
+
+static int targets_show(struct seq_file *m, void *v)
+{
+	htm_targets_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(targets);
 
 static void htm_chan_target(struct htm_chan *chan, struct htm_target *t)
 {
@@ -269,6 +279,8 @@ void htm_debugfs_init(const struct htmtrace_hv_ops *hv)
 	htm_debugfs_root = debugfs_create_dir("htmtrace", NULL);
 	debugfs_create_file("backend", 0400, htm_debugfs_root, (void *)hv,
 			    &backend_fops);
+	debugfs_create_file("targets", 0400, htm_debugfs_root, NULL,
+			    &targets_fops);
 }
 
 void htm_debugfs_exit(void)

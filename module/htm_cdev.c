@@ -138,21 +138,8 @@ static long htm_ioctl_configure(struct htm_chan *chan, void __user *argp)
 	ret = htm_config_check(&ucfg, &cfg);
 	if (ret)
 		return ret;
-	/* A configured channel holds the module as an open file does. */
-	__module_get(THIS_MODULE);
-	ret = htm_chan_configure(chan, &cfg);
-	if (ret)
-		module_put(THIS_MODULE);
-	return ret;
-}
-
-static long htm_ioctl_deconfigure(struct htm_chan *chan)
-{
-	int ret = htm_chan_deconfigure(chan);
-
-	if (!ret)
-		module_put(THIS_MODULE);
-	return ret;
+	/* A configured channel holds the module (htm_chan_configure()). */
+	return htm_chan_configure(chan, &cfg);
 }
 
 static long htm_ioctl_setup(struct htm_chan *chan, void __user *argp)
@@ -251,7 +238,7 @@ static long htm_cdev_ioctl(struct file *file, unsigned int cmd,
 	case HTMTRACE_IOC_STOP:
 		return htm_chan_stop(chan);
 	default:
-		return htm_ioctl_deconfigure(chan);
+		return htm_chan_deconfigure(chan);
 	}
 }
 
@@ -333,4 +320,6 @@ void htm_cdev_remove_all(void)
 	kfree(htm_cdevs);
 	htm_cdevs = NULL;
 	htm_nr_cdevs = 0;
+	/* No channel and no htm event is left: only stranded holds. */
+	htm_targets_exit();
 }

@@ -15,8 +15,9 @@
  * begins a new generation of the trace; a file reads one generation and
  * gets -ESTALE once it is gone, so that no read splices two traces.
  *
- * The target registry makes sure one (type, node, chip, core) has one holder
- * at a time, whether a channel or a perf event.
+ * The target registry is htm_target.c, the requests of a dump (shared with
+ * the PMU) htm_dump.c. Lock rules: struct htm_chan's @lock and struct
+ * htm_reader's @lock, in htm_internal.h.
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
@@ -25,8 +26,11 @@
 #include <linux/io.h>
 #include <linux/list.h>
 #include <linux/minmax.h>
+#include <linux/seq_file.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -37,188 +41,7 @@
 #include "htmtrace.h"
 #include "htm_internal.h"
 
-/* target registry */
-
-struct htm_target_hold {
-	struct list_head node;
-	struct htm_target target;
-	const void *owner;
-};
-
-/* Protects htm_targets; a leaf lock. */
-static DEFINE_MUTEX(htm_targets_lock);
-static LIST_HEAD(htm_targets);
-
-static bool htm_target_equal(const struct htm_target *a,
-			     const struct htm_target *b)
-{
-	return a->type == b->type && a->node == b->node &&
-	       a->chip == b->chip && a->core == b->core;
-}
-
-/* Two targets overlap if they are the same unit, or one is GLOBAL (all). */
-static bool htm_target_overlap(const struct htm_target *a,
-			       const struct htm_target *b)
-{
-	return a->type == HTMTRACE_TYPE_GLOBAL ||
-	       b->type == HTMTRACE_TYPE_GLOBAL || htm_target_equal(a, b);
-}
-
-/**
- * htm_target_claim() - become the one holder of a target
- * @t: target
- * @owner: cookie identifying the holder
- *
- * Return: 0, -EBUSY if another holder has it or one that overlaps it (a
- * GLOBAL target overlaps every other), -ENOMEM.
- */
-int htm_target_claim(const struct htm_target *t, const void *owner)
-{
-	struct htm_target_hold *hold, *new;
-	int ret = 0;
-
-	new = kzalloc(sizeof(*new), GFP_KERNEL);
-	if (!new)
-		return -ENOMEM;
-	new->target = *t;
-	new->owner = owner;
-
-	mutex_lock(&htm_targets_lock);
-	list_for_each_entry(hold, &htm_targets, node) {
-		if (htm_target_overlap(&hold->target, t)) {
-			ret = -EBUSY;
-			break;
-		}
-	}
-	if (!ret)
-		list_add(&new->node, &htm_targets);
-	mutex_unlock(&htm_targets_lock);
-
-	if (ret)
-		kfree(new);
-	return ret;
-}
-EXPORT_SYMBOL_IF_KUNIT(htm_target_claim);
-
-void htm_target_release(const struct htm_target *t, const void *owner)
-{
-	struct htm_target_hold *hold;
-
-	mutex_lock(&htm_targets_lock);
-	list_for_each_entry(hold, &htm_targets, node) {
-		if (htm_target_equal(&hold->target, t) && hold->owner == owner) {
-			list_del(&hold->node);
-			kfree(hold);
-			break;
-		}
-	}
-	mutex_unlock(&htm_targets_lock);
-}
-EXPORT_SYMBOL_IF_KUNIT(htm_target_release);
-
-/* argument checks */
-
-/**
- * htm_target_from_user() - check a user target and convert it
- * @ut: target as passed by the user
- * @any_type: accept any 8-bit type (information queries) instead of the
- *	HTMTRACE_TYPE_* a trace needs
- * @t: result
- *
- * Return: 0 or -EINVAL (bad type or index, a target kind other than
- * HTMTRACE_TARGET_HW, a reserved field set).
- */
-int htm_target_from_user(const struct htmtrace_target *ut, bool any_type,
-			 struct htm_target *t)
-{
-	switch (ut->type) {
-	case HTMTRACE_TYPE_NEST:
-	case HTMTRACE_TYPE_CORE:
-	case HTMTRACE_TYPE_LLAT:
-	case HTMTRACE_TYPE_GLOBAL:
-		break;
-	default:
-		if (!any_type || ut->type > 0xff)
-			return -EINVAL;
-	}
-	if (ut->node > HTMTRACE_INDEX_MAX || ut->chip > HTMTRACE_INDEX_MAX ||
-	    ut->core > HTMTRACE_INDEX_MAX)
-		return -EINVAL;
-	/* Logical and processor-id targets have no public meaning yet. */
-	if (ut->kind != HTMTRACE_TARGET_HW || ut->reserved)
-		return -EINVAL;
-
-	t->type = ut->type;
-	t->node = ut->node;
-	t->chip = ut->chip;
-	t->core = ut->core;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(htm_target_from_user);
-
-/**
- * htm_config_check() - check a configuration from the user
- * @ucfg: HTMTRACE_IOC_CONFIGURE argument
- * @cfg: receives the checked configuration; without HTMTRACE_CFG_MODE its
- *	mode is what htmdump.c passes: all ones twice ("use default htm mode
- *	reg mask and htm mode reg value") with HTMTRACE_CFG_NOWRAP, else zeros
- *
- * Return: 0 or -EINVAL (unknown flag, reserved field set, a mode without
- * HTMTRACE_CFG_MODE, bad target).
- */
-int htm_config_check(const struct htmtrace_config *ucfg,
-		     struct htm_config *cfg)
-{
-	unsigned int i;
-
-	if (ucfg->flags & ~HTMTRACE_CFG_FLAGS || ucfg->reserved0)
-		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(ucfg->reserved); i++)
-		if (ucfg->reserved[i])
-			return -EINVAL;
-	if (ucfg->flags & HTMTRACE_CFG_MODE) {
-		cfg->mode_mask = ucfg->mode_mask;
-		cfg->mode_value = ucfg->mode_value;
-	} else {
-		if (ucfg->mode_mask || ucfg->mode_value)
-			return -EINVAL;
-		cfg->mode_mask = ucfg->flags & HTMTRACE_CFG_NOWRAP ? -1ULL : 0;
-		cfg->mode_value = cfg->mode_mask;
-	}
-	cfg->flags = ucfg->flags;
-	return htm_target_from_user(&ucfg->target, false, &cfg->target);
-}
-EXPORT_SYMBOL_IF_KUNIT(htm_config_check);
-
-/* dump engine */
-
-/**
- * htm_dump_plan() - the DUMP_DATA to ask for a read at @pos
- * @pos: byte offset the reader asks for
- * @xfer: bytes per DUMP_DATA, a multiple of PAGE_SIZE
- * @hw_size: size of the HTM buffer, 0 if unknown
- * @start: receives the chunk's offset: @pos rounded down to @xfer
- * @len: receives the length to ask for: @xfer, or, where the buffer ends
- *	sooner, the whole pages up to its end (no public caller asks for less
- *	than a page)
- *
- * Return: the bytes of the chunk that are trace, from @start: @len, or, with
- * a known @hw_size, up to it; 0 if @pos is at or past @hw_size (nothing to
- * ask for).
- */
-size_t htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start,
-		     size_t *len)
-{
-	*start = pos - pos % xfer;
-	*len = xfer;
-	if (!hw_size)
-		return xfer;
-	if (pos >= hw_size)
-		return 0;
-	*len = min_t(u64, xfer, round_up(hw_size - *start, PAGE_SIZE));
-	return min_t(u64, *len, hw_size - *start);
-}
-EXPORT_SYMBOL_IF_KUNIT(htm_dump_plan);
+/* the channel's dump */
 
 /*
  * The bounce buffer: htm_bounce_size if memory is not too fragmented for it,
@@ -261,28 +84,6 @@ static unsigned long htm_chan_flags(const struct htm_chan *chan)
 	return chan->cfg.flags & HTMTRACE_CFG_NOWRAP ? HTM_FLAGS_NOWRAP : 0;
 }
 
-/**
- * htm_caller_call() - issue one H_HTM request for a holder of a target
- * @c: who asks, and how
- * @op: HTM_OP_*
- * @p1: first operation parameter
- * @p2: second operation parameter
- * @p3: third operation parameter
- * @hrc: if not NULL, receives the last hypervisor status
- *
- * Return: see htm_hv_call_policy(), and htm_hv_call_yield() with @c->yield.
- */
-int htm_caller_call(const struct htm_caller *c, unsigned int op,
-		    unsigned long p1, unsigned long p2, unsigned long p3,
-		    long *hrc)
-{
-	if (c->yield)
-		return htm_hv_call_yield(c->hv, c->yield, c->stats, c->target,
-					 c->flags, op, p1, p2, p3, hrc);
-	return htm_hv_call_policy(c->hv, c->policy, c->stats, c->target,
-				  c->flags, op, p1, p2, p3, hrc);
-}
-
 /*
  * How the channel asks, under its lock; with @yield, the lock is let go
  * while a long-busy answer is waited out.
@@ -312,61 +113,28 @@ static int htm_chan_call(struct htm_chan *chan,
 	return htm_caller_call(&c, op, p1, p2, p3, hrc);
 }
 
-/**
- * htm_status_size() - the HTM buffer size a STATUS block gives
- * @hdr: the STATUS block's header
- * @size: receives the size in bytes
- *
- * Public sources define the size byte (+0x01) for nest and core only.
- *
- * Return: 0, or -ENODATA if the byte is no size: smaller than one record,
- * or beyond what loff_t can address (0 included: llat and global may leave
- * it unset).
- */
-int htm_status_size(const u8 *hdr, u64 *size)
-{
-	u8 log2_size = hdr[HTM_STATUS_LOG2_SIZE];
-
-	if (log2_size < ilog2(HTM_RECORD_SIZE) || log2_size > HTM_LOG2_SIZE_MAX)
-		return -ENODATA;
-	*size = 1ULL << log2_size;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(htm_status_size);
-
-/**
- * htm_xfer_shrink() - shrink the transfer size after a refused DUMP_DATA
- * @rc: the hypervisor's status for the DUMP_DATA
- * @max_xfer: most bytes one DUMP_DATA asks for, a multiple of PAGE_SIZE;
- *	halved (in whole pages) if the hypervisor said the length is more than
- *	it moves at once (H_P5)
- *
- * Return: true if @max_xfer shrank and the request may be repeated.
- */
-bool htm_xfer_shrink(long rc, size_t *max_xfer)
-{
-	if (rc != H_P5 || *max_xfer <= PAGE_SIZE)
-		return false;
-	*max_xfer = max_t(size_t, PAGE_SIZE, round_down(*max_xfer / 2, PAGE_SIZE));
-	return true;
-}
-EXPORT_SYMBOL_IF_KUNIT(htm_xfer_shrink);
-
 /*
  * Ask STATUS for the buffer size of the current trace, into @buf (at least
- * a page); the answer, a usable size or none, holds for the generation.
+ * a page, the caller's own); the answer, a usable size or none, holds for
+ * the generation. With @yield, a long-busy answer is waited out without the
+ * channel's lock; without, it is not waited for at all (the size is then
+ * unknown, -EBUSY): the dump needs no size, and public callers never ask.
  * Return: 0 (the size may still be unknown: see chan->status_err), or
  * -ERESTARTSYS or -ESTALE from a wait with @yield.
  */
 static int htm_chan_query_size(struct htm_chan *chan, void *buf,
 			       const struct htm_hv_yield *yield)
 {
+	struct htm_caller c;
 	int ret;
 
 	/* What the hypervisor does not write reads as zero, never as stale. */
 	memset(buf, 0, PAGE_SIZE);
-	ret = htm_chan_call(chan, yield, HTM_OP_STATUS, virt_to_phys(buf),
-			    PAGE_SIZE, 0, NULL);
+	htm_chan_caller(chan, yield, &c);
+	if (!yield)
+		c.policy = &htm_hv_atomic_policy;
+	ret = htm_caller_call(&c, HTM_OP_STATUS, virt_to_phys(buf), PAGE_SIZE,
+			      0, NULL);
 	if (ret == -ERESTARTSYS || ret == -ESTALE)
 		return ret;
 	chan->hw_size = 0;
@@ -402,35 +170,13 @@ static void htm_chan_stopped(struct htm_chan *chan)
 	wake_up_interruptible_all(&chan->wait);
 }
 
-/* Is there a trace to ask DUMP_DATA for? See htm_reader_fill(). */
+/*
+ * Is there a trace to ask DUMP_DATA for? Only one stopped through the
+ * driver: after a STOP the hypervisor refused, it may still be writing.
+ */
 static bool htm_chan_readable(const struct htm_chan *chan)
 {
-	return chan->state == HTMTRACE_STATE_STOPPED ||
-	       (chan->state == HTMTRACE_STATE_TRACING && chan->stop_refused);
-}
-
-/**
- * htm_trace_stop() - STOP a trace
- * @c: who asks, and how
- * @refused: set if the hypervisor answered H_STATE, left as it is otherwise
- *
- * H_STATE is an error as on every op (htmdump.c: "HTM state is not valid";
- * htm-perf.c: -EIO), and the trace is not to be taken as stopped: the
- * hypervisor says the target is in no state to stop, so the holder asks
- * for the data next, and the answer decides (data: the trace had stopped
- * on its own; H_STATE: -EIO).
- *
- * Return: 0 once the trace is stopped, else the errno.
- */
-int htm_trace_stop(const struct htm_caller *c, bool *refused)
-{
-	long rc = H_SUCCESS;
-	int ret;
-
-	ret = htm_caller_call(c, HTM_OP_STOP, 0, 0, 0, &rc);
-	if (ret && rc == H_STATE)
-		*refused = true;
-	return ret;
+	return chan->state == HTMTRACE_STATE_STOPPED;
 }
 
 /* STOP a tracing channel; a refused STOP marks it stop_refused. */
@@ -452,53 +198,6 @@ static int htm_chan_stop_locked(struct htm_chan *chan,
 	return ret;
 }
 
-/**
- * htm_dump_chunk() - DUMP_DATA the chunk of a trace that holds @pos
- * @c: who asks, and how
- * @ck: the request: @ck->buf, @ck->cap, @ck->base and @ck->end in,
- *	@ck->start and @ck->len out
- * @pos: trace offset the chunk holds, at or after @ck->base and before
- *	@ck->end
- * @max_xfer: most bytes one DUMP_DATA asks for; where the hypervisor says
- *	a length is more than it moves at once (H_P5), the transfer is
- *	halved, in whole pages, written back here, and the request made again
- *
- * The chunk is what htm_dump_plan() plans for @pos, counted from @ck->base,
- * with transfers of *@max_xfer bytes at most (and @ck->cap, unless 0): a
- * page-aligned offset and whole pages, as every public caller asks. H_HTM
- * tells no byte count: the chunk is zeroed before each request, so that
- * what the hypervisor does not write (H_PARTIAL, a short transfer) reads as
- * zeros, never as older data or kernel memory.
- *
- * Return: 0; -ENODATA if the hypervisor answers that the data ends (at
- * @ck->start or before), or if @pos is not before @ck->end (nothing is
- * asked); another errno.
- */
-int htm_dump_chunk(const struct htm_caller *c, struct htm_chunk *ck, u64 pos,
-		   size_t *max_xfer)
-{
-	size_t xfer, len;
-	long rc;
-	int ret;
-
-	for (;;) {
-		xfer = ck->cap ? min(ck->cap, *max_xfer) : *max_xfer;
-		ck->len = htm_dump_plan(pos - ck->base, xfer,
-					ck->end ? ck->end - ck->base : 0,
-					&ck->start, &len);
-		ck->start += ck->base;
-		if (!ck->len)
-			return -ENODATA;
-		memset(ck->buf, 0, len);
-		ret = htm_caller_call(c, HTM_OP_DUMP_DATA, virt_to_phys(ck->buf),
-				      len, ck->start, &rc);
-		if (!htm_xfer_shrink(rc, &xfer))
-			return ret;
-		*max_xfer = xfer;
-	}
-}
-EXPORT_SYMBOL_IF_KUNIT(htm_dump_chunk);
-
 /*
  * Fetch the chunk holding @pos of the trace into @dump, a reader's own
  * buffer, following the public drivers: no STATUS is needed (without a
@@ -514,11 +213,13 @@ static int htm_dump_fetch(struct htm_chan *chan, struct htm_dump *dump,
 {
 	struct htm_chunk ck = { .buf = dump->buf, .cap = dump->size };
 	struct htm_caller c;
+	size_t xfer;
 	int ret;
 
 	lockdep_assert_held(&chan->lock);
+	/* Not waited for: the channel's other files and exits go on. */
 	if (chan->size_gen != chan->gen) {
-		ret = htm_chan_query_size(chan, dump->buf, yield);
+		ret = htm_chan_query_size(chan, dump->buf, NULL);
 		if (ret)
 			return ret;
 	}
@@ -532,14 +233,14 @@ static int htm_dump_fetch(struct htm_chan *chan, struct htm_dump *dump,
 	dump->len = 0;
 	ck.end = chan->hw_size;
 	htm_chan_caller(chan, yield, &c);
+	xfer = chan->max_xfer;
 	ret = htm_dump_chunk(&c, &ck, pos, &chan->max_xfer);
+	if (chan->max_xfer < xfer)
+		htm_target_xfer_learn(&chan->cfg.target, chan->max_xfer);
 	if (ret == -ENODATA)
 		htm_chan_data_end(chan, ck.start);
 	if (ret)
 		return ret;
-	/* It would not stop and gives its data: it had stopped on its own. */
-	if (chan->state == HTMTRACE_STATE_TRACING)
-		htm_chan_stopped(chan);
 	dump->gen = chan->gen;
 	dump->start = ck.start;
 	dump->len = ck.len;
@@ -601,7 +302,12 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_destroy);
  * @t: target
  * @log2_size: log2 of the buffer size
  *
- * Return: 0, -EINVAL for a size out of 1..HTM_LOG2_SIZE_MAX, or the
+ * The target is claimed for the request: one a channel or a perf event
+ * holds (or that a stranded hold keeps) is not resized under its holder,
+ * whose dump is bounded by the size STATUS gave it.
+ *
+ * Return: 0, -EINVAL for a size out of 1..HTM_LOG2_SIZE_MAX, -EBUSY if the
+ * target, or one that overlaps it, is held, -ENOMEM, -EINTR, or the
  * hypervisor's errno.
  */
 int htm_chan_setup(struct htm_chan *chan, const struct htm_target *t,
@@ -613,8 +319,12 @@ int htm_chan_setup(struct htm_chan *chan, const struct htm_target *t,
 		return -EINVAL;
 	if (mutex_lock_killable(&chan->lock))
 		return -EINTR;
-	ret = htm_hv_call(chan->hv, &chan->stats, t, 0, HTM_OP_SETUP,
-			  log2_size, 0, 0, NULL);
+	ret = htm_target_claim(t, &chan->setup_claim);
+	if (!ret) {
+		ret = htm_hv_call(chan->hv, &chan->stats, t, 0, HTM_OP_SETUP,
+				  log2_size, 0, 0, NULL);
+		htm_target_release(t, &chan->setup_claim);
+	}
 	mutex_unlock(&chan->lock);
 	return ret;
 }
@@ -625,7 +335,8 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_setup);
  * @chan: an idle channel
  * @cfg: configuration, checked by htm_config_check()
  *
- * On failure the channel stays idle and holds nothing.
+ * On failure the channel stays idle and holds nothing. A configured
+ * channel holds the module, until it is idle again.
  *
  * Return: 0; -EBADFD if the channel is not idle; -EBUSY if the target is
  * held elsewhere; -ENOMEM; or the hypervisor's errno.
@@ -652,22 +363,65 @@ int htm_chan_configure(struct htm_chan *chan, const struct htm_config *cfg)
 		htm_target_release(&cfg->target, chan);
 		goto out;
 	}
-	chan->max_xfer = htm_bounce_size;
+	chan->max_xfer = htm_target_xfer(&cfg->target);
 	WRITE_ONCE(chan->state, HTMTRACE_STATE_CONFIGURED);
+	/* A configured channel holds the module, as an open file does. */
+	__module_get(THIS_MODULE);
 out:
 	mutex_unlock(&chan->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_chan_configure);
 
+/* The unit is deconfigured: so is the channel, which gives its target back. */
+static void htm_chan_idle(struct htm_chan *chan)
+{
+	htm_target_release(&chan->cfg.target, chan);
+	memset(&chan->cfg, 0, sizeof(chan->cfg));
+	WRITE_ONCE(chan->state, HTMTRACE_STATE_IDLE);
+	htm_chan_new_generation(chan);
+	module_put(THIS_MODULE);
+}
+
+/*
+ * Before a new trace of a stopped channel: DECONFIGURE and CONFIGURE
+ * again, as htm-perf.c does for every trace. No public caller STARTs a
+ * stopped trace, and what PowerVM answers to it (a fresh trace, H_STATE,
+ * or the old one resumed) is not public: it is never asked. A DECONFIGURE
+ * that fails leaves the stopped trace as it was; a CONFIGURE that fails
+ * leaves the unit, and so the channel, idle.
+ */
+static int htm_chan_reconfigure(struct htm_chan *chan)
+{
+	const struct htm_config *cfg = &chan->cfg;
+	int ret;
+
+	ret = htm_chan_call(chan, NULL, HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
+	if (ret)
+		return ret;
+	ret = htm_chan_call(chan, NULL, HTM_OP_CONFIGURE, cfg->mode_mask,
+			    cfg->mode_value, 0, NULL);
+	if (ret) {
+		pr_warn_ratelimited("htm%u: CONFIGURE again failed (%d): the channel is idle\n",
+				    chan->index, ret);
+		htm_chan_idle(chan);
+		return ret;
+	}
+	WRITE_ONCE(chan->state, HTMTRACE_STATE_CONFIGURED);
+	htm_chan_new_generation(chan);
+	return 0;
+}
+
 /**
  * htm_chan_start() - start tracing, from scratch
  * @chan: a configured or stopped channel
  *
+ * A stopped channel is configured again first (htm_chan_reconfigure()).
  * The trace begins a new generation: files that read the previous one get
  * -ESTALE.
  *
- * Return: 0, -EBADFD in another state, or the hypervisor's errno.
+ * Return: 0, -EBADFD in another state, or the hypervisor's errno (after a
+ * CONFIGURE that failed, the channel is idle).
  */
 int htm_chan_start(struct htm_chan *chan)
 {
@@ -679,6 +433,11 @@ int htm_chan_start(struct htm_chan *chan)
 	    chan->state != HTMTRACE_STATE_STOPPED) {
 		ret = -EBADFD;
 		goto out;
+	}
+	if (chan->state == HTMTRACE_STATE_STOPPED) {
+		ret = htm_chan_reconfigure(chan);
+		if (ret)
+			goto out;
 	}
 	ret = htm_chan_call(chan, NULL, HTM_OP_START, 0, 0, 0, NULL);
 	if (ret)
@@ -749,16 +508,50 @@ int htm_chan_deconfigure(struct htm_chan *chan)
 				    ret ? "failed too" : "succeeded", ret);
 	if (ret)
 		goto out;
-
-	htm_target_release(&chan->cfg.target, chan);
-	memset(&chan->cfg, 0, sizeof(chan->cfg));
-	WRITE_ONCE(chan->state, HTMTRACE_STATE_IDLE);
-	htm_chan_new_generation(chan);
+	htm_chan_idle(chan);
 out:
 	mutex_unlock(&chan->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_chan_deconfigure);
+
+/* The trace a STATUS or size query was asked for, for its yield. */
+struct htm_chan_trace {
+	struct htm_chan *chan;
+	u64 gen;
+};
+
+/* Is it still there, after a wait? */
+static bool htm_chan_trace_same(void *arg)
+{
+	const struct htm_chan_trace *tr = arg;
+
+	lockdep_assert_held(&tr->chan->lock);
+	return tr->chan->gen == tr->gen &&
+	       tr->chan->state != HTMTRACE_STATE_IDLE;
+}
+
+/*
+ * STATUS for the current trace, into @buf, a page of the caller's: a
+ * long-busy answer is waited out without the channel's lock, and asked
+ * again for the trace there is then. Return: 0, or -ERESTARTSYS.
+ */
+static int htm_chan_query_size_wait(struct htm_chan *chan, void *buf)
+{
+	struct htm_chan_trace tr = { .chan = chan };
+	const struct htm_hv_yield yield = {
+		.lock = &chan->lock,
+		.valid = htm_chan_trace_same,
+		.arg = &tr,
+	};
+	int ret;
+
+	do {
+		tr.gen = chan->gen;
+		ret = htm_chan_query_size(chan, buf, &yield);
+	} while (ret == -ESTALE && chan->state != HTMTRACE_STATE_IDLE);
+	return ret == -ESTALE ? 0 : ret;
+}
 
 /**
  * htm_chan_status() - the channel's state for HTMTRACE_IOC_STATUS
@@ -769,33 +562,44 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_deconfigure);
  *	lock as the query; zeros when idle or on error
  *
  * Says what the driver knows: a STATUS request that fails leaves the size
- * unknown and its errno in @st->status_error, and is no error here.
+ * unknown and its errno in @st->status_error, and is no error here. A
+ * long-busy answer is waited out without the channel's lock: the channel's
+ * other files are not held up.
  *
- * Return: 0, -EINTR, or -ERESTARTSYS if a signal came while the hypervisor
- * was long busy.
+ * Return: 0, -EINTR, -ENOMEM, or -ERESTARTSYS if a signal came while the
+ * hypervisor was long busy.
  */
 int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr)
 {
 	const struct htm_target *t = &chan->cfg.target;
+	void *buf;
 	int ret = 0;
 
 	memset(st, 0, sizeof(*st));
 	if (hdr)
 		memset(hdr, 0, HTM_BLOCK_HDR_SIZE);
-	if (mutex_lock_killable(&chan->lock))
+	buf = (void *)__get_free_page(GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (mutex_lock_killable(&chan->lock)) {
+		free_page((unsigned long)buf);
 		return -EINTR;
+	}
+	if (chan->state != HTMTRACE_STATE_IDLE) {
+		ret = htm_chan_query_size_wait(chan, buf);
+		if (ret)
+			goto out;
+	}
+	/* What is there after the query, which may have let the lock go. */
 	st->state = chan->state;
 	st->flags = chan->cfg.flags;
 	st->generation = chan->gen;
-	if (chan->state != HTMTRACE_STATE_IDLE) {
+	if (chan->state != HTMTRACE_STATE_IDLE && chan->size_gen == chan->gen) {
 		st->target.type = t->type;
 		st->target.node = t->node;
 		st->target.chip = t->chip;
 		st->target.core = t->core;
 		st->target.kind = HTMTRACE_TARGET_HW;
-		ret = htm_chan_query_size(chan, chan->info, NULL);
-		if (ret)
-			goto out;
 		st->buffer_size = chan->hw_size;
 		st->status_error = chan->status_err;
 		if (chan->end_gen == chan->gen) {
@@ -805,10 +609,11 @@ int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr)
 		if (chan->stop_refused)
 			st->hv_flags |= HTMTRACE_STATUS_STOP_REFUSED;
 		if (!chan->status_err && hdr)
-			memcpy(hdr, chan->info, HTM_BLOCK_HDR_SIZE);
+			memcpy(hdr, buf, HTM_BLOCK_HDR_SIZE);
 	}
 out:
 	mutex_unlock(&chan->lock);
+	free_page((unsigned long)buf);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_chan_status);
@@ -825,8 +630,37 @@ static size_t htm_info_block_len(unsigned int op, const u8 *hdr)
 	return HTM_BLOCK_HDR_SIZE + n * entry;
 }
 
-/* Upper bound on an iterated answer, against a hypervisor that never ends. */
-#define HTM_INFO_MAX	(4UL << 20)
+/*
+ * Bounds on an iterated answer, against a hypervisor that never ends it:
+ * bytes, and calls (the largest table public code knows of, a SYSPROC
+ * entry per core of a 16-node machine, takes a few hundred even one entry
+ * per block).
+ */
+#define HTM_INFO_MAX		(4UL << 20)
+#define HTM_INFO_MAX_CALLS	4096
+
+/* Room for @need bytes in *@out (of *@cap), grown geometrically. */
+static int htm_info_grow(void **out, size_t *cap, size_t used, size_t need)
+{
+	size_t n = max_t(size_t, *cap, PAGE_SIZE);
+	void *grown;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	n = min_t(size_t, n, HTM_INFO_MAX);
+	/* kvrealloc() changed its arguments in 6.12: done by hand. */
+	grown = kvmalloc(n, GFP_KERNEL);
+	if (!grown)
+		return -ENOMEM;
+	if (*out)
+		memcpy(grown, *out, used);
+	kvfree(*out);
+	*out = grown;
+	*cap = n;
+	return 0;
+}
 
 /**
  * htm_chan_info() - fetch the capabilities or a configuration dump
@@ -842,25 +676,37 @@ static size_t htm_info_block_len(unsigned int op, const u8 *hdr)
  * after block, following the iterator at +0x08 of each block until it
  * reads 0 (htm-perf.c: "last batch") or -1 (htmdump.c), or until the
  * hypervisor answers H_NOT_AVAILABLE after a first block (htm-perf.c:
- * "normal end of stream"). H_PARTIAL is success, as for every op.
+ * "normal end of stream"). H_PARTIAL is success, as for every op. A block
+ * with no entry ends the iteration too (kept: its header counts the
+ * table), whatever its iterator says. At most HTM_INFO_MAX_CALLS blocks
+ * and HTM_INFO_MAX bytes; a fatal signal ends the walk.
  *
- * Return: 0, -ENOMEM, -EIO if the hypervisor's blocks do not add up,
- * -ENODATA if it has no such data (H_NOT_AVAILABLE for the first block),
- * or the hypervisor's errno.
+ * Return: 0, -ENOMEM, -EIO if the hypervisor's blocks do not add up or
+ * never end, -ENODATA if it has no such data (H_NOT_AVAILABLE for the
+ * first block), -EINTR, or the hypervisor's errno.
  */
 int htm_chan_info(struct htm_chan *chan, unsigned int op,
 		  const struct htm_target *t, void **data, size_t *len)
 {
 	u8 *hdr = chan->info;
-	void *out = NULL, *grown;
-	size_t total = 0, blen;
+	void *out = NULL;
+	size_t total = 0, cap = 0, blen;
 	size_t room = op == HTM_OP_CAPABILITIES ? HTM_CAPS_SIZE : PAGE_SIZE;
-	u64 next = 0;
+	unsigned int calls = 0;
+	u64 next = 0, n = 0;
 	int ret;
 
 	if (mutex_lock_killable(&chan->lock))
 		return -EINTR;
 	do {
+		if (calls++ == HTM_INFO_MAX_CALLS) {
+			ret = -EIO;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
 		memset(chan->info, 0, PAGE_SIZE);
 		ret = htm_hv_call(chan->hv, &chan->stats, t, 0, op,
 				  virt_to_phys(chan->info), room, next, NULL);
@@ -875,25 +721,20 @@ int htm_chan_info(struct htm_chan *chan, unsigned int op,
 			next = 0;
 		} else {
 			blen = htm_info_block_len(op, hdr);
+			n = be64_to_cpup((__be64 *)(hdr + HTM_BLOCK_NR_ENTRIES));
 			next = be64_to_cpup((__be64 *)(hdr + HTM_BLOCK_NEXT));
 		}
 		if (!blen || total + blen > HTM_INFO_MAX) {
 			ret = -EIO;
 			break;
 		}
-		/* kvrealloc() changed its arguments in 6.12: done by hand. */
-		grown = kvmalloc(total + blen, GFP_KERNEL);
-		if (!grown) {
-			ret = -ENOMEM;
+		ret = htm_info_grow(&out, &cap, total, total + blen);
+		if (ret)
 			break;
-		}
-		if (out)
-			memcpy(grown, out, total);
-		kvfree(out);
-		out = grown;
 		memcpy(out + total, hdr, blen);
 		total += blen;
-	} while (next && next != U64_MAX);
+	} while (next && next != U64_MAX &&
+		 (op == HTM_OP_CAPABILITIES || n));
 	mutex_unlock(&chan->lock);
 
 	if (ret) {
@@ -945,7 +786,7 @@ static bool htm_reader_trace_running(void *arg)
 
 	lockdep_assert_held(&rd->chan->lock);
 	return rd->chan->state == HTMTRACE_STATE_TRACING &&
-	       !rd->chan->stop_refused && rd->chan->gen == rd->gen;
+	       rd->chan->gen == rd->gen;
 }
 
 /*
@@ -981,7 +822,7 @@ static int htm_reader_fill(struct htm_reader *rd, u64 pos, bool want_data,
 			ret = -ESTALE;
 			goto out;
 		}
-		if (chan->state != HTMTRACE_STATE_TRACING || chan->stop_refused)
+		if (chan->state != HTMTRACE_STATE_TRACING)
 			break;
 		/* The file reads the trace it stops or waits for, no later one. */
 		gen = chan->gen;
@@ -990,14 +831,20 @@ static int htm_reader_fill(struct htm_reader *rd, u64 pos, bool want_data,
 			ret = -EPERM;
 			if (!(how & HTM_READ_MAY_STOP))
 				goto out;
+			/* Asked again after a refusal, as htm-perf.c's next read. */
 			ret = htm_chan_stop_locked(chan, &stop_yield);
 			/* Stopped or restarted by another file meanwhile. */
 			if (ret == -ESTALE)
 				continue;
-			/* Refused: the dump's answer decides (see below). */
-			if (ret && !chan->stop_refused)
+			/* Failed or refused: no dump of a trace that may run. */
+			if (ret)
 				goto out;
 			break;
+		}
+		/* The STOP it waited for was refused: the trace may still run. */
+		if (chan->stop_refused) {
+			ret = -EIO;
+			goto out;
 		}
 		if (how & HTM_READ_NONBLOCK) {
 			ret = -EAGAIN;
@@ -1014,12 +861,7 @@ static int htm_reader_fill(struct htm_reader *rd, u64 pos, bool want_data,
 			return -ERESTARTSYS;
 	}
 
-	/*
-	 * A stopped trace, or one whose STOP the hypervisor refused (it is
-	 * in no state to stop): DUMP_DATA is asked for, and its answer decides
-	 * (H_STATE: -EIO; data: the trace had stopped on its own). No DUMP_DATA
-	 * goes to a trace the driver knows to be running.
-	 */
+	/* Only a trace stopped through the driver is dumped. */
 	if (!htm_chan_readable(chan)) {
 		ret = -ENODATA;
 		goto out;
@@ -1104,30 +946,39 @@ EXPORT_SYMBOL_IF_KUNIT(htm_chan_read);
  *
  * Return: where the data ends, once a read of this trace found it; else the
  * HTM buffer size STATUS gives; -ENODATA if there is no trace or neither is
- * known (the size is not needed to read: read until 0); -EINTR or
+ * known (the size is not needed to read: read until 0); -EINTR, -ENOMEM or
  * -ERESTARTSYS.
  */
 loff_t htm_chan_size(struct htm_chan *chan)
 {
+	void *buf;
 	loff_t ret = 0;
 
-	if (mutex_lock_killable(&chan->lock))
+	buf = (void *)__get_free_page(GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (mutex_lock_killable(&chan->lock)) {
+		free_page((unsigned long)buf);
 		return -EINTR;
+	}
+	/* A long-busy STATUS is waited out without the lock (see above). */
+	if ((chan->state == HTMTRACE_STATE_TRACING ||
+	     chan->state == HTMTRACE_STATE_STOPPED) &&
+	    chan->end_gen != chan->gen && chan->size_gen != chan->gen)
+		ret = htm_chan_query_size_wait(chan, buf);
+	if (ret)
+		goto out;
 	if (chan->state == HTMTRACE_STATE_IDLE ||
-	    chan->state == HTMTRACE_STATE_CONFIGURED) {
+	    chan->state == HTMTRACE_STATE_CONFIGURED)
 		ret = -ENODATA;
-		goto out;
-	}
-	if (chan->end_gen == chan->gen) {
+	else if (chan->end_gen == chan->gen)
 		ret = chan->data_end;
-		goto out;
-	}
-	if (chan->size_gen != chan->gen)
-		ret = htm_chan_query_size(chan, chan->info, NULL);
-	if (!ret)
-		ret = chan->hw_size ?: -ENODATA;
+	else
+		ret = chan->size_gen == chan->gen && chan->hw_size ?
+		      chan->hw_size : -ENODATA;
 out:
 	mutex_unlock(&chan->lock);
+	free_page((unsigned long)buf);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(htm_chan_size);

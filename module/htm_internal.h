@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * htmtrace: what the HTM files (htm_chan.c, htm_cdev.c, htm_pmu.c and the
- * channels' debugfs files) share among themselves; the rest of the driver
- * uses htmtrace.h.
+ * htmtrace: what the HTM files (htm_target.c, htm_dump.c, htm_chan.c,
+ * htm_cdev.c, htm_pmu.c and the channels' debugfs files) share among
+ * themselves; the rest of the driver uses htmtrace.h.
  */
 #ifndef HTMTRACE_HTM_INTERNAL_H
 #define HTMTRACE_HTM_INTERNAL_H
@@ -17,8 +17,9 @@
 #include "htmtrace.h"
 
 struct perf_event;
+struct seq_file;
 
-/* htm_chan.c: channels, target registry and dump engine */
+/* the channels (htm_chan.c), their dumps and the PMU's (htm_dump.c) */
 
 /**
  * struct htm_config - a checked HTMTRACE_IOC_CONFIGURE argument
@@ -65,9 +66,9 @@ struct htm_dump {
  *	read without the lock by poll() and waiters
  * @cfg: the configuration, while not idle
  * @stop_refused: the hypervisor answered the trace's STOP with H_STATE: it
- *	is in no state to stop, and the state stays TRACING until a DUMP_DATA
- *	answers (htm_reader_fill()); read without the lock by poll() and
- *	waiters
+ *	is in no state to stop, and the state stays TRACING, never dumped,
+ *	until a STOP succeeds or DECONFIGURE; read without the lock by poll()
+ *	and waiters
  * @hw_size: HTM buffer size from the STATUS asked for generation @size_gen,
  *	0 if unknown (the request failed, or gave no usable size)
  * @size_gen: generation @hw_size belongs to; 0 for none
@@ -75,14 +76,16 @@ struct htm_dump {
  * @data_end: offset where the hypervisor said the data of generation
  *	@end_gen ends (H_NOT_AVAILABLE, or the end of @hw_size)
  * @end_gen: generation @data_end belongs to; 0 for none
- * @max_xfer: most bytes one DUMP_DATA may ask for; halved when the
- *	hypervisor says the length is too long (H_P5)
+ * @max_xfer: most bytes one DUMP_DATA may ask for; from what the target
+ *	took before (htm_target_xfer()), halved when the hypervisor refuses a
+ *	length (htm_xfer_shrink())
  * @info: PAGE_SIZE buffer for the ioctls' STATUS and information blocks
  * @stats: hypervisor call counters
  * @bytes_dumped: trace bytes copied to readers
  * @wait: woken when the channel leaves the tracing state, @gen changes or
  *	a STOP is refused
  * @debugfs: the channel's debugfs directory
+ * @setup_claim: the owner cookie of the target a SETUP claims for itself
  */
 struct htm_chan {
 	unsigned int index;
@@ -103,6 +106,7 @@ struct htm_chan {
 	atomic64_t bytes_dumped;
 	wait_queue_head_t wait;
 	struct dentry *debugfs;
+	u8 setup_claim;
 };
 
 /**
@@ -123,12 +127,20 @@ struct htm_reader {
 	struct htm_dump dump;
 };
 
+/* htm_target.c: the target registry and the argument checks */
 int htm_target_from_user(const struct htmtrace_target *ut, bool any_type,
 			 struct htm_target *t);
 int htm_config_check(const struct htmtrace_config *ucfg,
 		     struct htm_config *cfg);
 int htm_target_claim(const struct htm_target *t, const void *owner);
 void htm_target_release(const struct htm_target *t, const void *owner);
+void htm_target_strand(const struct htm_target *t, const void *owner,
+		       const char *what, int err);
+void htm_targets_show(struct seq_file *m);
+void htm_targets_exit(void);
+size_t htm_target_xfer(const struct htm_target *t);
+void htm_target_xfer_learn(const struct htm_target *t, size_t xfer);
+/* htm_dump.c: the dump engine */
 size_t htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start,
 		     size_t *len);
 int htm_status_size(const u8 *hdr, u64 *size);

@@ -10,11 +10,21 @@
  *	perf_event_open	claim the target, CONFIGURE it (no-wrap, the
  *			hypervisor's default mode) and learn the size of its
  *			buffer (STATUS): an error is the open's errno
- *	enable (add)	START a fresh trace
- *	read()		the first STOPs the trace; each streams the next part
- *			of the HTM buffer into the AUX area
- *	disable (del)	STOP, if still tracing
+ *	first add	START the trace, once in the event's life
+ *	read()		the first STOPs the trace (a STOP that fails ends the
+ *			dump: no DUMP_DATA of a trace the hypervisor may still
+ *			write, as htm-perf.c); each streams the next part of
+ *			the HTM buffer into the AUX area
  *	close (destroy)	STOP if needed, DECONFIGURE, release the target
+ *
+ * add and del are gates, nothing more: the perf core calls them for more
+ * than enable and disable (a task with a pinned event switched in on the
+ * event's CPU makes it del and add the CPU's flexible events), and the
+ * traced unit does not depend on what runs on the CPU. So a trace is never
+ * restarted or stopped by them: a dump in progress goes on, one trace,
+ * byte-exact. A new trace is a new event (one per perf record session, as
+ * the perf tool opens them): START after STOP without a new CONFIGURE,
+ * which public code never does, is never asked for.
  *
  * The count a read() returns says what to do next (the HTM perf series'
  * semantics): N > 0 trace records (128 bytes each) were just written into
@@ -70,12 +80,14 @@ enum htm_pmu_phase {
  * @hv: the backend
  * @phase: HTM_PMU_*
  * @tracing: START succeeded and no STOP since
- * @stop_refused: the hypervisor answered STOP with H_STATE: in no state to
- *	stop, so the dump's first answer decides whether it had stopped
+ * @stop_refused: the hypervisor answered STOP with H_STATE: the dump ended
+ *	without a DUMP_DATA, and the close DECONFIGUREs without a new STOP
  * @hw_size: the HTM buffer's size, from STATUS at open; 0 if unknown (the
  *	dump then goes on until the hypervisor says the data ends)
  * @pos: offset in the HTM buffer of the next byte to dump
- * @max_xfer: most bytes one DUMP_DATA asks for (halved on H_P5)
+ * @max_xfer: most bytes one DUMP_DATA asks for: the bounce size (bounce_kb)
+ *	or what the target took before (htm_target_xfer()), halved when the
+ *	hypervisor refuses a length (htm_xfer_shrink())
  * @page: a page for STATUS, and the bounce page: the trace's page at
  *	@page_pos, for an AUX area with room for less than a page
  * @page_pos: trace offset of the page @page holds, U64_MAX for none
@@ -280,11 +292,6 @@ static int htm_pmu_fetch(struct htm_pmu_event *ev, void *dst, size_t *len,
 	htm_pmu_caller(ev, &htm_hv_atomic_policy, &c);
 	ret = htm_dump_chunk(&c, &ck, pos, &ev->max_xfer);
 	*len = ck.len;
-	/* It would not stop and gives its data: it had stopped on its own. */
-	if (!ret && ev->stop_refused) {
-		ev->stop_refused = false;
-		ev->tracing = false;
-	}
 	return ret;
 }
 
@@ -422,21 +429,39 @@ static void htm_pmu_free(struct htm_pmu_event *ev)
 	kfree(ev);
 }
 
+/*
+ * DECONFIGURE the event's target at teardown, waiting out a busy hypervisor
+ * whatever signal is pending (a close cannot restart), within the usual
+ * bound; then give the target back, or, if the unit may stay configured,
+ * keep it from every user (htm_target_strand()).
+ */
+static void htm_pmu_deconfigure(struct htm_pmu_event *ev, int stop)
+{
+	int ret;
+
+	ret = htm_pmu_call(ev, &ev->target, &htm_hv_teardown_policy,
+			   HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
+	if (stop)
+		pr_warn("htm pmu: type %u node %u chip %u core %u: STOP failed (%d), DECONFIGURE %d\n",
+			ev->target.type, ev->target.node, ev->target.chip,
+			ev->target.core, stop, ret);
+	if (ret)
+		htm_target_strand(&ev->target, ev, "DECONFIGURE", ret);
+	else
+		htm_target_release(&ev->target, ev);
+	/* What the dump shrank to, learned with interrupts off. */
+	htm_target_xfer_learn(&ev->target, ev->max_xfer);
+}
+
 /* Undo a successful htm_pmu_event_init(), in process context. */
 static void htm_pmu_destroy(struct perf_event *event)
 {
 	struct htm_pmu_event *ev = event->pmu_private;
-	int stop = 0, ret;
+	int stop = 0;
 
 	if (ev->tracing && !ev->stop_refused)
-		stop = htm_pmu_stop_trace(ev, &htm_hv_default_policy);
-	ret = htm_pmu_call(ev, &ev->target, &htm_hv_default_policy,
-			   HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
-	if (stop || ret)
-		pr_warn("htm pmu: type %u node %u chip %u core %u: STOP %d, DECONFIGURE %d: the target may stay configured\n",
-			ev->target.type, ev->target.node, ev->target.chip,
-			ev->target.core, stop, ret);
-	htm_target_release(&ev->target, ev);
+		stop = htm_pmu_stop_trace(ev, &htm_hv_teardown_policy);
+	htm_pmu_deconfigure(ev, stop);
 	htm_perf_event_del(&htm_pmu_perf, &ev->node);
 	htm_pmu_free(ev);
 	event->pmu_private = NULL;
@@ -461,12 +486,19 @@ static int htm_pmu_event_init(struct perf_event *event)
 	if (!ev)
 		return -ENOMEM;
 	ev->target = t;
-	ev->max_xfer = HTM_BOUNCE_MAX;
+	/*
+	 * One read dumps at most a bounce buffer's worth: pmu::read of a
+	 * plain read(2) runs in the cross-call IPI, interrupts off, under
+	 * perf's raw context lock.
+	 */
+	ev->max_xfer = htm_target_xfer(&t);
 	ev->page = (void *)get_zeroed_page(GFP_KERNEL);
 	if (!ev->page) {
 		ret = -ENOMEM;
 		goto free;
 	}
+	/* The page holds no trace (STATUS is asked into it below). */
+	ev->page_pos = U64_MAX;
 	if (event->attr.sample_type & PERF_SAMPLE_RAW)
 		pr_info_once("htm pmu: no memory configuration samples from a module: see htmtrace sysmem\n");
 
@@ -488,9 +520,8 @@ static int htm_pmu_event_init(struct perf_event *event)
 	if (ret || htm_status_size(ev->page, &ev->hw_size))
 		ev->hw_size = 0;
 	if (ret == -ERESTARTSYS) {
-		htm_pmu_call(ev, &t, &htm_hv_default_policy,
-			     HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
-		goto release;
+		htm_pmu_deconfigure(ev, 0);
+		goto free;
 	}
 	ev->cpu = event->cpu;
 	htm_perf_event_add(&htm_pmu_perf, &ev->node);
@@ -505,41 +536,40 @@ free:
 	return ret;
 }
 
-/* Scheduled on its CPU: a fresh trace begins. */
+/*
+ * Scheduled on its CPU: the first time, the trace starts; never again (see
+ * the top of this file). An event with siblings in its group is not
+ * scheduled: pmu::read could not tell its own reader's read() from a
+ * sibling's PERF_SAMPLE_READ, so the count would never move.
+ */
 static int htm_pmu_add(struct perf_event *event, int flags)
 {
 	struct htm_pmu_event *ev = event->pmu_private;
 	int ret;
 
-	ev->phase = HTM_PMU_TRACE;
-	ev->stop_refused = false;
-	ev->pos = 0;
-	ev->page_pos = U64_MAX;
-	ev->busy_since = 0;
 	event->hw.state = PERF_HES_STOPPED;
-	ret = htm_pmu_call(ev, &ev->target, &htm_hv_atomic_policy,
-			   HTM_OP_START, 0, 0, 0, NULL);
-	if (ret) {
-		htm_pmu_failed(ev, "START", ret);
-		return 0;
+	if (event->nr_siblings) {
+		pr_warn_once("htm pmu: an htm event with siblings in its group is never scheduled: open the others on their own\n");
+		return -EINVAL;
 	}
-	ev->tracing = true;
+	if (ev->phase == HTM_PMU_TRACE && !ev->tracing) {
+		ret = htm_pmu_call(ev, &ev->target, &htm_hv_atomic_policy,
+				   HTM_OP_START, 0, 0, 0, NULL);
+		if (ret) {
+			htm_pmu_failed(ev, "START", ret);
+			return 0;
+		}
+		ev->tracing = true;
+	}
 	if (flags & PERF_EF_START)
 		event->hw.state = 0;
 	return 0;
 }
 
+/* Off its CPU: the trace, or the dump, goes on (see the top of this file). */
 static void htm_pmu_del(struct perf_event *event, int flags)
 {
-	struct htm_pmu_event *ev = event->pmu_private;
-	int ret;
-
 	event->hw.state = PERF_HES_STOPPED;
-	if (!ev->tracing || ev->stop_refused)
-		return;
-	ret = htm_pmu_stop_trace(ev, &htm_hv_atomic_policy);
-	if (ret && !ev->stop_refused)
-		htm_pmu_failed(ev, "STOP", ret);
 }
 
 /*
@@ -577,14 +607,20 @@ static void htm_pmu_read(struct perf_event *event)
 
 	if (in_nmi() || event->nr_siblings)
 		return;
-	if (ev->tracing && !ev->stop_refused) {
+	if (ev->phase == HTM_PMU_TRACE && ev->tracing) {
 		ret = htm_pmu_stop_trace(ev, &htm_hv_atomic_policy);
 		if (htm_pmu_busy(ev, ret)) {
 			local64_set(&event->count, 1);
 			return;
 		}
-		/* A refused STOP leaves the answer to the dump. */
-		if (ret && !ev->stop_refused)
+		/* The dump's own requests get the whole bound again. */
+		ev->busy_since = 0;
+		/*
+		 * A STOP that failed, H_STATE included, ends the dump: the
+		 * hypervisor may still be writing the buffer (htm-perf.c:
+		 * "cannot dump a live buffer").
+		 */
+		if (ret)
 			htm_pmu_failed(ev, "STOP", ret);
 	}
 	if (ev->phase == HTM_PMU_TRACE)

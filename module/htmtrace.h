@@ -57,11 +57,15 @@ struct htm_hv_stats {
  * @long_busy_max_ms: total H_LONG_BUSY_* sleep allowed for one request
  * @atomic: the caller may not sleep (interrupts off): H_BUSY is retried
  *	without rescheduling, and H_LONG_BUSY_* gives up at once
+ * @uninterruptible: long-busy waits ignore signals (teardown: a close or
+ *	an exit cannot restart, and must not leave a unit configured); the
+ *	bound on the time still holds
  */
 struct htm_hv_policy {
 	unsigned int busy_retries;
 	unsigned int long_busy_max_ms;
 	bool atomic;
+	bool uninterruptible;
 };
 
 /* Internal form of a target; the H_HTM words are built from it. */
@@ -86,6 +90,7 @@ struct htm_hv_yield {
 
 extern const struct htm_hv_policy htm_hv_default_policy;
 extern const struct htm_hv_policy htm_hv_atomic_policy;
+extern const struct htm_hv_policy htm_hv_teardown_policy;
 
 int htm_hv_errno(long rc);
 int htm_hv_op_errno(unsigned int op, long rc);

@@ -267,6 +267,19 @@ const struct htm_hv_policy htm_hv_atomic_policy = {
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_atomic_policy);
 
 /*
+ * For teardown (an event's close, event_init's rollback): the default
+ * bounds, but a pending signal does not cut a long-busy wait short. A close
+ * cannot be restarted, so an interrupted STOP or DECONFIGURE would leave
+ * the unit configured with nobody holding it.
+ */
+const struct htm_hv_policy htm_hv_teardown_policy = {
+	.busy_retries = 100,
+	.long_busy_max_ms = 10 * MSEC_PER_SEC,
+	.uninterruptible = true,
+};
+EXPORT_SYMBOL_IF_KUNIT(htm_hv_teardown_policy);
+
+/*
  * The one retry loop. With @yield, the caller's lock is let go while a
  * long-busy answer is waited out, and the request is repeated only if the
  * state it was made in still holds.
@@ -315,8 +328,13 @@ static int htm_hv_call_loop(const struct htmtrace_hv_ops *ops,
 			stats->long_busy_sleeps++;
 			if (yield)
 				mutex_unlock(yield->lock);
-			interrupted = msleep_interruptible(ms) ||
-				      signal_pending(current);
+			if (policy->uninterruptible) {
+				msleep(ms);
+				interrupted = false;
+			} else {
+				interrupted = msleep_interruptible(ms) ||
+					      signal_pending(current);
+			}
 			if (yield)
 				mutex_lock(yield->lock);
 			if (hrc)

@@ -148,6 +148,8 @@ enum hvsim_alt_id {
 	HVSIM_ALT_STATUS_SIZE,		/* STATUS +0x01 for llat */
 	HVSIM_ALT_ITER_END,		/* how an iteration ends */
 	HVSIM_ALT_PARTIAL,		/* H_PARTIAL on an information block */
+	HVSIM_ALT_STOP_RUNNING,		/* STOP of a running trace */
+	HVSIM_ALT_XFER_LONG,		/* DUMP_DATA longer than max_xfer */
 	HVSIM_NR_ALTS,
 };
 
@@ -171,6 +173,13 @@ enum hvsim_alt_id {
 #define HVSIM_PARTIAL_NONE	0	/* every block H_SUCCESS */
 #define HVSIM_PARTIAL_MORE	1	/* H_PARTIAL: more blocks follow */
 #define HVSIM_PARTIAL_TRUNC	2	/* H_PARTIAL: cut, and the end */
+/* stop_running */
+#define HVSIM_STOPRUN_SUCCESS	0	/* H_SUCCESS: stopped */
+#define HVSIM_STOPRUN_STATE	1	/* H_STATE the first time: it runs on */
+/* xfer_long */
+#define HVSIM_XFER_P5		0	/* H_P5: the length */
+#define HVSIM_XFER_PARAMETER	1	/* H_PARAMETER: a parameter */
+#define HVSIM_XFER_P4		2	/* H_P4: the destination it spans */
 
 struct hvsim_alt {
 	const char *name;
@@ -184,6 +193,8 @@ static const char * const hvsim_end_names[] = { "buffer", "written" };
 static const char * const hvsim_size_names[] = { "all", "nest_core" };
 static const char * const hvsim_iter_names[] = { "minus1", "zero", "not_available" };
 static const char * const hvsim_partial_names[] = { "none", "more", "truncated" };
+static const char * const hvsim_stoprun_names[] = { "success", "state" };
+static const char * const hvsim_xfer_names[] = { "p5", "parameter", "p4" };
 
 static const struct hvsim_alt hvsim_alts[HVSIM_NR_ALTS] = {
 	[HVSIM_ALT_DUMP_RUNNING] = { "dump_running", hvsim_running_names, 2 },
@@ -192,6 +203,8 @@ static const struct hvsim_alt hvsim_alts[HVSIM_NR_ALTS] = {
 	[HVSIM_ALT_STATUS_SIZE] = { "status_size", hvsim_size_names, 2 },
 	[HVSIM_ALT_ITER_END] = { "iter_end", hvsim_iter_names, 3 },
 	[HVSIM_ALT_PARTIAL] = { "partial", hvsim_partial_names, 3 },
+	[HVSIM_ALT_STOP_RUNNING] = { "stop_running", hvsim_stoprun_names, 2 },
+	[HVSIM_ALT_XFER_LONG] = { "xfer_long", hvsim_xfer_names, 3 },
 };
 
 static unsigned int hvsim_alt_val[HVSIM_NR_ALTS];
@@ -251,6 +264,14 @@ module_param_cb(partial, &hvsim_alt_ops,
 		HVSIM_ALT_ARG(HVSIM_ALT_PARTIAL), 0644);
 MODULE_PARM_DESC(partial,
 		 "H_PARTIAL on information blocks: none, more (more blocks follow) or truncated (cut, and the end)");
+module_param_cb(stop_running, &hvsim_alt_ops,
+		HVSIM_ALT_ARG(HVSIM_ALT_STOP_RUNNING), 0644);
+MODULE_PARM_DESC(stop_running,
+		 "STOP of a running trace: success, or state (H_STATE the first time for each trace, which runs on)");
+module_param_cb(xfer_long, &hvsim_alt_ops,
+		HVSIM_ALT_ARG(HVSIM_ALT_XFER_LONG), 0644);
+MODULE_PARM_DESC(xfer_long,
+		 "DUMP_DATA longer than max_xfer: p5 (H_P5), parameter (H_PARAMETER) or p4 (H_P4)");
 
 static const char * const hvsim_state_names[] = {
 	[HVSIM_IDLE] = "idle",
@@ -289,6 +310,7 @@ static const char * const hvsim_op_names[] = {
  * @log2_size: log2 of the trace buffer size in bytes
  * @nowrap: configured to stop tracing when the buffer is full
  * @full: the no-wrap trace stopped itself because the buffer filled
+ * @stop_refused: a STOP of this trace was answered H_STATE (stop_running)
  * @base: records written before @since
  * @since: while tracing, when @base was last brought up to date
  * @mode_mask: CONFIGURE's param1, recorded (the mode is not modelled)
@@ -302,6 +324,7 @@ struct hvsim_target {
 	u8 log2_size;
 	bool nowrap;
 	bool full;
+	bool stop_refused;
 	u64 base;
 	ktime_t since;
 	unsigned long mode_mask;
@@ -749,6 +772,7 @@ static long hvsim_start(struct hvsim_target *t, ktime_t now)
 		return H_STATE;
 	t->state = HVSIM_TRACING;
 	t->full = false;
+	t->stop_refused = false;
 	t->base = 0;
 	t->since = now;
 	return H_SUCCESS;
@@ -756,7 +780,9 @@ static long hvsim_start(struct hvsim_target *t, ktime_t now)
 
 /*
  * A no-wrap trace that stopped itself answers STOP as the stop_full
- * alternative says: H_SUCCESS (it stays stopped) or H_STATE.
+ * alternative says: H_SUCCESS (it stays stopped) or H_STATE. A running
+ * trace, as stop_running says: stopped, or, the first time for the trace,
+ * H_STATE while it runs on.
  */
 static long hvsim_stop(struct hvsim_target *t, ktime_t now)
 {
@@ -765,6 +791,11 @@ static long hvsim_stop(struct hvsim_target *t, ktime_t now)
 		return H_SUCCESS;
 	if (t->state != HVSIM_TRACING)
 		return H_STATE;
+	if (!t->stop_refused &&
+	    hvsim_alt(HVSIM_ALT_STOP_RUNNING) == HVSIM_STOPRUN_STATE) {
+		t->stop_refused = true;
+		return H_STATE;
+	}
 	t->base = hvsim_records(t, now);
 	t->state = HVSIM_STOPPED;
 	return H_SUCCESS;
@@ -897,7 +928,16 @@ static long hvsim_dump_data(const struct hvsim_call *c, struct hvsim_target *t)
 	    (state != HVSIM_TRACING ||
 	     hvsim_alt(HVSIM_ALT_DUMP_RUNNING) != HVSIM_RUNNING_LIVE))
 		return H_STATE;
-	if (!len || len % HVSIM_RECORD_SIZE || (max_xfer && len > max_xfer))
+	if (max_xfer && len > max_xfer) {
+		static const long xfer_rc[] = {
+			[HVSIM_XFER_P5] = H_P5,
+			[HVSIM_XFER_PARAMETER] = H_PARAMETER,
+			[HVSIM_XFER_P4] = H_P4,
+		};
+
+		return xfer_rc[hvsim_alt(HVSIM_ALT_XFER_LONG)];
+	}
+	if (!len || len % HVSIM_RECORD_SIZE)
 		return H_P5;
 	if (!dst)
 		return H_P4;

@@ -215,6 +215,8 @@ alt() {
 	status_size) echo all ;;
 	iter_end) echo minus1 ;;
 	partial) echo none ;;
+	stop_running) echo success ;;
+	xfer_long) echo p5 ;;
 	*) echo "alt: unknown alternative $1" >&2; return 1 ;;
 	esac
 }

@@ -255,6 +255,39 @@ ok" ]
 	assert_no_splat
 }
 
+@test "htm: a task with a pinned event switched in on the event's CPU before each read: one START, one trace, byte-exact" {
+	fast
+	# each switch-in makes the perf core del and add the htm event (and
+	# every flexible event of the CPU): the trace is neither stopped nor
+	# restarted by them, and the dump goes on where it was
+	guest "echo 1 > $HVSIM/reset"
+	run guest "timeout 60 htmperf htm $CORE1 -C 1 -a 64 -Y -o /tmp/y.bin &&
+		sed -n 's/^start //p' $HVSIM/op_calls"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(field aux_bytes "${lines[0]}")" -eq $SIZE ]
+	[ "$(field switch_ins "${lines[0]}")" -eq $(($(field reads "${lines[0]}") + 1)) ]
+	[ "$(field reads "${lines[0]}")" -gt 4 ]
+	[ "${lines[1]}" = 1 ]
+	verify_full /tmp/y.bin
+	assert_no_splat
+}
+
+@test "htm with a sibling in its group: never scheduled (its count could not move), said once in the log" {
+	fast
+	run guest "htmperf htm $CORE1 -S -o /tmp/s.bin"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(field reads "$output")" -eq 1 ]
+	[ "$(field aux_bytes "$output")" -eq 0 ]
+	run guest_dmesg
+	[[ $output == *"htm pmu: an htm event with siblings in its group is never scheduled: open the others on their own"* ]]
+	# the target was given back at the close
+	run guest htmtest configure /dev/htm0 2 0 0 1
+	[ "$output" = ok ]
+	assert_no_splat
+}
+
 @test "htm: one event per CPU (PERF_PMU_CAP_EXCLUSIVE), several targets at once on several CPUs" {
 	fast
 	# a second htm event on CPU 0, of another target: EBUSY from the core
@@ -444,6 +477,37 @@ ok" ]
 	run guest "htmperf open vpa_dtl 7 -C 1; htmperf open vpa_dtl 1 -C 0"
 	[ "$output" = "EBUSY
 ok" ]
+}
+
+@test "htm close: SIGKILL pending, a busy hypervisor is waited out; a DECONFIGURE that fails keeps the target, EBUSY, said in debugfs" {
+	# three 100 ms long-busy answers to the close's DECONFIGURE, the
+	# closing process killed: the wait ignores the signal (a close cannot
+	# restart), the unit is deconfigured and the target free
+	hold htm $CORE1
+	guest "echo 9902 > $HVSIM/long_busy && echo 3 > $HVSIM/long_busy_count &&
+	       kill -9 \$(pidof htmperf) && while pidof htmperf; do nap 0.05; done"
+	run guest "cat $HVSIM/long_busy_count; grep '^core 0 0 1 ' $HVSIM/targets || echo idle
+		cat /sys/kernel/debug/htmtrace/targets"
+	[ "$output" = "0
+idle" ]
+	run guest htmtest configure /dev/htm0 2 0 0 1
+	[ "$output" = ok ]
+	guest htmtest deconfigure /dev/htm0
+	# DECONFIGURE fails (H_HARDWARE): the unit may stay configured; the
+	# target is kept from every user, with the reason in debugfs
+	hold htm $CORE1
+	guest "echo -1 > $HVSIM/fail_rc && echo 0 > $HVSIM/fail_after &&
+	       echo 0 > $HVSIM/fail_count && echo 7 > $HVSIM/fail_op &&
+	       kill \$(pidof htmperf) && while pidof htmperf; do nap 0.05; done &&
+	       echo 1 > $HVSIM/reset"
+	run guest cat /sys/kernel/debug/htmtrace/targets
+	[ "$output" = "type 2 node 0 chip 0 core 1 stranded DECONFIGURE -5" ]
+	run guest "htmtest configure /dev/htm0 2 0 0 1; htmperf open htm $CORE1"
+	[ "$output" = "EBUSY
+EBUSY" ]
+	run guest_dmesg
+	[[ $output == *"htmtrace: type 2 node 0 chip 0 core 1: DECONFIGURE failed (-5): the unit may stay configured, the target is kept from every user"* ]]
+	assert_no_splat
 }
 
 @test "rmmod htmtrace and the simulator refused while an event exists, and fine after" {
@@ -713,6 +777,21 @@ ok" ]
 	run guest "cat $DEVS/vpa_dtl/format/event; htmperf open vpa_dtl 7"
 	[ "$output" = "config:0-7
 ok" ]
+	assert_no_splat
+}
+
+@test "htm: one read dumps at most the bounce size (bounce_kb), whatever room AUX has" {
+	fast
+	guest "rmmod htmtrace && insmod $HTM_MODDIR/htmtrace.ko backend=sim bounce_kb=64 &&
+	       echo 1 > $HVSIM/reset"
+	run guest "htmperf htm $CORE1 -a 1024 -v -o /tmp/c.bin &&
+		sed -n 's/^dump_data //p' $HVSIM/op_calls"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# four DUMP_DATA of 64 KiB, each read brings one
+	[ "${lines[-1]}" = 4 ]
+	[ "$(grep -c "count 512 aux 65536$" <<<"$output")" -eq 4 ]
+	verify_full /tmp/c.bin
 	assert_no_splat
 }
 

@@ -22,6 +22,14 @@
  *	-R N unmaps the AUX area after the Nth read and maps it again; -O
  *	drains the AUX area only when the count is 1 (and at the end), and
  *	then hands back an odd number of bytes (all but one when even).
+ *	-Y forks a helper bound to CPU with a pinned per-task software event
+ *	(task-clock) of its own, blocked on a pipe, and wakes it (and waits
+ *	for its answer) once after ENABLE and before each read: each wake-up
+ *	switches a task with a pinned event in on the htm event's CPU, which
+ *	makes the perf core del and add the CPU's flexible events there. The
+ *	summary then ends with " switch_ins=K" (the wake-ups answered).
+ *	-S opens a software event (cpu-clock) in the htm event's group, on
+ *	its CPU, before ENABLE.
  *   htmperf dtl CONFIG -C CPUS [-a AUX_KB] -o PREFIX [-d MS] [-p DATA_PAGES]
  *		[-n] [-r FILE] [-P PERIOD_NS]
  *	One vpa_dtl event per CPU of CPUS (a list like 0,1), event mask
@@ -83,6 +91,8 @@
 #include "../../module/hvsim/hvsim_record.h"
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sched.h>
+#include <sys/wait.h>
 
 #define MAX_CPUS	64
 
@@ -373,6 +383,82 @@ static void close_out(FILE *f)
 		die("close of an output file");
 }
 
+/* -Y: the helper that switches in on the htm event's CPU. */
+static int switcher_to[2] = { -1, -1 }, switcher_back[2] = { -1, -1 };
+static pid_t switcher_pid;
+static unsigned long long switch_ins;
+
+static void switcher_start(int cpu)
+{
+	struct perf_event_attr attr;
+	cpu_set_t set;
+	char c;
+	int fd;
+
+	if (pipe(switcher_to) || pipe(switcher_back))
+		die("pipe");
+	switcher_pid = fork();
+	if (switcher_pid < 0)
+		die("fork");
+	if (!switcher_pid) {
+		/* the ends it does not use: its read sees EOF at the stop */
+		close(switcher_to[1]);
+		close(switcher_back[0]);
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			die("sched_setaffinity");
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_TASK_CLOCK;
+		attr.pinned = 1;
+		fd = perf_open(&attr, 0, -1);
+		if (fd < 0)
+			die("perf_event_open of the switcher's pinned event");
+		c = 'r';
+		if (write(switcher_back[1], &c, 1) != 1)
+			_exit(1);
+		while (read(switcher_to[0], &c, 1) == 1)
+			if (write(switcher_back[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(switcher_to[0]);
+	close(switcher_back[1]);
+	if (read(switcher_back[0], &c, 1) != 1 || c != 'r') {
+		fprintf(stderr, "htmperf: the switcher did not start\n");
+		exit(1);
+	}
+}
+
+/* Wake the switcher on its CPU and wait until it answered. */
+static void switcher_kick(void)
+{
+	char c = 'k';
+
+	if (switcher_pid <= 0)
+		return;
+	if (write(switcher_to[1], &c, 1) != 1 ||
+	    read(switcher_back[0], &c, 1) != 1 || c != 'k')
+		die("the switcher");
+	switch_ins++;
+}
+
+static void switcher_stop(void)
+{
+	int st;
+
+	if (switcher_pid <= 0)
+		return;
+	close(switcher_to[1]);
+	if (waitpid(switcher_pid, &st, 0) != switcher_pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st)) {
+		fprintf(stderr, "htmperf: the switcher failed\n");
+		exit(1);
+	}
+}
+
 static int cmd_htm(int argc, char **argv)
 {
 	unsigned long long aux_kb = 64, wait = 100, data_pages = 8, stuck = 0;
@@ -380,11 +466,18 @@ static int cmd_htm(int argc, char **argv)
 	const char *out = NULL, *mem = NULL, *sync = NULL;
 	struct perf_event_attr attr;
 	struct ev e = { .cpu = 0 };
-	int opt, raw = 0, verbose = 0, enabled = 0, odd = 0;
+	int opt, raw = 0, verbose = 0, enabled = 0, odd = 0, switcher = 0;
+	int sibling = 0, sfd = -1;
 	__u64 count, before, start;
 
-	while ((opt = getopt(argc, argv, "C:a:ro:m:w:s:p:vER:O")) != -1) {
+	while ((opt = getopt(argc, argv, "C:a:ro:m:w:s:p:vER:OYS")) != -1) {
 		switch (opt) {
+		case 'S':
+			sibling = 1;
+			break;
+		case 'Y':
+			switcher = 1;
+			break;
 		case 'E':
 			enabled = 1;
 			break;
@@ -437,11 +530,26 @@ static int cmd_htm(int argc, char **argv)
 	if (e.fd < 0)
 		die("perf_event_open");
 	map_event(&e, data_pages, aux_bytes_for(aux_kb));
+	if (sibling) {
+		struct perf_event_attr sattr;
+
+		base_attr(&sattr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+		sattr.sample_period = 0;
+		sattr.disabled = 0;
+		sfd = (int)syscall(__NR_perf_event_open, &sattr, -1, e.cpu,
+				   e.fd, PERF_FLAG_FD_CLOEXEC);
+		if (sfd < 0)
+			die("perf_event_open of the sibling");
+	}
 	e.out = open_out(out);
 	e.mem = open_out(mem);
 
 	if (!enabled && ioctl(e.fd, PERF_EVENT_IOC_ENABLE, 0))
 		die("ENABLE");
+	if (switcher) {
+		switcher_start(e.cpu);
+		switcher_kick();
+	}
 	if (sync) {
 		char ready[4096];
 		int fd, i;
@@ -463,6 +571,7 @@ static int cmd_htm(int argc, char **argv)
 	}
 	start = now_us();
 	for (;;) {
+		switcher_kick();
 		if (read(e.fd, &count, sizeof(count)) != sizeof(count))
 			die("read of the count");
 		e.reads++;
@@ -501,11 +610,18 @@ static int cmd_htm(int argc, char **argv)
 	close_out(e.out);
 	close_out(e.mem);
 	start = now_us() - start;
+	/* the event first: without its sibling it would be scheduled again */
 	close(e.fd);
-	printf("reads=%llu counts=%llu aux_bytes=%llu raw_blocks=%llu raw_bytes=%llu aux_records=%llu truncated=%llu partial=%llu lost=%llu drain_us=%llu\n",
+	if (sfd >= 0)
+		close(sfd);
+	switcher_stop();
+	printf("reads=%llu counts=%llu aux_bytes=%llu raw_blocks=%llu raw_bytes=%llu aux_records=%llu truncated=%llu partial=%llu lost=%llu drain_us=%llu",
 	       e.reads, e.counts, e.aux_bytes, e.raw_blocks, e.raw_bytes,
 	       e.aux_records, e.truncated, e.partial, e.lost,
 	       (unsigned long long)start);
+	if (switcher)
+		printf(" switch_ins=%llu", switch_ins);
+	printf("\n");
 	return 0;
 }
 

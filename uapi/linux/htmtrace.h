@@ -41,7 +41,10 @@
  *   HTMTRACE_IOC_DECONFIGURE -EPERM as above; -EBADFD if not configured.
  *                           A STOP that fails does not keep the target:
  *                           DECONFIGURE is asked for regardless.
- *   HTMTRACE_IOC_SETUP      -EPERM without CAP_SYS_ADMIN
+ *   HTMTRACE_IOC_SETUP      -EPERM without CAP_SYS_ADMIN; -EBUSY if the
+ *                           target, or one that overlaps it, is held by a
+ *                           channel or a perf event (it is not resized
+ *                           under its holder)
  *   HTMTRACE_IOC_STATUS     none beyond the shared ones (idle: no hcall):
  *                           a failed STATUS request of the hypervisor is
  *                           reported in the answer (@status_error), not
@@ -204,9 +207,11 @@ struct htmtrace_setup {
 /*
  * The hypervisor answered STOP with H_STATE: the target is in no state to
  * stop, so the driver does not know whether it still traces. The STOP
- * failed (-EIO) and @state stays TRACING; read() asks for the data, and
- * the hypervisor's answer to that decides (H_STATE: -EIO; data: the trace
- * had stopped itself, and the channel is STOPPED from then on).
+ * failed (-EIO) and @state stays TRACING. As the HTM PMU proposal (no dump
+ * of a buffer the hypervisor may still write), the data is never asked
+ * for then: read() sends STOP again (and fails -EIO while it is refused),
+ * or, configured to wait, fails -EIO; a STOP that succeeds later makes the
+ * trace readable; DECONFIGURE gives the target back.
  */
 #define HTMTRACE_STATUS_STOP_REFUSED	0x2
 
