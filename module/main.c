@@ -181,11 +181,13 @@ MODULE_PARM_DESC(init_hold,
 
 static int __init htm_init_hold(void)
 {
-	if (READ_ONCE(init_hold) != 1)
-		return 0;
-	pr_info("init_hold: the devices are registered, not live\n");
-	wait_event_interruptible_timeout(init_hold_wait,
-					 READ_ONCE(init_hold) != 1, 60 * HZ);
+	/* (Written between the load's parameters and its init: 2 fails.) */
+	if (READ_ONCE(init_hold) == 1) {
+		pr_info("init_hold: the devices are registered, not live\n");
+		wait_event_interruptible_timeout(init_hold_wait,
+						 READ_ONCE(init_hold) != 1,
+						 60 * HZ);
+	}
 	return READ_ONCE(init_hold) == 2 ? -ECANCELED : 0;
 }
 #else
