@@ -241,7 +241,7 @@ HELD='held() {
 		held || exit 1
 		for i in \$(seq 400); do
 			[ -e /tmp/ins.done ] && break
-			echo 2 > $p 2>/dev/null; nap 0.05
+			{ echo 2 > $p; } 2>/dev/null; nap 0.05
 		done
 		cat /tmp/ins.done /tmp/ins.out
 		ls /dev | grep -e '^htm[0-9]' -e '^vpa_dtl\$'
