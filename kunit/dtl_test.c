@@ -139,21 +139,25 @@ static void dtl_ring_records(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, dtl_ring_put(&ring, &ev));
 
 	/* whole records only */
-	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 55), 0);
-	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 56), 56);
-	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 127), 112);
-	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 4096), 128);
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, ring.head, 55), 0);
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, ring.head, 56), 56);
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, ring.head, 127), 112);
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, ring.head, 4096), 128);
+	/* the walk stops at the head it was given, read under the lock */
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 112, 4096), 112);
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 56, 4096), 56);
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 0, 4096), 0);
 
 	/* the reader takes the first entry and the CPU record ... */
 	ring.tail = 56;
-	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 56), 56);
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, ring.head, 56), 56);
 	ring.tail = 128;
 	/* ... and the next entry straddles the end: 16 bytes, then 40 */
 	ring.head = 112;
 	ring.tail = 112;
 	put_entry(test, &ring, 0xa4, true);
 	KUNIT_EXPECT_EQ(test, ring.head, 168);
-	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, 4096), 56);
+	KUNIT_EXPECT_EQ(test, dtl_ring_whole(&ring, ring.head, 4096), 56);
 	got = (void *)(buf + 112);
 	KUNIT_EXPECT_EQ(test, got->hdr.type, HTMTRACE_DTL_REC_ENTRY);
 	KUNIT_EXPECT_EQ(test, got->hdr.len, 56);
@@ -271,8 +275,94 @@ static void dtl_end_once(struct kunit *test)
 	mutex_destroy(&dtl.read_lock);
 }
 
+/* One entry record, filled with @fill, into the session's ring. */
+static void read_put(struct kunit *test, struct vpa_dtl *dtl, u8 fill)
+{
+	struct htmtrace_dtl_entry_rec rec = {
+		.hdr = { HTMTRACE_DTL_REC_ENTRY, sizeof(rec), 0 },
+	};
+	unsigned long flags;
+
+	memset(rec.entry, fill, sizeof(rec.entry));
+	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+	KUNIT_EXPECT_TRUE(test, dtl_ring_put(&dtl->ring, &rec));
+	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+}
+
+/*
+ * A read copies to the user holding no lock: the session can end (the
+ * owner's close, DECONFIGURE) while a reader is in a copy that never ends
+ * (a page fault on userfaultfd or FUSE), which then keeps the ring it
+ * copies from; one reader copies at a time; a failed copy consumes
+ * nothing.
+ */
+static void dtl_read_copy_unlocked(struct kunit *test)
+{
+	const ssize_t rec = sizeof(struct htmtrace_dtl_entry_rec);
+	struct dtl_ring from, other;
+	struct vpa_dtl dtl;
+	int owner;
+	u8 *src;
+
+	memset(&dtl, 0, sizeof(dtl));
+	mutex_init(&dtl.lock);
+	mutex_init(&dtl.read_lock);
+	raw_spin_lock_init(&dtl.ring_lock);
+	init_waitqueue_head(&dtl.wait);
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops,
+					    cpu_possible_mask, 7, 4096,
+					    &owner), 0);
+	read_put(test, &dtl, 0xa1);
+	read_put(test, &dtl, 0xa2);
+
+	/* a copy that fails consumes nothing */
+	KUNIT_ASSERT_EQ(test, dtl_read_claim(&dtl, rec, true, &from), rec);
+	KUNIT_EXPECT_EQ(test, dtl_read_done(&dtl, -EFAULT, rec), -EFAULT);
+	KUNIT_EXPECT_EQ(test, dtl.ring.tail, 0);
+	/* one that succeeds consumes what it claimed */
+	KUNIT_ASSERT_EQ(test, dtl_read_claim(&dtl, 4096, true, &from),
+			2 * rec);
+	KUNIT_EXPECT_EQ(test, from.tail, 0);
+	KUNIT_EXPECT_EQ(test, dtl_read_done(&dtl, 2 * rec, 2 * rec), 2 * rec);
+	KUNIT_EXPECT_EQ(test, dtl.ring.tail, 2 * rec);
+
+	read_put(test, &dtl, 0xa3);
+	KUNIT_ASSERT_EQ(test, dtl_read_claim(&dtl, 4096, true, &from), rec);
+	/* mid-copy: no lock held, so that nothing waits for the copy ... */
+	KUNIT_ASSERT_FALSE(test, mutex_is_locked(&dtl.read_lock));
+	KUNIT_ASSERT_FALSE(test, mutex_is_locked(&dtl.lock));
+	/* ... but a second reader, who would read the same records */
+	KUNIT_EXPECT_EQ(test, dtl_read_claim(&dtl, 4096, true, &other),
+			-EAGAIN);
+	/* the owner's close ends the session at once */
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, &owner), 0);
+	KUNIT_EXPECT_EQ(test, dtl.state, DTL_IDLE);
+	KUNIT_EXPECT_PTR_EQ(test, dtl.read_orphan, from.buf);
+	/* the reader's source is still there (KASAN would say otherwise) */
+	src = from.buf + (from.tail & (from.size - 1));
+	KUNIT_EXPECT_EQ(test, ((struct htmtrace_dtl_rec *)src)->len, rec);
+	KUNIT_EXPECT_EQ(test, src[8], 0xa3);
+	/* a new session meanwhile, ended too: its ring is not the reader's */
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops,
+					    cpu_possible_mask, 7, 4096,
+					    NULL), 0);
+	KUNIT_EXPECT_EQ(test, dtl_read_claim(&dtl, 4096, true, &other),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, dtl.read_orphan, from.buf);
+	/* the copy stands; the reader frees the ring it kept */
+	KUNIT_EXPECT_EQ(test, dtl_read_done(&dtl, rec, rec), rec);
+	KUNIT_EXPECT_NULL(test, dtl.read_orphan);
+	KUNIT_EXPECT_FALSE(test, dtl.reading);
+	KUNIT_EXPECT_EQ(test, dtl_read_claim(&dtl, 4096, true, &other),
+			-ENODATA);
+	mutex_destroy(&dtl.lock);
+	mutex_destroy(&dtl.read_lock);
+}
+
 static struct kunit_case htmtrace_dtl_cases[] = {
 	KUNIT_CASE(dtl_end_once),
+	KUNIT_CASE(dtl_read_copy_unlocked),
 	KUNIT_CASE(dtl_config_checks),
 	KUNIT_CASE_PARAM(dtl_spans, span_gen_params),
 	KUNIT_CASE(dtl_period_steps),

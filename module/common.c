@@ -98,7 +98,7 @@ void htm_perf_event_del(struct htm_perf *reg, struct list_head *node)
  * @show: writes one event (its list node) to the debugfs file
  *
  * A struct pmu cannot be registered twice: perf_pmu_unregister() leaves its
- * freed device behind. Each registration (one per backend) starts afresh
+ * freed device behind. Each registration (one per module load) starts afresh
  * from @tmpl, with the driver as its module, CPU-wide events only, and the
  * format and events groups. The debugfs file lists the events
  * htm_perf_event_add() listed.

@@ -3,7 +3,8 @@
  * htmtrace: /dev/vpa_dtl, the dispatch trace log as a stream.
  *
  * Thin: file operations, copies to and from the user, permission checks.
- * The capture engine (dtl.c) does the work.
+ * The session (dtl_session.c) and the capture (dtl_cpu.c, dtl_rec.c,
+ * dtl_ring.c) do the work.
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
@@ -30,6 +31,12 @@ static struct vpa_dtl *dtl_sess;
 static const struct htmtrace_hv_ops *dtl_hv;
 static bool dtl_registered;
 static struct dentry *dtl_debugfs;
+
+/* No user before the module's init is over (htm_is_live()). */
+static int dtl_open(struct inode *inode, struct file *file)
+{
+	return htm_is_live() ? 0 : -ENODEV;
+}
 
 static int dtl_release(struct inode *inode, struct file *file)
 {
@@ -191,6 +198,7 @@ static long dtl_ioctl(struct file *file, unsigned int cmd,
 
 static const struct file_operations dtl_fops = {
 	.owner = THIS_MODULE,
+	.open = dtl_open,
 	.release = dtl_release,
 	.read = dtl_cdev_read,
 	.poll = dtl_cdev_poll,
@@ -238,6 +246,15 @@ static int dtl_state_show(struct seq_file *m, void *v)
 				   st[i].wakeups, st[i].next_index);
 	}
 	kfree(st);
+	/* The time the polls that found entries took, and waited for the ring. */
+	mutex_lock(&dtl_sess->lock);
+	if (dtl_sess->state != DTL_IDLE && dtl_sess->state != DTL_PMU) {
+		for_each_cpu(cpu, dtl_sess->cpus)
+			seq_printf(m, "poll cpu %u ns %llu lock_wait_ns %llu\n",
+				   cpu, READ_ONCE(dtl_sess->pcpu[cpu]->poll_ns),
+				   READ_ONCE(dtl_sess->pcpu[cpu]->lock_wait_ns));
+	}
+	mutex_unlock(&dtl_sess->lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(dtl_state);

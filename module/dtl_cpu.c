@@ -15,8 +15,10 @@
 
 #include <linux/errno.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
+#include <linux/sched/clock.h>
 #include <kunit/visibility.h>
 
 #include <asm/paca.h>
@@ -114,6 +116,20 @@ static int dtl_cpu_other_change(struct vpa_dtl *dtl,
 }
 
 /*
+ * Wake the session's readers. In hard interrupt context (the capture timer,
+ * the PMU's irq_work: both hard, also on PREEMPT_RT) the wait queue's lock,
+ * a spinlock_t, may not be taken: the session's irq_work, which is not
+ * hard, wakes them right after.
+ */
+static void dtl_wake(struct vpa_dtl *dtl)
+{
+	if (in_hardirq())
+		irq_work_queue(&dtl->wake_work);
+	else
+		wake_up_interruptible(&dtl->wait);
+}
+
+/*
  * Push a CPU's pending records into the session's ring now if they fit
  * (a CPU with a sink puts them at its next poll): a reader waiting for
  * records must not wait for the CPU's next entry to get its CPU records.
@@ -144,7 +160,7 @@ static void dtl_cpu_ended(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	dtl_cpu_push(dtl, c);
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	if (wake)
-		wake_up_interruptible(&dtl->wait);
+		dtl_wake(dtl);
 }
 
 /*
@@ -158,6 +174,7 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	struct htmtrace_dtl_entry_rec rec;
 	unsigned long flags;
 	u64 cur, again, first, over, valid, n, i, pushed = 0, dropped = 0;
+	u64 t0 = local_clock(), t1;
 	bool room, began = false;
 	u64 *lost;
 
@@ -201,7 +218,9 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 
 	memset(&rec, 0, sizeof(rec));
 	dtl_rec_init(&rec.hdr, HTMTRACE_DTL_REC_ENTRY, sizeof(rec), c->cpu);
+	t1 = local_clock();
 	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+	WRITE_ONCE(c->lock_wait_ns, c->lock_wait_ns + local_clock() - t1);
 	/* While the last capture's end waits for room, this one's losses wait too. */
 	lost = c->next_waits ? c->next_lost : c->lost;
 	c->overwritten += over;
@@ -232,8 +251,9 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	c->dropped += dropped;
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	WRITE_ONCE(c->last, cur);
+	WRITE_ONCE(c->poll_ns, c->poll_ns + local_clock() - t0);
 	if (wake && pushed && !c->sink)
-		wake_up_interruptible(&dtl->wait);
+		dtl_wake(dtl);
 }
 
 /* Poll from the CPU's timer, or from anywhere with the timer cancelled. */
@@ -254,7 +274,7 @@ static enum hrtimer_restart dtl_timer(struct hrtimer *timer)
 		return HRTIMER_NORESTART;
 	/* A fixed period (dtl_period_us) is for comparisons: see make bench. */
 	if (fixed_us)
-		c->period_ns = max_t(u64, fixed_us, 100) * NSEC_PER_USEC;
+		c->period_ns = (u64)fixed_us * NSEC_PER_USEC;
 	else if (c->dropped != dropped)
 		/* The ring is full and unread: polling faster saves nothing. */
 		c->period_ns = DTL_PERIOD_MAX;
@@ -335,10 +355,10 @@ long dtl_cpu_begin(void *arg)
 	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
 	/* A CPU with a sink may begin under perf's raw locks: no wake-up. */
 	if (!c->sink)
-		wake_up_interruptible(&dtl->wait);
+		dtl_wake(dtl);
 	c->period_ns = DTL_PERIOD_START;
 	hrtimer_start(&c->timer, ns_to_ktime(c->period_ns),
-		      HRTIMER_MODE_REL_PINNED);
+		      HRTIMER_MODE_REL_PINNED_HARD);
 	return 0;
 }
 
@@ -376,10 +396,15 @@ void dtl_cpu_end(struct dtl_cpu *c, unsigned int why)
 	c->log = NULL;
 	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
 		WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_WAITING);
-	wake_up_interruptible(&dtl->wait);
+	dtl_wake(dtl);
 }
 
-/* A CPU's capture, allocated and idle. */
+/*
+ * A CPU's capture, allocated and idle. Its timer is hard, also on
+ * PREEMPT_RT: a poll runs with interrupts off, so that nothing else that
+ * polls the CPU (the FLUSH IPI, the PMU's irq_work and deadline timer, all
+ * hard too) interrupts it halfway through the CPU's @stage.
+ */
 void dtl_cpu_setup(struct vpa_dtl *dtl, struct dtl_cpu *c,
 		   unsigned int cpu, u8 mask)
 {
@@ -387,7 +412,7 @@ void dtl_cpu_setup(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	c->cpu = cpu;
 	c->mask = mask;
 	hrtimer_setup(&c->timer, dtl_timer, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL_PINNED);
+		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /*

@@ -10,6 +10,7 @@
 
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
+#include <linux/irq_work.h>
 
 #include "htmtrace.h"
 #include "dtl_internal.h"
@@ -49,6 +50,13 @@ static int dtl_cpu_offline(unsigned int cpu)
 
 /* the session */
 
+static void dtl_wake_work(struct irq_work *work)
+{
+	struct vpa_dtl *dtl = container_of(work, struct vpa_dtl, wake_work);
+
+	wake_up_interruptible(&dtl->wait);
+}
+
 /**
  * dtl_init() - set up an idle session
  * @dtl: session; the only one (the CPU hotplug callbacks know it)
@@ -68,6 +76,7 @@ int dtl_init(struct vpa_dtl *dtl)
 	mutex_init(&dtl->read_lock);
 	raw_spin_lock_init(&dtl->ring_lock);
 	init_waitqueue_head(&dtl->wait);
+	init_irq_work(&dtl->wake_work, dtl_wake_work);
 	dtl_hp_session = dtl;
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
 					"htmtrace/dtl:online",
@@ -83,6 +92,7 @@ int dtl_init(struct vpa_dtl *dtl)
 void dtl_exit(struct vpa_dtl *dtl)
 {
 	cpuhp_remove_state_nocalls(dtl->hp_state);
+	irq_work_sync(&dtl->wake_work);
 	mutex_destroy(&dtl->lock);
 	mutex_destroy(&dtl->read_lock);
 }

@@ -91,6 +91,8 @@ struct dtl_sink {
  * @overwritten: entries the hypervisor overwrote before they were read
  * @dropped: entries that did not fit in the session's ring
  * @wakeups: timer runs
+ * @poll_ns: time spent in the polls that found entries (make bench)
+ * @lock_wait_ns: of which waiting for the session's ring lock
  * @stage: the entries of one poll, checked before they go to the ring
  *
  * The pending records (@clock_pending, @lost, @events, @next_waits,
@@ -129,6 +131,8 @@ struct dtl_cpu {
 	u64 overwritten;
 	u64 dropped;
 	u64 wakeups;
+	u64 poll_ns;
+	u64 lock_wait_ns;
 	struct dtl_entry stage[DTL_ENTRIES];
 };
 
@@ -143,7 +147,7 @@ enum {
 
 /* dtl_ring.c */
 bool dtl_ring_put(struct dtl_ring *ring, const void *rec);
-u32 dtl_ring_whole(const struct dtl_ring *ring, size_t max);
+u32 dtl_ring_whole(const struct dtl_ring *ring, u64 head, size_t max);
 unsigned long dtl_ring_copy(const struct dtl_ring *ring,
 			    char __user *ubuf, u32 len);
 
@@ -176,6 +180,9 @@ int dtl_start(struct vpa_dtl *dtl);
 int dtl_stop(struct vpa_dtl *dtl);
 int dtl_end(struct vpa_dtl *dtl, const void *owner);
 int dtl_flush_now(struct vpa_dtl *dtl);
+ssize_t dtl_read_claim(struct vpa_dtl *dtl, size_t count, bool nonblock,
+		       struct dtl_ring *from);
+ssize_t dtl_read_done(struct vpa_dtl *dtl, ssize_t ret, u32 len);
 ssize_t dtl_read(struct vpa_dtl *dtl, char __user *ubuf, size_t count,
 		 bool nonblock);
 __poll_t dtl_poll_mask(struct vpa_dtl *dtl);

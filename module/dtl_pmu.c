@@ -22,9 +22,9 @@
  * /dev/vpa_dtl cannot configure a session (-EBUSY), and the reverse.
  *
  * perf calls add and del under its raw context lock, where no spinlock_t
- * may be taken: the capture's begin and end (which register the log and
- * wake /dev/vpa_dtl's readers) run in an irq_work on the event's CPU right
- * after; the timers and the irq_work write the AUX area, one AUX
+ * may be taken: the capture's begin and end (which register the log) run
+ * in a hard irq_work on the event's CPU right after; the timers and the
+ * irq_work, all hard (also on PREEMPT_RT), write the AUX area, one AUX
  * transaction per poll.
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
@@ -95,7 +95,7 @@ struct dtl_aux {
  * @want: between add and del: the capture should run
  * @began: the capture is begun (by @work)
  * @deadline: polls at least every @deadline_ns (the user's sample_period),
- *	from add to del
+ *	from the capture's begin to its end (@work starts and cancels it)
  * @deadline_ns: 0 if the capture's own timer never waits that long
  * @deadline_polls: @deadline's runs
  * @node: in the PMU's list of events
@@ -154,16 +154,20 @@ static void dtl_aux_copy(struct dtl_pmu_event *pe, const void *src,
 	pe->written += len;
 }
 
+/* The timebase when the kernel's clock read 0: see dtl_boot_tb_init(). */
+static u64 dtl_boot_tb;
+
 /**
- * dtl_boottb_freq_now() - the boottb_freq record
- * @rec: result
+ * dtl_boot_tb_init() - take the boot timebase, once, as the PMU is made
  *
  * get_boot_tb() is not exported: the timebase at the kernel clock's zero is
  * the timebase now less the clock, both read with interrupts off. perf's
  * timestamps are that clock (local_clock()), so entries and perf's other
- * records share one time line.
+ * records share one time line. Taken once, as mainline's boot_tb is set
+ * once at boot: every event, on every CPU, of every record carries the
+ * same value (two readings differ by the time between them).
  */
-static void dtl_boottb_freq_now(struct dtl_boottb_freq *rec)
+static void dtl_boot_tb_init(void)
 {
 	unsigned long flags;
 	u64 tb, ns;
@@ -172,10 +176,16 @@ static void dtl_boottb_freq_now(struct dtl_boottb_freq *rec)
 	tb = get_tb();
 	ns = local_clock();
 	local_irq_restore(flags);
+	dtl_boot_tb = tb - mul_u64_u64_div_u64(ns, tb_ticks_per_sec,
+					       NSEC_PER_SEC);
+}
+
+/* The boottb_freq record. */
+static void dtl_boottb_freq_now(struct dtl_boottb_freq *rec)
+{
 	memset(rec, 0, sizeof(*rec));
 	rec->tb_freq = tb_ticks_per_sec;
-	rec->boot_tb = tb - mul_u64_u64_div_u64(ns, tb_ticks_per_sec,
-						NSEC_PER_SEC);
+	rec->boot_tb = dtl_boot_tb;
 }
 
 static bool dtl_aux_begin(void *arg, bool last)
@@ -249,7 +259,14 @@ static const struct dtl_sink dtl_aux_sink = {
 
 /* the capture's begin and end, and the deadline poll */
 
-/* On the event's CPU, in hard interrupt context (not under perf's locks). */
+/*
+ * On the event's CPU, in hard interrupt context, also on PREEMPT_RT (not
+ * under perf's locks). The deadline timer runs from the capture's begin to
+ * its end: a del and an add that come together (perf reschedules the
+ * CPU's events) change neither, so that the deadline holds however often
+ * perf reschedules. Both are on this CPU in hard interrupt context, so the
+ * timer's callback is not running here: trying to cancel it cancels it.
+ */
 static void dtl_pmu_work(struct irq_work *work)
 {
 	struct dtl_pmu_event *pe = container_of(work, struct dtl_pmu_event,
@@ -259,8 +276,13 @@ static void dtl_pmu_work(struct irq_work *work)
 	if (want && !pe->began) {
 		pe->began = true;
 		dtl_pmu_cpu_begin(pe->c);
+		if (pe->deadline_ns)
+			hrtimer_start(&pe->deadline,
+				      ns_to_ktime(pe->deadline_ns),
+				      HRTIMER_MODE_REL_PINNED_HARD);
 	} else if (!want && pe->began) {
 		pe->began = false;
+		hrtimer_try_to_cancel(&pe->deadline);
 		dtl_pmu_cpu_end(pe->c);
 		/* What the end took counts too: a read after DISABLE says so. */
 		local64_set(&pe->event->count, READ_ONCE(pe->c->entries));
@@ -273,7 +295,8 @@ static enum hrtimer_restart dtl_pmu_deadline(struct hrtimer *timer)
 						    struct dtl_pmu_event,
 						    deadline);
 
-	if (!READ_ONCE(pe->want))
+	/* began is written on this CPU, in hard interrupt context only */
+	if (!pe->began)
 		return HRTIMER_NORESTART;
 	WRITE_ONCE(pe->deadline_polls, pe->deadline_polls + 1);
 	dtl_pmu_cpu_read(pe->c);
@@ -339,6 +362,9 @@ static int dtl_pmu_event_init(struct perf_event *event)
 
 	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
+	/* No event before the module's init is over. */
+	if (!htm_is_live())
+		return -ENODEV;
 	if (!perfmon_capable())
 		return -EACCES;
 	if (!is_sampling_event(event) || has_branch_stack(event))
@@ -359,9 +385,10 @@ static int dtl_pmu_event_init(struct perf_event *event)
 	if (!pe)
 		return -ENOMEM;
 	pe->event = event;
-	init_irq_work(&pe->work, dtl_pmu_work);
+	/* Hard, also on PREEMPT_RT: see dtl_cpu_setup(). */
+	pe->work = IRQ_WORK_INIT_HARD(dtl_pmu_work);
 	hrtimer_setup(&pe->deadline, dtl_pmu_deadline, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL_PINNED);
+		      HRTIMER_MODE_REL_PINNED_HARD);
 	ret = dtl_pmu_get(dtl_pmu_session, dtl_pmu_hv);
 	if (ret)
 		goto free;
@@ -386,8 +413,8 @@ free:
 
 /*
  * add and del run on the event's CPU under perf's raw context lock: the
- * capture's begin and end are left to the irq_work, the deadline timer is
- * started and cancelled here (its lock is raw).
+ * capture's begin and end, and the deadline timer's, are left to the
+ * irq_work.
  */
 static int dtl_pmu_add(struct perf_event *event, int flags)
 {
@@ -395,9 +422,6 @@ static int dtl_pmu_add(struct perf_event *event, int flags)
 
 	WRITE_ONCE(pe->want, true);
 	irq_work_queue(&pe->work);
-	if (pe->deadline_ns)
-		hrtimer_start(&pe->deadline, ns_to_ktime(pe->deadline_ns),
-			      HRTIMER_MODE_REL_PINNED);
 	event->hw.state = flags & PERF_EF_START ? 0 : PERF_HES_STOPPED;
 	return 0;
 }
@@ -407,7 +431,6 @@ static void dtl_pmu_del(struct perf_event *event, int flags)
 	struct dtl_pmu_event *pe = event->pmu_private;
 
 	WRITE_ONCE(pe->want, false);
-	hrtimer_cancel(&pe->deadline);
 	irq_work_queue(&pe->work);
 	local64_set(&event->count, READ_ONCE(pe->c->entries));
 	event->hw.state = PERF_HES_STOPPED;
@@ -564,6 +587,7 @@ int dtl_pmu_register(const struct htmtrace_hv_ops *hv,
 
 	if (dtl_pmu_name_taken("vpa_dtl"))
 		return -EEXIST;
+	dtl_boot_tb_init();
 	dtl_pmu_hv = hv;
 	dtl_pmu_session = dtl;
 	ret = htm_perf_register(&dtl_pmu_perf, "vpa_dtl",

@@ -42,17 +42,21 @@ EXPORT_SYMBOL_IF_KUNIT(dtl_ring_put);
 
 /**
  * dtl_ring_whole() - bytes of the whole records that fit in @max
- * @ring: ring, its lock held or its consumer's
+ * @ring: ring, its consumer's lock held (the tail is the consumer's)
+ * @head: the head, read under the ring lock: the records before it are
+ *	whole and stay as they are (producers write only past the head), so
+ *	the walk needs no lock, and takes none (the ring lock is raw, and
+ *	the walk may cover the whole ring)
  * @max: room the reader has
  *
  * Return: bytes from the tail, a sum of whole records' lengths.
  */
-u32 dtl_ring_whole(const struct dtl_ring *ring, size_t max)
+u32 dtl_ring_whole(const struct dtl_ring *ring, u64 head, size_t max)
 {
 	u64 pos = ring->tail;
 	u32 len, n = 0;
 
-	while (pos < ring->head) {
+	while (pos < head) {
 		const struct htmtrace_dtl_rec *rec =
 			(const void *)(ring->buf + (pos & (ring->size - 1)));
 
@@ -68,9 +72,10 @@ u32 dtl_ring_whole(const struct dtl_ring *ring, size_t max)
 EXPORT_SYMBOL_IF_KUNIT(dtl_ring_whole);
 
 /*
- * Copy @len bytes from the tail to the user. Only the consumer (under the
- * read lock) moves the tail, and producers write only past the head, so the
- * bytes are stable without the ring lock. Return: bytes not copied.
+ * Copy @len bytes from the tail to the user. Only the consumer moves the
+ * tail, and producers write only past the head, so the bytes are stable
+ * without the ring lock. @ring may be the consumer's copy of the ring (see
+ * dtl_read()). Return: bytes not copied.
  */
 unsigned long dtl_ring_copy(const struct dtl_ring *ring,
 			    char __user *ubuf, u32 len)

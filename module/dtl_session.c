@@ -253,15 +253,22 @@ int dtl_stop(struct vpa_dtl *dtl)
  *
  * One transition: the state is checked and changed under the locks, in
  * their order (see struct vpa_dtl), so that of two calls at once exactly
- * one ends the session, and nothing starts it in between.
+ * one ends the session, and nothing starts it in between. A reader copying
+ * out of the ring meanwhile keeps it, and frees it (dtl_read_done()).
  *
- * Return: 0 if this call ended the session, else -EBADFD.
+ * Return: 0 if this call ended the session, -EINTR if a DECONFIGURE was
+ * killed while it waited for the read lock, else -EBADFD.
  */
 int dtl_end(struct vpa_dtl *dtl, const void *owner)
 {
 	int ret = -EBADFD;
 
-	mutex_lock(&dtl->read_lock);
+	if (!owner) {
+		if (mutex_lock_killable(&dtl->read_lock))
+			return -EINTR;
+	} else {
+		mutex_lock(&dtl->read_lock);
+	}
 	cpus_read_lock();
 	mutex_lock(&dtl->lock);
 	if (dtl->state != DTL_CONFIGURED &&
@@ -273,6 +280,11 @@ int dtl_end(struct vpa_dtl *dtl, const void *owner)
 		dtl_stop_locked(dtl);
 	/* The state first: a lockless poll() reads it, never the ring. */
 	smp_store_release(&dtl->state, DTL_IDLE);
+	/* (A ring orphaned before is the one the reader copies from.) */
+	if (dtl->reading && !dtl->read_orphan) {
+		dtl->read_orphan = dtl->ring.buf;
+		dtl->ring.buf = NULL;
+	}
 	dtl_free(dtl);
 	dtl->hv = NULL;
 	dtl->owner = NULL;
@@ -322,34 +334,44 @@ out:
 	return ret;
 }
 
-/* Has the reader something to read, or is the stream over? */
+/*
+ * Has the reader something to read (and no other reader is copying), or is
+ * the stream over?
+ */
 static bool dtl_readable(struct vpa_dtl *dtl)
 {
 	u32 state = READ_ONCE(dtl->state);
 
+	if (state == DTL_IDLE || state == DTL_PMU)
+		return true;
+	if (READ_ONCE(dtl->reading))
+		return false;
 	return READ_ONCE(dtl->ring.head) != READ_ONCE(dtl->ring.tail) ||
-	       state == DTL_STOPPED || state == DTL_IDLE ||
-	       state == DTL_PMU;
+	       state == DTL_STOPPED;
 }
 
 /**
- * dtl_read() - read whole records of the stream
+ * dtl_read_claim() - claim the whole records at the ring's tail for a read
  * @dtl: session
- * @ubuf: user buffer
- * @count: its size
+ * @count: room the reader has
  * @nonblock: O_NONBLOCK
+ * @from: receives the ring as it is (its buffer, size and tail): what the
+ *	reader copies from, without a lock, before dtl_read_done()
  *
- * Return: bytes of whole records; 0 once the session is stopped and the
- * stream drained; -ENODATA if there is no session; -EINVAL if @count
- * cannot hold the next record; -EAGAIN, -ERESTARTSYS, -EFAULT.
+ * One reader copies at a time: another waits (or gets -EAGAIN) until
+ * dtl_read_done(). No lock is held on return.
+ *
+ * Return: bytes claimed, of whole records; 0 once the session is stopped
+ * and the stream drained; -ENODATA if there is no session; -EINVAL if
+ * @count cannot hold the next record; -EAGAIN, -ERESTARTSYS.
  */
-ssize_t dtl_read(struct vpa_dtl *dtl, char __user *ubuf, size_t count,
-		 bool nonblock)
+ssize_t dtl_read_claim(struct vpa_dtl *dtl, size_t count, bool nonblock,
+		       struct dtl_ring *from)
 {
 	unsigned long flags;
-	bool empty;
 	ssize_t ret;
 	u32 len, state;
+	u64 head;
 
 	if (mutex_lock_interruptible(&dtl->read_lock))
 		return -ERESTARTSYS;
@@ -362,20 +384,23 @@ ssize_t dtl_read(struct vpa_dtl *dtl, char __user *ubuf, size_t count,
 		ret = -ENODATA;
 		if (state == DTL_IDLE || state == DTL_PMU)
 			goto out;
-		raw_spin_lock_irqsave(&dtl->ring_lock, flags);
-		/* What is pending goes out first, now that there may be room. */
-		dtl_flush(dtl, NULL);
-		len = dtl_ring_whole(&dtl->ring, count);
-		empty = dtl->ring.head == dtl->ring.tail;
-		raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
-		if (len)
-			break;
-		ret = -EINVAL;
-		if (!empty)
-			goto out;
-		ret = 0;
-		if (state == DTL_STOPPED)
-			goto out;
+		if (!dtl->reading) {
+			raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+			/* What is pending goes out first, now that there may be room. */
+			dtl_flush(dtl, NULL);
+			head = dtl->ring.head;
+			raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+			/* The walk, up to the whole ring, under no lock. */
+			len = dtl_ring_whole(&dtl->ring, head, count);
+			if (len)
+				break;
+			ret = -EINVAL;
+			if (head != dtl->ring.tail)
+				goto out;
+			ret = 0;
+			if (state == DTL_STOPPED)
+				goto out;
+		}
 		ret = -EAGAIN;
 		if (nonblock)
 			goto out;
@@ -385,18 +410,73 @@ ssize_t dtl_read(struct vpa_dtl *dtl, char __user *ubuf, size_t count,
 		if (mutex_lock_interruptible(&dtl->read_lock))
 			return -ERESTARTSYS;
 	}
-	if (dtl_ring_copy(&dtl->ring, ubuf, len)) {
-		ret = -EFAULT;
-		goto out;
-	}
-	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
-	dtl->ring.tail += len;
-	dtl_flush(dtl, NULL);
-	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	WRITE_ONCE(dtl->reading, true);
+	*from = dtl->ring;
 	ret = len;
 out:
 	mutex_unlock(&dtl->read_lock);
 	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(dtl_read_claim);
+
+/**
+ * dtl_read_done() - a read's copy is over
+ * @dtl: session
+ * @ret: the read's answer: the @len bytes claimed, or -EFAULT if the copy
+ *	failed (the records stay for the next read)
+ * @len: bytes dtl_read_claim() claimed
+ *
+ * Consumes what was copied. If the session ended meanwhile, its ring was
+ * left to this reader: it is freed now, and the copy stands.
+ *
+ * Return: @ret.
+ */
+ssize_t dtl_read_done(struct vpa_dtl *dtl, ssize_t ret, u32 len)
+{
+	unsigned long flags;
+
+	mutex_lock(&dtl->read_lock);
+	WRITE_ONCE(dtl->reading, false);
+	if (dtl->read_orphan) {
+		kvfree(dtl->read_orphan);
+		dtl->read_orphan = NULL;
+	} else if (ret > 0) {
+		raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+		dtl->ring.tail += len;
+		dtl_flush(dtl, NULL);
+		raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	}
+	mutex_unlock(&dtl->read_lock);
+	/* Another reader may wait for this one. */
+	wake_up_interruptible(&dtl->wait);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(dtl_read_done);
+
+/**
+ * dtl_read() - read whole records of the stream
+ * @dtl: session
+ * @ubuf: user buffer
+ * @count: its size
+ * @nonblock: O_NONBLOCK
+ *
+ * The copy to the user holds no lock: a page fault that never resolves
+ * (userfaultfd, FUSE) holds up other readers only (interruptibly), never
+ * the end of the session.
+ *
+ * Return: as dtl_read_claim(), or -EFAULT.
+ */
+ssize_t dtl_read(struct vpa_dtl *dtl, char __user *ubuf, size_t count,
+		 bool nonblock)
+{
+	struct dtl_ring from;
+	ssize_t len;
+
+	len = dtl_read_claim(dtl, count, nonblock, &from);
+	if (len <= 0)
+		return len;
+	return dtl_read_done(dtl, dtl_ring_copy(&from, ubuf, len) ?
+			     -EFAULT : len, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(dtl_read);
 

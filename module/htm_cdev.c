@@ -45,6 +45,9 @@ static int htm_cdev_open(struct inode *inode, struct file *file)
 	struct miscdevice *misc = file->private_data;
 	struct htm_reader *rd;
 
+	/* No user before the module's init is over. */
+	if (!htm_is_live())
+		return -ENODEV;
 	rd = kmalloc(sizeof(*rd), GFP_KERNEL);
 	if (!rd)
 		return -ENOMEM;

@@ -475,6 +475,9 @@ static int htm_pmu_event_init(struct perf_event *event)
 
 	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
+	/* No event before the module's init is over. */
+	if (!htm_is_live())
+		return -ENODEV;
 	ret = htm_pmu_event_check(event);
 	if (ret)
 		return ret;

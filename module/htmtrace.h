@@ -8,21 +8,35 @@
 #define _HTMTRACE_H
 
 #include <linux/cpumask.h>
+#include <linux/irq_work.h>
 #include <linux/spinlock.h>
 #include <linux/mmzone.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/htmtrace.h>
+#include <kunit/visibility.h>
 
 #include "compat.h"
 #include "htmtrace_hv.h"
+
+/*
+ * What the KUnit suites test is exported in the test build only
+ * (HTMTRACE_TEST): a production build exports nothing, whatever the
+ * kernel's CONFIG_KUNIT (tests/lint.sh checks its Module.symvers is empty).
+ */
+#ifndef HTMTRACE_TEST
+#undef EXPORT_SYMBOL_IF_KUNIT
+/* Names the symbol (it must exist), exports nothing. */
+#define EXPORT_SYMBOL_IF_KUNIT(symbol) static_assert(!__same_type(symbol, void))
+#endif
 
 struct dentry;
 struct seq_file;
 
 /* main.c: module parameters and the platform gate */
 const char *htm_platform_check(bool lpar, bool kvm_guest);
+bool htm_is_live(void);
 
 extern unsigned int htm_nr_channels;
 extern unsigned int htm_bounce_size;
@@ -169,8 +183,14 @@ struct dtl_cpu;
  *	readers use smp_load_acquire()). Lock order, outermost first:
  *	@read_lock, cpus_read_lock(), @lock, @ring_lock; the hotplug
  *	callbacks take @lock inside the hotplug lock
- * @read_lock: one reader at a time; the end of the session takes it, so
- *	that nothing it frees is in use by a reader
+ * @read_lock: guards @reading, @read_orphan and the ring's tail; held
+ *	briefly, never across a copy to the user (whose page fault may
+ *	never resolve), so that the end of the session, which takes it,
+ *	never waits for a reader
+ * @reading: a reader is copying records out of @ring (one at a time:
+ *	another waits until it is done)
+ * @read_orphan: the ring buffer the session's end left to the reader that
+ *	was copying out of it, which frees it
  * @ring_lock: guards @ring's head, @clock_pending and the CPUs' @lost,
  *	pending records and sinks; taken in the capture timers (interrupt
  *	context) and, for the vpa_dtl PMU, in pmu::add and pmu::del under the
@@ -186,11 +206,15 @@ struct dtl_cpu;
  * @pmu_users: perf events holding the session (state DTL_PMU)
  * @owner: the file whose close ends the session, NULL if none
  * @wait: woken when records arrive or the state changes
+ * @wake_work: wakes @wait for the hard interrupt handlers (the capture
+ *	timers, the PMU's), where its lock may not be taken on PREEMPT_RT
  */
 struct vpa_dtl {
 	struct mutex lock;		/* see above */
 	struct mutex read_lock;		/* see above */
 	raw_spinlock_t ring_lock;	/* see above */
+	bool reading;
+	u8 *read_orphan;
 	const struct htmtrace_hv_ops *hv;
 	u32 state;
 	cpumask_var_t cpus;
@@ -201,6 +225,7 @@ struct vpa_dtl {
 	unsigned int pmu_users;
 	const void *owner;
 	wait_queue_head_t wait;
+	struct irq_work wake_work;
 };
 
 int dtl_init(struct vpa_dtl *dtl);

@@ -12,17 +12,22 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/of.h>
+#include <linux/wait.h>
 #include <kunit/visibility.h>
 
 #include <asm/firmware.h>
 
 #include "htmtrace.h"
 
-/* An unsigned module parameter with a range, refused with a message. */
+/*
+ * An unsigned module parameter with a range, refused with a message; with
+ * @or_zero, 0 is taken too (it means "none": the default).
+ */
 struct htm_uint_param {
 	unsigned int *val;
 	unsigned int min;
 	unsigned int max;
+	bool or_zero;
 };
 
 static int htm_param_set(const char *s, const struct kernel_param *kp)
@@ -34,9 +39,9 @@ static int htm_param_set(const char *s, const struct kernel_param *kp)
 	ret = kstrtouint(s, 0, &v);
 	if (ret)
 		return ret;
-	if (v < p->min || v > p->max) {
-		pr_err("%s=%u out of range %u..%u\n", kp->name, v, p->min,
-		       p->max);
+	if ((v < p->min || v > p->max) && !(p->or_zero && !v)) {
+		pr_err("%s=%u out of range %s%u..%u\n", kp->name, v,
+		       p->or_zero ? "0 or " : "", p->min, p->max);
 		return -EINVAL;
 	}
 	*p->val = v;
@@ -68,13 +73,14 @@ module_param_cb(bounce_kb, &htm_uint_param_ops, &bounce_kb_param, 0444);
 MODULE_PARM_DESC(bounce_kb,
 		 "dump bounce buffer per reading file, KiB (64..65536, default 1024; capped at the largest contiguous allocation)");
 
+/* Below 100 us the timer would run more often than it copies entries. */
 unsigned int dtl_period_us;
 static struct htm_uint_param dtl_period_param = {
-	&dtl_period_us, 0, 1000000
+	&dtl_period_us, 100, 1000000, true
 };
 module_param_cb(dtl_period_us, &htm_uint_param_ops, &dtl_period_param, 0644);
 MODULE_PARM_DESC(dtl_period_us,
-		 "fixed period of the dispatch trace log capture timer, us (0: adaptive, the default; 100..1000000)");
+		 "fixed period of the dispatch trace log capture timer, us (0: adaptive, the default; else 100..1000000, others refused)");
 
 unsigned int htm_bounce_size;
 EXPORT_SYMBOL_IF_KUNIT(htm_bounce_size);
@@ -127,9 +133,76 @@ static struct htm_hv_offer htm_offer;
 static struct vpa_dtl dtl_session;
 
 /*
- * The composition root: what the backend offers, made once. The devices
- * are needed; a PMU that cannot be registered (perf lacking, a PMU of the
- * same name in the kernel) is left out with a line in the log.
+ * Set once the module's init has made everything, never cleared: until
+ * then, the devices (open) and the PMUs (event_init) refuse their users
+ * with -ENODEV, so that an init that fails after they are registered
+ * removes them with no user (a file opened meanwhile would hold a module
+ * that is about to be freed).
+ */
+static bool htm_live;
+
+/**
+ * htm_is_live() - may the devices and PMUs take users yet?
+ *
+ * Return: true once the module's init has succeeded.
+ */
+bool htm_is_live(void)
+{
+	/* Pairs with htmtrace_init()'s release. */
+	return smp_load_acquire(&htm_live);
+}
+
+#ifdef HTMTRACE_TEST
+/*
+ * init_hold (test builds only): 1 holds the init, every device and PMU
+ * registered but not live, until it is written 0 (go live) or 2 (fail the
+ * load, as a last registration that fails would), 60 s at most.
+ */
+static unsigned int init_hold;
+static DECLARE_WAIT_QUEUE_HEAD(init_hold_wait);
+static struct htm_uint_param init_hold_param = { &init_hold, 0, 2 };
+
+static int init_hold_set(const char *s, const struct kernel_param *kp)
+{
+	int ret = htm_param_set(s, kp);
+
+	wake_up_all(&init_hold_wait);
+	return ret;
+}
+
+static const struct kernel_param_ops init_hold_ops = {
+	.set = init_hold_set,
+	.get = htm_param_get,
+};
+
+module_param_cb(init_hold, &init_hold_ops, &init_hold_param, 0644);
+MODULE_PARM_DESC(init_hold,
+		 "1: hold the init with the devices made, not live, until set to 0 (go on) or 2 (fail: ECANCELED), 60 s at most (test builds only)");
+
+static int __init htm_init_hold(void)
+{
+	/* (Written between the load's parameters and its init: 2 fails.) */
+	if (READ_ONCE(init_hold) == 1) {
+		pr_info("init_hold: the devices are registered, not live\n");
+		wait_event_interruptible_timeout(init_hold_wait,
+						 READ_ONCE(init_hold) != 1,
+						 60 * HZ);
+	}
+	return READ_ONCE(init_hold) == 2 ? -ECANCELED : 0;
+}
+#else
+static int __init htm_init_hold(void)
+{
+	return 0;
+}
+#endif
+
+/*
+ * The composition root: what the backend offers, made once. What users
+ * see comes last, after what it relies on: the devices (needed), then the
+ * PMUs (a PMU that cannot be registered, perf lacking or a PMU of the same
+ * name in the kernel, is left out with a line in the log). None takes a
+ * user before htm_is_live().
  */
 static int __init htm_devices_add(void)
 {
@@ -144,20 +217,22 @@ static int __init htm_devices_add(void)
 		ret = htm_cdev_add_all(htm_hv);
 		if (ret)
 			goto err_dtl;
-		ret = htm_pmu_register(htm_hv);
-		if (ret)
-			pr_warn("no htm perf PMU (%d): /dev/htmN only\n", ret);
 	}
 	if (htm_offer.dtl) {
 		ret = dtl_cdev_add(htm_hv, &dtl_session);
 		if (ret)
 			goto err_htm;
-		dtl_pmu_try_add(htm_hv, &dtl_session);
 	}
+	if (htm_offer.htm) {
+		ret = htm_pmu_register(htm_hv);
+		if (ret)
+			pr_warn("no htm perf PMU (%d): /dev/htmN only\n", ret);
+	}
+	if (htm_offer.dtl)
+		dtl_pmu_try_add(htm_hv, &dtl_session);
 	return 0;
 
 err_htm:
-	htm_pmu_unregister();
 	htm_cdev_remove_all();
 err_dtl:
 	if (htm_offer.dtl)
@@ -165,12 +240,12 @@ err_dtl:
 	return ret;
 }
 
-/* Each remove is a no-op for what was not made. */
+/* In the reverse order of htm_devices_add(); each a no-op if not made. */
 static void htm_devices_remove(void)
 {
 	dtl_pmu_unregister();
-	dtl_cdev_remove();
 	htm_pmu_unregister();
+	dtl_cdev_remove();
 	htm_cdev_remove_all();
 	if (htm_offer.dtl)
 		dtl_exit(&dtl_session);
@@ -221,6 +296,15 @@ static int __init htmtrace_init(void)
 		pr_err("%s: cannot create the devices: %d\n", htm_hv->name, ret);
 		goto err_debugfs;
 	}
+	ret = htm_init_hold();
+	if (ret) {
+		pr_err("%s: init failed after the devices were registered: %d\n",
+		       htm_hv->name, ret);
+		htm_devices_remove();
+		goto err_debugfs;
+	}
+	/* Pairs with htm_is_live(): everything is made. */
+	smp_store_release(&htm_live, true);
 	pr_info("hypervisor backend: %s\n", htm_hv->name);
 	return 0;
 

@@ -13,6 +13,15 @@
 # timer's wakeups per second per CPU, with a fixed 1 ms period (what the
 # kernel's vpa_dtl PMU does) and with the adaptive period, side by side.
 #
+# Last, the session's one ring lock under load, in a guest of 8 CPUs
+# (-smp 8): 20k entries a second on every CPU, captured from 1, 2, 4 and 8
+# of them. Each CPU's polls say how long they took and how long they
+# waited for the lock (debugfs htmtrace/dtl "poll cpu N ns T
+# lock_wait_ns W", read just before the capture ends): the wait per entry
+# copied, against the poll's whole time per entry. Under TCG the 8 vCPUs
+# share the host's cores, so a lock holder can lose its host CPU while
+# others spin: the wait there is an upper bound.
+#
 # The figures measure this machine under TCG, simulator included (it copies
 # the trace bytes at memory speed): compare runs, not absolute speeds.
 set -euo pipefail
@@ -162,3 +171,37 @@ secs=2
 		done
 	done
 } | tee "$top/build/$variant/bench-dtl.txt"
+
+# The ring lock, on 8 CPUs: the 2-CPU guest goes first (the host has few
+# cores), then one of 8 boots.
+"${guest[@]}" stop -V "$variant" -n "$name" >/dev/null || true
+name=bench8
+"${guest[@]}" start -V "$variant" -n "$name" --smp 8
+# One capture: CPUS (a list) SECONDS (3 or more). Prints: CPUs, entries
+# copied, poll ns, lock wait ns (sums over the CPUs).
+dtl_lock() {
+	run "rmmod htmtrace 2>/dev/null; rmmod htmtrace_hvsim 2>/dev/null
+	     H=/sys/kernel/debug/htmtrace_hvsim
+	     insmod /lib/modules/htmtrace/htmtrace_hvsim.ko rate=0 &&
+	     insmod /lib/modules/htmtrace/htmtrace.ko backend=sim &&
+	     echo 20000 > \$H/dtl_rate || exit 1
+	     htmtrace dtl record --duration $2 -C $1 --ring-kb 16384 -o /tmp/dtl.bin > /dev/null & p=\$!
+	     sleep $(($2 - 1)); cat /sys/kernel/debug/htmtrace/dtl > /tmp/dtl.fs
+	     wait \$p; echo 0 > \$H/dtl_rate
+	     awk '/^capture cpu/ { n++; e += \$7 } /^poll cpu/ { ns += \$5; w += \$7 }
+		  END { print n, e, ns, w }' /tmp/dtl.fs"
+}
+{
+	printf '\n8 CPUs logging 20k entries/s each; the captured CPUs poll into one ring\n'
+	printf '%-9s %12s %14s %17s %12s\n' "captured" "entries" "poll ns/entry" \
+	       "lock wait ns/ent" "wait/poll"
+	for cpus in 0 0-1 0-3 0-7; do
+		read -r ncpu entries pollns waitns < <(dtl_lock $cpus 4)
+		[ "${ncpu:-0}" -gt 0 ] && [ "${entries:-0}" -gt 0 ] ||
+			{ echo "dtl capture on $cpus failed"; exit 1; }
+		awk -v n=$ncpu -v e=$entries -v p=$pollns -v w=$waitns 'BEGIN {
+			printf "%-9s %12d %14.0f %17.0f %11.1f%%\n", n " CPUs", e,
+			       p / e, w / e, p ? 100 * w / p : 0
+		}'
+	done
+} | tee "$top/build/$variant/bench-dtl-lock.txt"

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Run the htmtrace QEMU pseries test guest and talk to it.
 
-  guest.py start [-V VARIANT] [-n NAME] [--share DIR] [--owner PID]
-                 boot, wait until ready
+  guest.py start [-V VARIANT] [-n NAME] [--share DIR] [--owner PID] [--smp N]
+                 boot, wait until ready (N CPUs, default 2; the test kernel
+                 has up to 8)
   guest.py run   [-V VARIANT] [-n NAME] [-t SECS] TEXT...
                  run TEXT with sh -c in the guest: its stdout, stderr and exit
                  status become ours (124: timed out, 125: harness failure)
@@ -157,7 +158,7 @@ class Guest:
         return os.path.join(kdir.strip(), 'vmlinux')
 
     # --- start ------------------------------------------------------------
-    def start(self, share=None, owner=None):
+    def start(self, share=None, owner=None, smp=2):
         if self.alive():    # someone else's run, or a leftover: never kill it here
             die(f'{self.name} ({self.variant}) is already running; stop it with: '
                 f'tests/guest.py stop -V {self.variant} -n {self.name}', 1)
@@ -182,7 +183,7 @@ class Guest:
         sockdir = tempfile.mkdtemp(prefix='htmg-')   # short: sun_path is 108 bytes
         sock = os.path.join(sockdir, 'ctl')
         qemu = ['qemu-system-ppc64', '-M', MACHINE, '-cpu', 'power9', '-m', '1G',
-                '-smp', '2', '-nodefaults', '-no-user-config', '-display', 'none',
+                '-smp', str(smp), '-nodefaults', '-no-user-config', '-display', 'none',
                 '-no-reboot', '-kernel', vmlinux, '-initrd', initrd,
                 # rcu_expedited: every synchronize_rcu() an expedited grace
                 # period, the same guarantee sooner; an rmmod waits for
@@ -467,6 +468,8 @@ def main():
             p.add_argument('--share', help='host folder mounted at /host in the guest')
             p.add_argument('--owner', type=int,
                            help='QEMU ends when this process does (default: parent)')
+            p.add_argument('--smp', type=int, default=2, choices=range(1, 9),
+                           metavar='N', help='CPUs (1..8, default 2)')
         if name == 'run':
             p.add_argument('-t', '--timeout', type=int, default=CMD_TIMEOUT)
             p.add_argument('text', nargs='+')
@@ -490,7 +493,7 @@ def main():
         return 0
     g = Guest(a.variant, a.name)
     if a.cmd == 'start':
-        g.start(a.share, a.owner)
+        g.start(a.share, a.owner, a.smp)
         return 0
     if a.cmd == 'kill':
         g.kill()

@@ -179,6 +179,90 @@ refused() {
 	[[ $stderr == *"Invalid argument"* ]]
 	run guest "cat $p"
 	[ "$output" = 1000000 ]
+	# 1..99 are refused too, not taken as 100; 100 and 0 are taken
+	for v in 1 99; do
+		run --separate-stderr guest "echo $v > $p"
+		[ "$status" -eq 1 ]
+		[[ $stderr == *"Invalid argument"* ]]
+		run guest "cat $p"
+		[ "$output" = 1000000 ]
+	done
+	run guest "echo 100 > $p && cat $p && echo 0 > $p && cat $p"
+	[ "$output" = "100
+0" ]
+}
+
+@test "dtl_period_us=99 is refused: out of range" {
+	refused dtl_period_us=99
+}
+
+# In the guest: "held" waits (bounded) until the load (in the background,
+# its status in /tmp/ins.done) holds at init_hold with everything
+# registered: the vpa_dtl PMU, the last, exists.
+# shellcheck disable=SC2016 # expanded by the guest's shell
+HELD='held() {
+	for i in $(seq 400); do
+		[ -d /sys/bus/event_source/devices/vpa_dtl ] && return 0
+		[ -e /tmp/ins.done ] && break
+		nap 0.05
+	done
+	echo "the load never held" >&2; return 1
+}'
+
+@test "init: the devices and PMUs take no user until it is over; a failure after they are registered leaves nothing" {
+	local p=/sys/module/htmtrace/parameters/init_hold
+	guest_load htmtrace_hvsim
+	# held with every device and PMU registered: none takes a user yet
+	run guest "$HELD
+		rm -f /tmp/ins.done
+		(insmod $HTM_MODDIR/htmtrace.ko backend=sim init_hold=1 > /tmp/ins.out 2>&1
+		 echo \$? > /tmp/ins.done) &
+		held || exit 1
+		[ -c /dev/htm0 ] && [ -c /dev/vpa_dtl ] && [ -d /sys/bus/event_source/devices/htm ] || exit 1
+		cat /dev/htm0 2>&1; cat /dev/vpa_dtl 2>&1
+		htmperf open htm 0x100002; htmperf open vpa_dtl 7
+		echo 0 > $p
+		for i in \$(seq 400); do [ -e /tmp/ins.done ] && break; nap 0.05; done
+		cat /tmp/ins.done /tmp/ins.out
+		htmperf open htm 0x100002 && htmperf open vpa_dtl 7 && : < /dev/htm0 && : < /dev/vpa_dtl"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "cat: can't open '/dev/htm0': No such device" ]
+	[ "${lines[1]}" = "cat: can't open '/dev/vpa_dtl': No such device" ]
+	[ "${lines[2]}" = ENODEV ]
+	[ "${lines[3]}" = ENODEV ]
+	[ "${lines[4]}" = 0 ]
+	[ "${lines[5]}" = ok ]
+	[ "${lines[6]}" = ok ]
+	[ "${#lines[@]}" -eq 7 ]
+	guest_unload htmtrace
+
+	# the same, but the init fails then (busybox's insmod tries twice):
+	# every device and PMU is gone, and a load after it works
+	guest_mark
+	run guest "$HELD
+		rm -f /tmp/ins.done
+		(insmod $HTM_MODDIR/htmtrace.ko backend=sim init_hold=1 > /tmp/ins.out 2>&1
+		 echo \$? > /tmp/ins.done) &
+		held || exit 1
+		for i in \$(seq 400); do
+			[ -e /tmp/ins.done ] && break
+			{ echo 2 > $p; } 2>/dev/null; nap 0.05
+		done
+		cat /tmp/ins.done /tmp/ins.out
+		ls /dev | grep -e '^htm[0-9]' -e '^vpa_dtl\$'
+		ls /sys/bus/event_source/devices | grep -e '^htm\$' -e '^vpa_dtl\$'
+		[ -d /sys/module/htmtrace ] && echo loaded; true"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" -ne 0 ]
+	[[ ${lines[1]} == "insmod: can't insert '$HTM_MODDIR/htmtrace.ko': Operation canceled"* ]]
+	[ "${#lines[@]}" -eq 2 ]
+	run guest_dmesg
+	grep -q "htmtrace: hvsim: init failed after the devices were registered: -125" <<<"$output"
+	assert_no_splat
+	guest_load htmtrace backend=sim
+	guest "[ -c /dev/htm0 ] && [ -c /dev/vpa_dtl ] && htmperf open vpa_dtl 7"
 }
 
 @test "no poll_ms: the driver asks the hypervisor nothing while a trace runs" {
@@ -228,7 +312,7 @@ ready" ]
 }
 
 @test "the parameter limits themselves are accepted" {
-	for arg in channels=1 channels=64 bounce_kb=64 bounce_kb=65536 dtl_period_us=0 dtl_period_us=1000000; do
+	for arg in channels=1 channels=64 bounce_kb=64 bounce_kb=65536 dtl_period_us=0 dtl_period_us=100 dtl_period_us=1000000; do
 		guest_load htmtrace "$arg"
 		guest_unload htmtrace
 	done

@@ -586,6 +586,14 @@ EBUSY" ]
 		'BEGIN { exit !(s >= t0 - 0.001 && s <= t1 + 0.001) }'
 	decoded /tmp/d.cpu1 1 "$mask" "$e1" "$(events 1)"
 	[ "${lines[-1]}" = "entries $n1 missing 0 gaps 0 bad 0" ]
+	# one boot_tb (the boottb_freq record's first 8 bytes) for every event
+	# of the record, as mainline's get_boot_tb(): taken once, at load
+	run guest "for c in 0 1; do head -c 8 /tmp/d.cpu\$c | od -An -tx1; done"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$(tr -d ' 0' <<<"${lines[0]}")" != "" ]
+	[ "${lines[0]}" = "${lines[1]}" ]
 	# the CPUs' masks are given back (the kernel's, where it owns the log)
 	run guest "sed -n 's/^cpu \([01]\) .* mask \([0-9]*\)$/\1 \2/p' $HVSIM/dtl_cpus"
 	echo "$output"
@@ -744,6 +752,31 @@ EBUSY" ]
 	echo "deadline polls in $ms ms: $((p1 - p0))"
 	[ $((p1 - p0)) -ge 1 ]
 	[ $((p1 - p0)) -le $((ms / 10 + 2)) ]
+	assert_no_splat
+}
+
+@test "vpa_dtl: the deadline holds while perf reschedules the CPU's events more often than the period" {
+	# A task with a pinned event of its own, woken every ms on CPU 0:
+	# each time it runs, perf takes CPU 0's flexible events off and puts
+	# them back (del, add) with the capture running on. The deadline
+	# (150 ms) runs from the capture's begin to its end: del and add leave
+	# it alone. Were it re-armed at each add, with a full period, it
+	# would not come due while the task wakes more often than that.
+	run guest "$CAPTURING
+		htmperf dtl 7 -C 0 -P 150000000 -o /tmp/d -d 0 -r /tmp/r > /dev/null & p=\$!
+		enabled && capturing 0 7 || { kill \$p; exit 1; }
+		cat $PMUDBG; htmperf resched 0 1000 2000 || { kill \$p; exit 1; }
+		cat $PMUDBG; kill \$p; wait \$p"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "resched 2000" ]
+	local p0 p1
+	p0=$(sed -n 's/^cpu 0 config 7 deadline_ns 150000000 .* deadline_polls \([0-9]*\)$/\1/p' <<<"${lines[0]}")
+	p1=$(sed -n 's/^cpu 0 config 7 deadline_ns 150000000 .* deadline_polls \([0-9]*\)$/\1/p' <<<"${lines[2]}")
+	echo "deadline polls while rescheduled: $p0 -> $p1"
+	[ -n "$p0" ]
+	[ -n "$p1" ]
+	[ "$p1" -gt "$p0" ]
 	assert_no_splat
 }
 

@@ -69,6 +69,12 @@
  *	keeps the event open SECS seconds (or until killed) after "ok".
  *	--period sets sample_period N (the default is 1); --sample-freq sets
  *	frequency mode with sample_freq N.
+ *   htmperf resched CPU US COUNT
+ *	On CPU, with a pinned task-clock event of its own (enabled), sleep
+ *	US microseconds COUNT times: each time the task runs again, perf
+ *	takes CPU's flexible CPU-wide events off and puts them back (pmu::del,
+ *	pmu::add), for the task's pinned event goes first. Prints
+ *	"resched COUNT".
  *
  * Exit status: 0 success, 1 a system call failed (said on stderr, or the
  * errno's name for open), 2 bad usage.
@@ -77,6 +83,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -994,6 +1001,39 @@ static int cmd_open(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_resched(int argc, char **argv)
+{
+	struct perf_event_attr attr;
+	struct timespec ts;
+	unsigned long long i, count;
+	cpu_set_t set;
+	int fd;
+
+	if (argc != 4)
+		bad_usage();
+	CPU_ZERO(&set);
+	CPU_SET(num(argv[1]), &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.pinned = 1;
+	fd = perf_open(&attr, 0, -1);
+	if (fd < 0)
+		die("perf_event_open");
+	ts.tv_sec = 0;
+	ts.tv_nsec = num(argv[2]) * 1000;
+	count = num(argv[3]);
+	for (i = 0; i < count; i++)
+		if (nanosleep(&ts, NULL))
+			die("nanosleep");
+	close(fd);
+	printf("resched %llu\n", count);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	page_size = sysconf(_SC_PAGESIZE);
@@ -1008,6 +1048,8 @@ int main(int argc, char **argv)
 		return cmd_dtl_decode(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "open"))
 		return cmd_open(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "resched"))
+		return cmd_resched(argc - 1, argv + 1);
 	bad_usage();
 	return 2;
 }
