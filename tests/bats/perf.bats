@@ -145,10 +145,10 @@ EOF"
 # there (logged or not): the next one is number $(events CPU), the n of
 # hvsim_dtl_fill() (module/hvsim/hvsim_record.h)
 written() {
-	guest "sed -n 's/^cpu $1 .* written \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
+	guest_number "sed -n 's/^cpu $1 .* written \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
 }
 events() {
-	guest "sed -n 's/^cpu $1 .* events \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
+	guest_number "sed -n 's/^cpu $1 .* events \([0-9]*\) .*/\1/p' $HVSIM/dtl_cpus"
 }
 
 # dtl_record NAME PERF-OPTIONS CPUS BURST...: in the guest, perf record
@@ -274,7 +274,7 @@ dtl_script() {
 }
 
 @test "perf 7.2 decodes vpa_dtl (mainline's command line, every CPU): every entry the simulator wrote, per CPU, within the capture" {
-	local e0 e1 w0 w1
+	local e0 e1 w0 w1 n0 n1
 	e0=$(events 0)
 	e1=$(events 1)
 	w0=$(written 0)
@@ -283,8 +283,10 @@ dtl_script() {
 	# Bursts that fit the hypervisor's ring (84) together, whether or not
 	# a poll comes between them: nothing is overwritten
 	dtl_record all -a "0 1" "0 60" "1 40" "0 20"
-	[ $(($(written 0) - w0)) -eq 80 ]
-	[ $(($(written 1) - w1)) -eq 40 ]
+	n0=$(written 0)
+	n1=$(written 1)
+	[ $((n0 - w0)) -eq 80 ]
+	[ $((n1 - w1)) -eq 40 ]
 	dtl_script all "0:$e0 1:$e1"
 	[ "$output" = "cpu 0 entries 80 bad 0
 cpu 1 entries 40 bad 0" ]
@@ -305,13 +307,14 @@ cpu 1 entries 40 bad 0" ]
 }
 
 @test "perf 7.2 decodes vpa_dtl: a burst beyond the hypervisor's ring, perf warns of the gap and decodes the 84 newest exactly" {
-	local e w
+	local e w n
 	e=$(events 0)
 	w=$(written 0)
 	# logged on CPU 0 with its interrupts off: one poll sees all of it,
 	# and can copy only the newest 84 (the AUX record flagged PARTIAL)
 	dtl_record lost "-C 0" 0 "0 500"
-	[ $(($(written 0) - w)) -eq 500 ]
+	n=$(written 0)
+	[ $((n - w)) -eq 500 ]
 	dtl_script lost "0:$((e + 500 - 84))"
 	[ "$output" = "cpu 0 entries 84 bad 0" ]
 	grep -q "AUX data had gaps in it" <<<"$script_err"
@@ -319,13 +322,15 @@ cpu 1 entries 40 bad 0" ]
 }
 
 @test "perf 7.2 decodes vpa_dtl: a CPU that logged nothing (no AUX data) and perf script ends" {
-	local e0 w0 w1
+	local e0 w0 w1 n0 n1
 	e0=$(events 0)
 	w0=$(written 0)
 	w1=$(written 1)
 	dtl_record quiet -a "0 1" "0 10"
-	[ $(($(written 0) - w0)) -eq 10 ]
-	[ $(($(written 1) - w1)) -eq 0 ]
+	n0=$(written 0)
+	n1=$(written 1)
+	[ $((n0 - w0)) -eq 10 ]
+	[ $((n1 - w1)) -eq 0 ]
 	# bounded: perf script never ended on a CPU whose AUX area held the
 	# boottb_freq record alone (timeout's status 124)
 	dtl_script quiet "0:$e0"
