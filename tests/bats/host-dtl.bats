@@ -211,18 +211,23 @@ vector() {
 	[ "$(awk -F, '{ print NF }' <<<"$output" | sort -u)" = "23" ]
 }
 
-@test "report json: one document that python3 -m json.tool parses, with the exact values" {
+@test "report json: one document that python3 -m json.tool parses, records as rows of named columns, with the exact values" {
 	vector v.bin
 	htm dtl report v.bin --format json >v.json
 	"$PY" -m json.tool v.json >/dev/null
 	run -0 "$PY" -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert sorted(d) == ["clock", "records", "summary"], sorted(d)
+assert list(d) == ["clock", "columns", "records", "summary"], list(d)
+cols = d["columns"]
+assert cols["entry"] == ["kind", "offset", "cpu", "seconds", "timebase", "dispatch_reason",
+    "preempt_reason", "processor_id", "enqueue_to_dispatch_us", "ready_to_enqueue_us",
+    "waiting_to_ready_us", "fault_addr", "srr0", "srr1"], cols
+assert all(len(x) == len(cols[x[0]]) for x in d["records"]), d["records"]
 assert d["clock"] == {"version": 1, "tb_freq": 512000000, "timebase": 1024000000,
                       "monotonic_ns": 5000000000, "boottime_ns": 7000000000,
                       "realtime_ns": 1700000000123456789}, d["clock"]
-r = d["records"]
+r = [dict(zip(cols[x[0]], x)) for x in d["records"]]
 # Time order: the entry of CPU 1 precedes the sample of the clock.
 assert [x["kind"] for x in r] == ["entry", "lost", "cpu", "clock", "cpu", "lost",
                                   "cpu", "entry", "entry"], r
@@ -230,16 +235,15 @@ assert [x["offset"] for x in r] == [208, 264, 288, 0, 56, 184, 304, 72, 128]
 r = sorted(r, key=lambda x: x["offset"])
 e = r[2]
 assert e == {"kind": "entry", "offset": 72, "cpu": 0, "seconds": 8.0,
-             "realtime": "2023-11-14T22:13:21.123456Z", "timebase": 1536000000,
-             "dispatch_reason": 3, "dispatch": "decrementer_interrupt",
-             "preempt_reason": 2, "preempt": "H_CEDE", "processor_id": 4660,
+             "timebase": 1536000000, "dispatch_reason": 3,
+             "preempt_reason": 2, "processor_id": 4660,
              "enqueue_to_dispatch_us": 1.0, "ready_to_enqueue_us": 0.5,
              "waiting_to_ready_us": 2.0, "fault_addr": "0x0",
              "srr0": "0xc000000000012345", "srr1": "0x8000000000001033"}, e
 assert r[3]["seconds"] == 8.000000001 and r[3]["waiting_to_ready_us"] == 8388607.998
 assert r[3]["fault_addr"] == "0xc0000000deadbeef"
 u = r[5]
-assert (u["dispatch_reason"], u["dispatch"], u["preempt_reason"], u["preempt"]) == (17, None, 42, None), u
+assert (u["dispatch_reason"], u["preempt_reason"]) == (17, 42), u
 assert u["seconds"] == 6.999999998
 assert r[4] == {"kind": "lost", "offset": 184, "cpu": 1, "count": 5, "why_code": 1, "why": "overwritten"}, r[4]
 assert r[6]["why"] == "dropped" and r[6]["count"] == 3
@@ -1024,6 +1028,49 @@ import json, sys
 rows = [json.loads(l) for l in sys.stdin]
 assert [r["kind"] for r in rows[:-1]].count("entry") == 3
 assert rows[-1]["kind"] == "summary" and rows[-1]["summary"]["entries"] == 3, rows[-1]' <<<"$output"
+}
+
+@test "report json and jsonl: the same records, json's rows being jsonl's objects less what follows from them, at under a third of the size" {
+	vector v.bin
+	htm dtl report v.bin --format json >v.json
+	htm dtl report v.bin --format jsonl >v.jsonl
+	run -0 "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+lines = [json.loads(l) for l in open(sys.argv[2])]
+assert lines[-1] == {"kind": "summary", "summary": d["summary"]}, lines[-1]
+names = {k: {x["code"]: x["name"] for x in d["summary"][k]} for k in ("dispatch", "preempt")}
+assert len(lines) - 1 == len(d["records"]), (len(lines), len(d["records"]))
+for row, obj in zip(d["records"], lines):
+    cols = d["columns"][row[0]]
+    assert dict(zip(cols, row)) == {k: obj[k] for k in cols}, (row, obj)
+    left = sorted(set(obj) - set(cols))
+    if row[0] == "entry":
+        assert left == ["dispatch", "preempt", "realtime"], left
+        assert (obj["dispatch"], obj["preempt"]) == (names["dispatch"][obj["dispatch_reason"]],
+                                                     names["preempt"][obj["preempt_reason"]]), obj
+    else:
+        assert left == [], left
+print("ok")' v.json v.jsonl
+	[ "$output" = ok ]
+	# 2000 entries: the document a JSON tool loads whole is under a third
+	# of jsonl (1M entries: 135 MB against 435 MB; jq 455 MB of memory
+	# against 2.5 GB)
+	{
+		echo "clock 512000000 0 0 0 0"
+		for i in $(seq 1 2000); do
+			echo "entry $((i % 4)) 7 2 $i 512 256 1024 $((1000 + i)) 0 0xc000000000012345 0x8000000000001033"
+		done
+	} | mkstream big.bin
+	htm dtl report big.bin --format json >big.json
+	htm dtl report big.bin --format jsonl >big.jsonl
+	local json jsonl
+	json=$(stat -c %s big.json)
+	jsonl=$(stat -c %s big.jsonl)
+	echo "json $json jsonl $jsonl"
+	[ $((json * 3)) -lt "$jsonl" ]
+	run -0 "$PY" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["records"]))' big.json
+	[ "$output" = 2001 ]
 }
 
 @test "report svg: a file name that is not UTF-8 stays well-formed XML; a capture of a clock only says no entries" {
