@@ -61,7 +61,10 @@ deb_versions() {
 	local pkg=$1
 	shift
 	apt-cache "$@" madison "$pkg" 2>/dev/null |
-		awk -F ' [|] ' -v s="${DEB_SUITE:-}" 'NF >= 3 && (s == "" || $3 ~ (" " s "/")) { print $2 }'
+		awk -F ' [|] ' -v s="${DEB_SUITE:-}" 'NF >= 3 && (s == "" || $3 ~ (" " s "/")) {
+			gsub(/^ +| +$/, "", $2)
+			print $2
+		}'
 }
 
 # deb_get DIR PKG VERSION [APT-OPTION...]: download PKG=VERSION into DIR,

@@ -141,7 +141,7 @@ archive_apt() {
 	madison)
 		shift
 		for p in "$@"; do
-			awk -v p="$p" '$1 == p { printf "%s | %s | http://deb.debian.org/debian %s/main ppc64el Packages\n", $1, $2, $3 }' "$ARCHIVE"
+			awk -v p="$p" '$1 == p { printf "%10s | %10s | http://deb.debian.org/debian %s/main ppc64el Packages\n", $1, $2, $3 }' "$ARCHIVE"
 		done ;;
 	policy)
 		shift
@@ -307,4 +307,18 @@ pool_get() {
 	[ -z "$output" ]
 	[[ $stderr == *"is not linux-image-6.12.99+deb12-powerpc64le 6.12.99-1~deb12u1 (ppc64el)"* ]]
 	[ -z "$(ls "$dl")" ]
+}
+
+@test "debian.sh: a version is taken without the padding apt-cache madison aligns it with" {
+	archive_apt
+	echo 'linux-headers-6.1.0-57-common 6.1.192-3 bookworm-security' >> "$ARCHIVE"
+	# the stand-in pads as apt does (right-aligned in ten columns)
+	run -0 env PATH="$bin:$PATH" apt-cache madison linux-headers-6.1.0-57-common
+	[[ $output == *"|  6.1.192-3 |"* ]]
+	PATH=$bin:$PATH run --separate-stderr bash -c '
+		cache=$1; who() { echo t; }; . "$2"
+		deb_versions linux-headers-6.1.0-57-common' \
+		_ "$BATS_TEST_TMPDIR" "$BATS_TEST_DIRNAME/../debian.sh"
+	[ "$status" -eq 0 ]
+	[ "$output" = "6.1.192-3" ]
 }
