@@ -114,6 +114,25 @@ deb_download() {
 	return 2
 }
 
+# deb_unpack DIR ROOT: ROOT made anew from every .deb in DIR (dpkg-deb -x,
+# nothing installed); an absolute link (libkmod.so -> /lib/...) would point
+# into the host: it is made relative, so that it holds for the cross
+# compiler and, shared, in the guest. Status 1 if a package did not unpack.
+deb_unpack() {
+	local dir=$1 root=$2 deb link
+	rm -rf "$root"
+	mkdir -p "$root" || return 1
+	for deb in "$dir"/*.deb; do
+		if ! dpkg-deb -x "$deb" "$root"; then
+			echo "$(who): dpkg-deb -x $deb failed" >&2
+			return 1
+		fi
+	done
+	find "$root" -type l -lname '/*' | while read -r link; do
+		ln -sfn --relative "$root$(readlink "$link")" "$link"
+	done
+}
+
 # deb_download_all DIR PKG... [-- APT-OPTION...]: deb_download each PKG,
 # the newest versions of all first in one apt-get (apt reads its lists
 # once), then one by one what that did not bring.

@@ -171,7 +171,7 @@ versions() {
 dl=
 trap '[ -z "$dl" ] || rm -rf "$dl"' EXIT
 unpack() {
-	local prefix=$1 vers deb p
+	local prefix=$1 vers p
 	shift
 	vers=$(versions "$@")
 	if grep -qx '(none)' <<<"$vers" || [ "$(grep -c . <<<"$vers")" -ne $# ]; then
@@ -188,18 +188,9 @@ unpack() {
 		APT_LOOKED_IN=$(apt_suites ppc64el) deb_download "$dl" "$p:ppc64el" >/dev/null ||
 			die "$p (ppc64el) cannot be had: nothing can be built for the guest"
 	done
-	rm -rf "$root"
-	mkdir -p "$root"
-	for deb in "$dl"/*.deb; do
-		dpkg-deb -x "$deb" "$root"
-	done
+	deb_unpack "$dl" "$root" || die "the ppc64el packages did not unpack into $root"
 	rm -rf "$dl"
 	dl=
-	# An absolute link (libkmod.so -> /lib/...) would point into the host:
-	# made relative, it holds for the cross compiler and, shared, the guest.
-	find "$root" -type l -lname '/*' | while read -r link; do
-		ln -sfn --relative "$root$(readlink "$link")" "$link"
-	done
 	touch "$root/.unpacked"
 	find "$cache" -maxdepth 1 -name "$prefix-*" ! -path "$root" -exec rm -rf {} +
 }
@@ -209,7 +200,7 @@ unpack() {
 # unpackings removed; $root set to the folder. The newest version sid
 # serves of each (one listed but not served gives way to the next).
 unpack_perf() {
-	local vers deb
+	local vers
 	foreign_apt || die "the cache's own apt (for sid's perf) could not be set up"
 	vers=$(apt-cache "${FAPT[@]}" madison "${perf_pkgs[@]/%/:ppc64el}" 2>/dev/null | grep ' sid/')
 	root=$cache/perf-sid-$(sha256sum <<<"$vers" | cut -c1-12)
@@ -219,17 +210,10 @@ unpack_perf() {
 	echo "deps: unpacking sid's perf and the libraries it loads (ppc64el) into $root" >&2
 	DEB_SUITE=sid deb_download_all "$dl" "${perf_pkgs[@]/%/:ppc64el}" -- "${FAPT[@]}" ||
 		die "sid's perf (ppc64el) or a library it loads cannot be had: perf.bats cannot run"
-	rm -rf "$root"
-	mkdir -p "$root"
-	for deb in "$dl"/*.deb; do
-		dpkg-deb -x "$deb" "$root" || die "dpkg-deb -x $deb failed"
-	done
+	deb_unpack "$dl" "$root" || die "sid's perf did not unpack into $root"
 	dpkg-deb -f "$dl"/linux-perf_*.deb Version > "$root/linux-perf.version"
 	rm -rf "$dl"
 	dl=
-	find "$root" -type l -lname '/*' | while read -r link; do
-		ln -sfn --relative "$root$(readlink "$link")" "$link"
-	done
 	touch "$root/.unpacked"
 	find "$cache" -maxdepth 1 \( -name 'perf-sid-*' -o -name 'perf-ppc64el-*' \) ! -path "$root" -exec rm -rf {} +
 }

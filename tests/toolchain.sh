@@ -85,11 +85,7 @@ if [ ! -f "$root/.done" ]; then
 	echo "toolchain: gcc-14, binutils and pahole for ppc64le from trixie into $root" >&2
 	deb_download_all "$dl" "${pkgs[@]/%/:amd64}" -- "${FAPT[@]}" ||
 		die "the toolchain's packages (trixie, amd64) cannot be had"
-	rm -rf "$root"
-	mkdir -p "$root"
-	for deb in "$dl"/*.deb; do
-		dpkg-deb -x "$deb" "$root" || die "dpkg-deb -x $deb failed"
-	done
+	deb_unpack "$dl" "$root" || die "the toolchain's packages did not unpack into $root"
 	for d in usr/bin usr/libexec usr/powerpc64le-linux-gnu/bin; do
 		patch_elfs "$root" "$root/$d" || die "patchelf failed under $root/$d"
 	done

@@ -185,6 +185,29 @@ static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 		       PERF_FLAG_FD_CLOEXEC);
 }
 
+/*
+ * Move the calling task to @cpu and open a pinned per-task software event
+ * on it: each time the task is switched in there, perf schedules the CPU's
+ * context out and in again (the flexible events, an htm or vpa_dtl event
+ * among them, see del and add). Returns the event's fd, or -1 (errno).
+ */
+static int pin_with_pinned_event(int cpu)
+{
+	struct perf_event_attr attr;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -1;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.pinned = 1;
+	return perf_open(&attr, 0, -1);
+}
+
 /* Round KB up to a power-of-two number of pages, in bytes. */
 static size_t aux_bytes_for(unsigned long long kb)
 {
@@ -397,8 +420,6 @@ static unsigned long long switch_ins;
 
 static void switcher_start(int cpu)
 {
-	struct perf_event_attr attr;
-	cpu_set_t set;
 	char c;
 	int fd;
 
@@ -411,18 +432,9 @@ static void switcher_start(int cpu)
 		/* the ends it does not use: its read sees EOF at the stop */
 		close(switcher_to[1]);
 		close(switcher_back[0]);
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set))
-			die("sched_setaffinity");
-		memset(&attr, 0, sizeof(attr));
-		attr.size = sizeof(attr);
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = PERF_COUNT_SW_TASK_CLOCK;
-		attr.pinned = 1;
-		fd = perf_open(&attr, 0, -1);
+		fd = pin_with_pinned_event(cpu);
 		if (fd < 0)
-			die("perf_event_open of the switcher's pinned event");
+			die("the switcher's pinned event on its CPU");
 		c = 'r';
 		if (write(switcher_back[1], &c, 1) != 1)
 			_exit(1);
@@ -1003,26 +1015,15 @@ static int cmd_open(int argc, char **argv)
 
 static int cmd_resched(int argc, char **argv)
 {
-	struct perf_event_attr attr;
 	struct timespec ts;
 	unsigned long long i, count;
-	cpu_set_t set;
 	int fd;
 
 	if (argc != 4)
 		bad_usage();
-	CPU_ZERO(&set);
-	CPU_SET(num(argv[1]), &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		die("sched_setaffinity");
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	attr.pinned = 1;
-	fd = perf_open(&attr, 0, -1);
+	fd = pin_with_pinned_event(num(argv[1]));
 	if (fd < 0)
-		die("perf_event_open");
+		die("a pinned event on the CPU");
 	ts.tv_sec = 0;
 	ts.tv_nsec = num(argv[2]) * 1000;
 	count = num(argv[3]);
