@@ -229,6 +229,57 @@ static void pmu_dtl_one_owner(struct kunit *test)
 	dtl_pmu_put(&dtl);
 }
 
+/*
+ * A vpa_dtl event's CPU puts its records under a lock of its own: with the
+ * session's ring lock and another event's CPU's lock held (their polls),
+ * its records still go out. /dev/vpa_dtl's CPUs share the session's ring
+ * lock (one ring).
+ */
+static void pmu_dtl_cpu_lock(struct kunit *test)
+{
+	int cpu0 = cpumask_first(cpu_possible_mask);
+	int cpu1 = cpumask_next(cpu0, cpu_possible_mask);
+	struct dtl_cpu *c0, *c1;
+	struct vpa_dtl dtl;
+	unsigned long flags;
+
+	if (cpu1 >= nr_cpu_ids)
+		kunit_skip(test, "one possible CPU");
+	dtl_session_init(&dtl);
+	KUNIT_ASSERT_EQ(test, dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
+	c0 = dtl_pmu_cpu_add(&dtl, cpu0, 2, &test_sink, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c0));
+	c1 = dtl_pmu_cpu_add(&dtl, cpu1, 2, &test_sink, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c1));
+	KUNIT_EXPECT_PTR_EQ(test, dtl_cpu_lock(&dtl, c0), &c0->lock);
+	KUNIT_EXPECT_PTR_EQ(test, dtl_cpu_lock(&dtl, c1), &c1->lock);
+
+	raw_spin_lock_irqsave(&dtl.ring_lock, flags);
+	raw_spin_lock(&c1->lock);
+	KUNIT_EXPECT_FALSE(test, raw_spin_is_locked(dtl_cpu_lock(&dtl, c0)));
+	raw_spin_lock(&c0->lock);
+	set_bit(HTMTRACE_DTL_CPU_JOINED, &c0->events);
+	KUNIT_EXPECT_TRUE(test, dtl_flush_cpu(&dtl, c0));
+	KUNIT_EXPECT_EQ(test, c0->events, 0UL);
+	raw_spin_unlock(&c0->lock);
+	raw_spin_unlock(&c1->lock);
+	raw_spin_unlock_irqrestore(&dtl.ring_lock, flags);
+
+	dtl_pmu_cpu_remove(&dtl, c1);
+	dtl_pmu_cpu_remove(&dtl, c0);
+	dtl_pmu_put(&dtl);
+
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &dtl_fake_ops,
+					    cpu_possible_mask, 7, 4096, NULL),
+			0);
+	KUNIT_ASSERT_NOT_NULL(test, dtl.pcpu[cpu0]);
+	KUNIT_EXPECT_PTR_EQ(test, dtl_cpu_lock(&dtl, dtl.pcpu[cpu0]),
+			    &dtl.ring_lock);
+	KUNIT_EXPECT_PTR_EQ(test, dtl_cpu_lock(&dtl, dtl.pcpu[cpu1]),
+			    &dtl.ring_lock);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+}
+
 static void pmu_status_size(struct kunit *test)
 {
 	u8 hdr[HTM_BLOCK_HDR_SIZE] = {};
@@ -277,6 +328,7 @@ static struct kunit_case htmtrace_pmu_cases[] = {
 	KUNIT_CASE(pmu_aux_plan_tiles),
 	KUNIT_CASE(pmu_target_one_owner),
 	KUNIT_CASE(pmu_dtl_one_owner),
+	KUNIT_CASE(pmu_dtl_cpu_lock),
 	KUNIT_CASE(pmu_status_size),
 	KUNIT_CASE(pmu_xfer_shrink),
 	{}

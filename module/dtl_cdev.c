@@ -246,9 +246,12 @@ static int dtl_state_show(struct seq_file *m, void *v)
 				   st[i].wakeups, st[i].next_index);
 	}
 	kfree(st);
-	/* The time the polls that found entries took, and waited for the ring. */
+	/*
+	 * The time the polls that found entries took, and waited for the
+	 * lock of their records (the ring's, or a perf event CPU's own).
+	 */
 	mutex_lock(&dtl_sess->lock);
-	if (dtl_sess->state != DTL_IDLE && dtl_sess->state != DTL_PMU) {
+	if (dtl_sess->state != DTL_IDLE) {
 		for_each_cpu(cpu, dtl_sess->cpus)
 			seq_printf(m, "poll cpu %u ns %llu lock_wait_ns %llu\n",
 				   cpu, READ_ONCE(dtl_sess->pcpu[cpu]->poll_ns),

@@ -133,7 +133,7 @@ static void dtl_wake(struct vpa_dtl *dtl)
  * Push a CPU's pending records into the session's ring now if they fit
  * (a CPU with a sink puts them at its next poll): a reader waiting for
  * records must not wait for the CPU's next entry to get its CPU records.
- * Caller holds the ring lock.
+ * Caller holds dtl_cpu_lock().
  */
 static void dtl_cpu_push(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
@@ -152,13 +152,13 @@ static void dtl_cpu_ended(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	unsigned long flags;
 
 	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_ENDED);
-	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+	raw_spin_lock_irqsave(dtl_cpu_lock(dtl, c), flags);
 	if (c->next_waits)
 		c->next_end = why;
 	else
 		set_bit(why, &c->events);
 	dtl_cpu_push(dtl, c);
-	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	raw_spin_unlock_irqrestore(dtl_cpu_lock(dtl, c), flags);
 	if (wake)
 		dtl_wake(dtl);
 }
@@ -219,7 +219,7 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	memset(&rec, 0, sizeof(rec));
 	dtl_rec_init(&rec.hdr, HTMTRACE_DTL_REC_ENTRY, sizeof(rec), c->cpu);
 	t1 = local_clock();
-	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+	raw_spin_lock_irqsave(dtl_cpu_lock(dtl, c), flags);
 	WRITE_ONCE(c->lock_wait_ns, c->lock_wait_ns + local_clock() - t1);
 	/* While the last capture's end waits for room, this one's losses wait too. */
 	lost = c->next_waits ? c->next_lost : c->lost;
@@ -249,7 +249,7 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 		c->sink->end(c->sink_arg, dropped);
 	c->entries += pushed;
 	c->dropped += dropped;
-	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	raw_spin_unlock_irqrestore(dtl_cpu_lock(dtl, c), flags);
 	WRITE_ONCE(c->last, cur);
 	WRITE_ONCE(c->poll_ns, c->poll_ns + local_clock() - t0);
 	if (wake && pushed && !c->sink)
@@ -345,14 +345,14 @@ long dtl_cpu_begin(void *arg)
 	 * them (@next_waits). A capture that ends and begins again while they
 	 * wait is folded into this one.
 	 */
-	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
+	raw_spin_lock_irqsave(dtl_cpu_lock(dtl, c), flags);
 	if (dtl_cpu_pending(c) && !c->next_waits)
 		c->next_waits = true;
 	else if (!c->next_waits)
 		set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
 	c->next_end = 0;
 	dtl_cpu_push(dtl, c);
-	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	raw_spin_unlock_irqrestore(dtl_cpu_lock(dtl, c), flags);
 	/* A CPU with a sink may begin under perf's raw locks: no wake-up. */
 	if (!c->sink)
 		dtl_wake(dtl);
@@ -411,6 +411,7 @@ void dtl_cpu_setup(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	c->dtl = dtl;
 	c->cpu = cpu;
 	c->mask = mask;
+	raw_spin_lock_init(&c->lock);
 	hrtimer_setup(&c->timer, dtl_timer, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }

@@ -92,14 +92,18 @@ struct dtl_sink {
  * @dropped: entries that did not fit in the session's ring
  * @wakeups: timer runs
  * @poll_ns: time spent in the polls that found entries (make bench)
- * @lock_wait_ns: of which waiting for the session's ring lock
+ * @lock_wait_ns: of which waiting for the lock of its records
+ *	(dtl_cpu_lock())
+ * @lock: the lock of a perf event's CPU's records (see dtl_cpu_lock())
  * @stage: the entries of one poll, checked before they go to the ring
  *
  * The pending records (@clock_pending, @lost, @events, @next_waits,
- * @next_lost, @next_end, @prev_pending) are read and written under the
- * session's @ring_lock, except @clock_pending and @sink, also set before
- * the capture begins (its timer not yet started). The counters are written
- * by the CPU's timer (or with it stopped) and read without a lock.
+ * @next_lost, @next_end, @prev_pending) are read and written under
+ * dtl_cpu_lock(): the session's @ring_lock for a CPU of /dev/vpa_dtl's
+ * session, @lock for a perf event's, except @clock_pending and @sink,
+ * also set before the capture begins (its timer not yet started). The
+ * counters are written by the CPU's timer (or with it stopped) and read
+ * without a lock.
  */
 struct dtl_cpu {
 	struct vpa_dtl *dtl;
@@ -133,8 +137,26 @@ struct dtl_cpu {
 	u64 wakeups;
 	u64 poll_ns;
 	u64 lock_wait_ns;
+	raw_spinlock_t lock;	/* see above */
 	struct dtl_entry stage[DTL_ENTRIES];
 };
+
+/*
+ * dtl_cpu_lock() - the lock of a CPU's pending records and its puts
+ *
+ * A CPU of /dev/vpa_dtl's session puts its records into the session's one
+ * ring: the session's @ring_lock. A perf event's CPU (one with a sink, set
+ * before the CPU is published and kept for its life) puts them into its
+ * own event's AUX area, and nothing of it is shared with another CPU: its
+ * own @lock, so that no vpa_dtl event's poll waits for another's (as in
+ * mainline's vpa-dtl.c, per CPU). Raw: taken in the capture timers and
+ * under perf's raw context lock.
+ */
+static inline raw_spinlock_t *dtl_cpu_lock(struct vpa_dtl *dtl,
+					   struct dtl_cpu *c)
+{
+	return c->sink ? &c->lock : &dtl->ring_lock;
+}
 
 /* Session states. */
 enum {
@@ -151,7 +173,10 @@ u32 dtl_ring_whole(const struct dtl_ring *ring, u64 head, size_t max);
 unsigned long dtl_ring_copy(const struct dtl_ring *ring,
 			    char __user *ubuf, u32 len);
 
-/* dtl_rec.c: but for the first two, callers hold the session's ring lock */
+/*
+ * dtl_rec.c: but for the first two, callers hold the lock of the CPU's
+ * records (dtl_cpu_lock()); dtl_flush(), the session's ring lock
+ */
 void dtl_clock_rec(struct htmtrace_dtl_clock *rec, u64 tb, u64 mono,
 		   u64 boot, u64 real);
 void dtl_rec_init(struct htmtrace_dtl_rec *hdr, u16 type, u16 len, u32 cpu);

@@ -101,8 +101,8 @@ struct dtl_aux {
  * @node: in the PMU's list of events
  *
  * The transaction fields and the counters are used on the event's CPU with
- * interrupts off (the timers, @work), the transaction under the session's
- * ring lock; debugfs reads the counters without a lock.
+ * interrupts off (the timers, @work), the transaction under the CPU's
+ * lock (dtl_cpu_lock()); debugfs reads the counters without a lock.
  */
 struct dtl_pmu_event {
 	struct perf_event *event;

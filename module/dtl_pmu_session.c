@@ -181,10 +181,10 @@ void dtl_pmu_cpu_end(struct dtl_cpu *c)
 
 	dtl_cpu_end(c, 0);
 	/* Whatever is still pending (a loss, the FAILED record) goes now. */
-	raw_spin_lock_irqsave(&c->dtl->ring_lock, flags);
+	raw_spin_lock_irqsave(&c->lock, flags);
 	if (c->sink->begin(c->sink_arg, true)) {
 		dtl_flush_cpu(c->dtl, c);
 		c->sink->end(c->sink_arg, 0);
 	}
-	raw_spin_unlock_irqrestore(&c->dtl->ring_lock, flags);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
 }

@@ -119,14 +119,14 @@ static bool dtl_flush_lost(struct vpa_dtl *dtl, struct dtl_cpu *c,
 /*
  * Push the records of the oldest of a CPU's captures that has some pending,
  * in the order of the capture: (with a sink) the clock, JOINED, the losses,
- * the record of what ended it. Caller holds the ring lock.
+ * the record of what ended it. Caller holds dtl_cpu_lock().
  */
 static bool dtl_flush_capture(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
 	struct htmtrace_dtl_clock clock;
 	unsigned int e;
 
-	lockdep_assert_held(&dtl->ring_lock);
+	lockdep_assert_held(dtl_cpu_lock(dtl, c));
 	/* A CPU with a sink of its own starts its stream with a clock. */
 	if (c->clock_pending) {
 		dtl_clock_now(&clock);
@@ -171,6 +171,7 @@ bool dtl_flush_cpu(struct vpa_dtl *dtl, struct dtl_cpu *c)
 	dtl_next_capture(c);
 	return dtl_flush_capture(dtl, c);
 }
+EXPORT_SYMBOL_IF_KUNIT(dtl_flush_cpu);
 
 /*
  * Push what is pending: what the captures before the last START left

@@ -191,10 +191,10 @@ struct dtl_cpu;
  *	another waits until it is done)
  * @read_orphan: the ring buffer the session's end left to the reader that
  *	was copying out of it, which frees it
- * @ring_lock: guards @ring's head, @clock_pending and the CPUs' @lost,
- *	pending records and sinks; taken in the capture timers (interrupt
- *	context) and, for the vpa_dtl PMU, in pmu::add and pmu::del under the
- *	perf context's raw lock: hence raw, and held for short copies only
+ * @ring_lock: guards @ring's head, @clock_pending and the pending
+ *	records of the CPUs of /dev/vpa_dtl's session (a vpa_dtl event's CPU
+ *	has a lock of its own: dtl_cpu_lock()); taken in the capture timers
+ *	(interrupt context): hence raw, and held for short copies only
  * @hv: the backend
  * @state: DTL_* (dtl_internal.h); read without a lock by read() and
  *	poll()

@@ -20,7 +20,9 @@
 # lock_wait_ns W", read just before the capture ends): the wait per entry
 # copied, against the poll's whole time per entry. Under TCG the 8 vCPUs
 # share the host's cores, so a lock holder can lose its host CPU while
-# others spin: the wait there is an upper bound.
+# others spin: the wait there is an upper bound. Then the same CPUs each
+# captured by a vpa_dtl perf event (tests/guest/htmperf.c), whose CPUs
+# take a lock each, not the session's.
 #
 # The figures measure this machine under TCG, simulator included (it copies
 # the trace bytes at memory speed): compare runs, not absolute speeds.
@@ -191,6 +193,23 @@ dtl_lock() {
 	     awk '/^capture cpu/ { n++; e += \$7 } /^poll cpu/ { ns += \$5; w += \$7 }
 		  END { print n, e, ns, w }' /tmp/dtl.fs"
 }
+# The same with vpa_dtl perf events, one per CPU of CPUS (a comma list),
+# their AUX areas drained into files: CPUs, entries (htmperf's count), poll
+# ns, lock wait ns.
+dtl_lock_pmu() {
+	run "rmmod htmtrace 2>/dev/null; rmmod htmtrace_hvsim 2>/dev/null
+	     H=/sys/kernel/debug/htmtrace_hvsim
+	     insmod /lib/modules/htmtrace/htmtrace_hvsim.ko rate=0 &&
+	     insmod /lib/modules/htmtrace/htmtrace.ko backend=sim &&
+	     echo 20000 > \$H/dtl_rate || exit 1
+	     htmperf dtl 7 -C $1 -a 4096 -o /tmp/pd -d $(($2 * 1000)) > /tmp/pd.sum & p=\$!
+	     sleep $(($2 - 1)); cat /sys/kernel/debug/htmtrace/dtl > /tmp/dtl.fs
+	     wait \$p || exit 1; echo 0 > \$H/dtl_rate; rm -f /tmp/pd.cpu*
+	     sed -n 's/.* entries=\\([0-9]*\\) .*/\\1/p' /tmp/pd.sum |
+		awk '{ e += \$1 } END { printf \"%d \", e }'
+	     awk '/^poll cpu/ { n++; ns += \$5; w += \$7 } END { print n, ns, w }' /tmp/dtl.fs" |
+		awk '{ print $2, $1, $3, $4 }'
+}
 {
 	printf '\n8 CPUs logging 20k entries/s each; the captured CPUs poll into one ring\n'
 	printf '%-9s %12s %14s %17s %12s\n' "captured" "entries" "poll ns/entry" \
@@ -199,6 +218,16 @@ dtl_lock() {
 		read -r ncpu entries pollns waitns < <(dtl_lock $cpus 4)
 		[ "${ncpu:-0}" -gt 0 ] && [ "${entries:-0}" -gt 0 ] ||
 			{ echo "dtl capture on $cpus failed"; exit 1; }
+		awk -v n=$ncpu -v e=$entries -v p=$pollns -v w=$waitns 'BEGIN {
+			printf "%-9s %12d %14.0f %17.0f %11.1f%%\n", n " CPUs", e,
+			       p / e, w / e, p ? 100 * w / p : 0
+		}'
+	done
+	printf '\nthe same, each captured CPU a vpa_dtl perf event (htmperf): a lock per CPU\n'
+	for cpus in 0 0,1 0,1,2,3 0,1,2,3,4,5,6,7; do
+		read -r ncpu entries pollns waitns < <(dtl_lock_pmu $cpus 4)
+		[ "${ncpu:-0}" -gt 0 ] && [ "${entries:-0}" -gt 0 ] ||
+			{ echo "vpa_dtl events on $cpus failed"; exit 1; }
 		awk -v n=$ncpu -v e=$entries -v p=$pollns -v w=$waitns 'BEGIN {
 			printf "%-9s %12d %14.0f %17.0f %11.1f%%\n", n " CPUs", e,
 			       p / e, w / e, p ? 100 * w / p : 0
