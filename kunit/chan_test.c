@@ -48,7 +48,7 @@ static struct {
 	unsigned int dump_tracing;	/* DUMP_DATA calls while tracing */
 	unsigned int unaligned;	/* DUMP_DATA not of whole pages, page-aligned */
 	unsigned int info_blocks;	/* SYSPROC: blocks of one entry each */
-	bool info_na;		/* ... ended by H_NOT_AVAILABLE after them */
+	long info_na;		/* ... ended by this answer after them */
 	u64 info_end;		/* ... else by this last iterator */
 	long info_rc;		/* ... each but the last answered this */
 	bool info_empty;	/* ... of no entry, the iterator still live */
@@ -160,7 +160,7 @@ static long fake_htm(unsigned long flags, unsigned long target,
 		return fake_dump(p1, p2, p3);
 	case HTM_OP_DUMP_SYSPROC_CONF:
 		if (p3 >= fk.info_blocks)
-			return fk.info_na ? H_NOT_AVAILABLE : H_P6;
+			return fk.info_na ?: H_P6;
 		hdr = phys_to_virt(p1);
 		memset(hdr, 0, HTM_BLOCK_HDR_SIZE + HTM_SYSPROC_ENTRY_SIZE);
 		*(__be64 *)(hdr + HTM_BLOCK_NEXT) =
@@ -322,6 +322,31 @@ static void chan_target_global_overlaps(struct kunit *test)
 	htm_target_release(&other, test);
 	KUNIT_EXPECT_EQ(test, htm_target_claim(&global, test + 1), 0);
 	htm_target_release(&global, test + 1);
+}
+
+/*
+ * The nest targets of one chip may be one unit (PowerVM has one nest HTM
+ * per chip): a second holder is refused whatever core index it names.
+ */
+static void chan_target_nest_per_chip(struct kunit *test)
+{
+	struct htm_target n0 = { .type = HTMTRACE_TYPE_NEST, .node = 3, .chip = 2 };
+	struct htm_target n5 = n0, other_chip = n0, core5 = n0;
+
+	n5.core = 5;
+	other_chip.chip = 1;
+	core5.type = HTMTRACE_TYPE_CORE;
+	core5.core = 5;
+	KUNIT_ASSERT_EQ(test, htm_target_claim(&n0, test), 0);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&n5, test + 1), -EBUSY);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&n0, test + 1), -EBUSY);
+	KUNIT_ASSERT_EQ(test, htm_target_claim(&other_chip, test + 1), 0);
+	KUNIT_ASSERT_EQ(test, htm_target_claim(&core5, test + 2), 0);
+	htm_target_release(&n0, test);
+	KUNIT_ASSERT_EQ(test, htm_target_claim(&n5, test), 0);
+	htm_target_release(&n5, test);
+	htm_target_release(&other_chip, test + 1);
+	htm_target_release(&core5, test + 2);
 }
 
 /* A failed CONFIGURE leaves the channel idle and the target free. */
@@ -575,6 +600,40 @@ static void dump_chunk_from_base(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, htm_dump_chunk(&c, &ck, pos + 100, &max_xfer),
 			-ENODATA);
 	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 5);
+	free_pages((unsigned long)buf, 3);
+}
+
+/*
+ * No end known (STATUS gave no size): one page per DUMP_DATA, as htmdump.c
+ * asks, so that no request reaches past a buffer the driver cannot size
+ * (the hypervisor may answer it as success with only the part inside
+ * written, or H_NOT_AVAILABLE for the whole of it).
+ */
+static void dump_chunk_unknown_end(struct kunit *test)
+{
+	struct htm_hv_stats stats = {};
+	struct htm_caller c = {
+		.hv = &fake_ops,
+		.stats = &stats,
+		.target = &t1,
+		.policy = &htm_hv_atomic_policy,
+	};
+	void *buf = (void *)__get_free_pages(GFP_KERNEL, 3);
+	struct htm_chunk ck = { .buf = buf, .cap = 8 * PAGE_SIZE };
+	size_t max_xfer = 16 * PAGE_SIZE;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	fk.state = FK_STOPPED;
+	fk.log2 = PAGE_SHIFT + 1;	/* two pages */
+	KUNIT_EXPECT_EQ(test, htm_dump_chunk(&c, &ck, PAGE_SIZE + 128,
+					     &max_xfer), 0);
+	KUNIT_EXPECT_EQ(test, ck.start, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ck.len, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, max_xfer, 16 * PAGE_SIZE);
+	/* the page past the end: the hypervisor's end, nothing spanned it */
+	KUNIT_EXPECT_EQ(test, htm_dump_chunk(&c, &ck, 2 * PAGE_SIZE,
+					     &max_xfer), -ENODATA);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA], 2);
 	free_pages((unsigned long)buf, 3);
 }
 
@@ -891,7 +950,8 @@ static void chan_read_not_available_is_end(struct kunit *test)
 /*
  * The dump does not depend on STATUS: a STATUS that fails, or gives no
  * usable size (llat, global, an odd byte), leaves the size unknown, and the
- * read goes on until the hypervisor says the data ends.
+ * read goes on until the hypervisor says the data ends, a page a request
+ * (no request may reach past an end it cannot know).
  */
 static void chan_read_without_status(struct kunit *test)
 {
@@ -908,7 +968,7 @@ static void chan_read_without_status(struct kunit *test)
 		fk.fail_rc = rcs[i];
 		read_and_check(test, chan, 0, size, 1 << 20);
 		KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA],
-				size / htm_bounce_size);
+				size / PAGE_SIZE);
 		KUNIT_ASSERT_EQ(test, htm_chan_status(chan, &st, NULL), 0);
 		KUNIT_EXPECT_EQ(test, st.buffer_size, 0);
 		KUNIT_EXPECT_EQ(test, st.status_error, htm_hv_errno(rcs[i]) ==
@@ -943,12 +1003,16 @@ static void chan_status_log2_checked(struct kunit *test)
 
 /*
  * An information query's iteration ends at an iterator of 0 (htm-perf.c)
- * or -1 (htmdump.c), or at H_NOT_AVAILABLE after a first block (htm-perf.c);
- * H_PARTIAL blocks are kept (both). CAPABILITIES is asked for 0x80 bytes.
+ * or -1 (htmdump.c), or at H_NOT_AVAILABLE after a first block (htm-perf.c),
+ * or H_P6 or H_PARAMETER after a first block (the iterator past the table:
+ * the blocks before are kept, as htmdump.c's reader has them); H_PARTIAL
+ * blocks are kept (both). CAPABILITIES is asked for 0x80 bytes.
  */
 static void chan_info_iteration_ends(struct kunit *test)
 {
-	static const u64 ends[] = { 0, U64_MAX, 1 };	/* 1: H_NOT_AVAILABLE */
+	/* 1, 2, 3: the call after the last block answers na[] */
+	static const u64 ends[] = { 0, U64_MAX, 1, 2, 3 };
+	static const long na[] = { 0, 0, H_NOT_AVAILABLE, H_P6, H_PARAMETER };
 	static const long rcs[] = { H_SUCCESS, H_PARTIAL };
 	const size_t block = HTM_BLOCK_HDR_SIZE + HTM_SYSPROC_ENTRY_SIZE;
 	const unsigned int op = HTM_OP_DUMP_SYSPROC_CONF;
@@ -960,7 +1024,7 @@ static void chan_info_iteration_ends(struct kunit *test)
 	fk.info_blocks = 3;
 	for (e = 0; e < ARRAY_SIZE(ends); e++) {
 		for (r = 0; r < ARRAY_SIZE(rcs); r++) {
-			fk.info_na = ends[e] == 1;
+			fk.info_na = na[e];
 			fk.info_end = ends[e];
 			fk.info_rc = rcs[r];
 			KUNIT_ASSERT_EQ(test, htm_chan_info(chan, op, &t1,
@@ -976,8 +1040,16 @@ static void chan_info_iteration_ends(struct kunit *test)
 	}
 	/* H_NOT_AVAILABLE for the first block: no such data */
 	fk.info_blocks = 0;
+	fk.info_na = H_NOT_AVAILABLE;
 	KUNIT_EXPECT_EQ(test, htm_chan_info(chan, op, &t1, (void **)&data,
 					    &len), -ENODATA);
+	/* H_P6 or H_PARAMETER for the first block: an error, no end */
+	fk.info_na = H_P6;
+	KUNIT_EXPECT_EQ(test, htm_chan_info(chan, op, &t1, (void **)&data,
+					    &len), -EINVAL);
+	fk.info_na = H_PARAMETER;
+	KUNIT_EXPECT_EQ(test, htm_chan_info(chan, op, &t1, (void **)&data,
+					    &len), -EINVAL);
 	KUNIT_ASSERT_EQ(test, htm_chan_info(chan, HTM_OP_CAPABILITIES, &t1,
 					    (void **)&data, &len), 0);
 	KUNIT_EXPECT_EQ(test, len, HTM_CAPS_SIZE);
@@ -1390,6 +1462,7 @@ static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_state_machine),
 	KUNIT_CASE(chan_target_held_once),
 	KUNIT_CASE(chan_target_global_overlaps),
+	KUNIT_CASE(chan_target_nest_per_chip),
 	KUNIT_CASE(chan_configure_error_unwinds),
 	KUNIT_CASE(chan_deconfigure_error_keeps),
 	KUNIT_CASE(chan_read_unaligned),
@@ -1397,6 +1470,7 @@ static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_read_one_hcall_per_chunk),
 	KUNIT_CASE(chan_read_shrinks_transfer),
 	KUNIT_CASE(dump_chunk_from_base),
+	KUNIT_CASE(dump_chunk_unknown_end),
 	KUNIT_CASE(chan_read_error_midway),
 	KUNIT_CASE(chan_read_states),
 	KUNIT_CASE(chan_read_stops_trace),

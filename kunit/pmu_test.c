@@ -286,16 +286,27 @@ static void pmu_status_size(struct kunit *test)
 	u64 size = 0;
 
 	hdr[HTM_STATUS_LOG2_SIZE] = 20;
-	KUNIT_EXPECT_EQ(test, htm_status_size(hdr, &size), 0);
+	KUNIT_EXPECT_EQ(test, htm_status_size(hdr, HTMTRACE_TYPE_CORE, &size), 0);
 	KUNIT_EXPECT_EQ(test, size, 1ULL << 20);
-	/* no size: unset (llat, global), below a record, beyond loff_t */
+	hdr[HTM_STATUS_LOG2_SIZE] = 21;
+	KUNIT_EXPECT_EQ(test, htm_status_size(hdr, HTMTRACE_TYPE_NEST, &size), 0);
+	KUNIT_EXPECT_EQ(test, size, 1ULL << 21);
+	/* public for nest and core only: llat's and global's byte is not read */
+	KUNIT_EXPECT_EQ(test, htm_status_size(hdr, HTMTRACE_TYPE_LLAT, &size),
+			-ENODATA);
+	KUNIT_EXPECT_EQ(test, htm_status_size(hdr, HTMTRACE_TYPE_GLOBAL, &size),
+			-ENODATA);
+	/* no size: unset, below a record, beyond loff_t */
 	hdr[HTM_STATUS_LOG2_SIZE] = 0;
-	KUNIT_EXPECT_EQ(test, htm_status_size(hdr, &size), -ENODATA);
+	KUNIT_EXPECT_EQ(test, htm_status_size(hdr, HTMTRACE_TYPE_CORE, &size),
+			-ENODATA);
 	hdr[HTM_STATUS_LOG2_SIZE] = 6;
-	KUNIT_EXPECT_EQ(test, htm_status_size(hdr, &size), -ENODATA);
+	KUNIT_EXPECT_EQ(test, htm_status_size(hdr, HTMTRACE_TYPE_CORE, &size),
+			-ENODATA);
 	hdr[HTM_STATUS_LOG2_SIZE] = 63;
-	KUNIT_EXPECT_EQ(test, htm_status_size(hdr, &size), -ENODATA);
-	KUNIT_EXPECT_EQ(test, size, 1ULL << 20);
+	KUNIT_EXPECT_EQ(test, htm_status_size(hdr, HTMTRACE_TYPE_NEST, &size),
+			-ENODATA);
+	KUNIT_EXPECT_EQ(test, size, 1ULL << 21);
 }
 
 static void pmu_xfer_shrink(struct kunit *test)

@@ -37,6 +37,7 @@
 #include <kunit/visibility.h>
 
 #include <asm/byteorder.h>
+#include <asm/hvcall.h>
 
 #include "htmtrace.h"
 #include "htm_internal.h"
@@ -139,7 +140,7 @@ static int htm_chan_query_size(struct htm_chan *chan, void *buf,
 		return ret;
 	chan->hw_size = 0;
 	chan->status_err = ret;
-	if (ret || htm_status_size(buf, &chan->hw_size))
+	if (ret || htm_status_size(buf, chan->cfg.target.type, &chan->hw_size))
 		chan->hw_size = 0;
 	chan->size_gen = chan->gen;
 	return 0;
@@ -676,14 +677,20 @@ static int htm_info_grow(void **out, size_t *cap, size_t used, size_t need)
  * after block, following the iterator at +0x08 of each block until it
  * reads 0 (htm-perf.c: "last batch") or -1 (htmdump.c), or until the
  * hypervisor answers H_NOT_AVAILABLE after a first block (htm-perf.c:
- * "normal end of stream"). H_PARTIAL is success, as for every op. A block
- * with no entry ends the iteration too (kept: its header counts the
- * table), whatever its iterator says. At most HTM_INFO_MAX_CALLS blocks
- * and HTM_INFO_MAX bytes; a fatal signal ends the walk.
+ * "normal end of stream"), or H_P6 or H_PARAMETER: after a first block,
+ * the iterator is the one parameter that changed, so the hypervisor says
+ * it points past the table, as the last block's iterator may (htmdump.c
+ * hands each block to its reader as it comes: the earlier blocks are
+ * kept, not lost to the answer after them). H_PARTIAL is success, as for
+ * every op. A block with no entry ends the iteration too (kept: its header
+ * counts the table), whatever its iterator says. At most
+ * HTM_INFO_MAX_CALLS blocks and HTM_INFO_MAX bytes; a fatal signal ends
+ * the walk.
  *
  * Return: 0, -ENOMEM, -EIO if the hypervisor's blocks do not add up or
  * never end, -ENODATA if it has no such data (H_NOT_AVAILABLE for the
- * first block), -EINTR, or the hypervisor's errno.
+ * first block), -EINTR, or the hypervisor's errno (for the first block,
+ * or a later one answered other than the ends above).
  */
 int htm_chan_info(struct htm_chan *chan, unsigned int op,
 		  const struct htm_target *t, void **data, size_t *len)
@@ -694,6 +701,7 @@ int htm_chan_info(struct htm_chan *chan, unsigned int op,
 	size_t room = op == HTM_OP_CAPABILITIES ? HTM_CAPS_SIZE : PAGE_SIZE;
 	unsigned int calls = 0;
 	u64 next = 0, n = 0;
+	long hrc;
 	int ret;
 
 	if (mutex_lock_killable(&chan->lock))
@@ -708,9 +716,11 @@ int htm_chan_info(struct htm_chan *chan, unsigned int op,
 			break;
 		}
 		memset(chan->info, 0, PAGE_SIZE);
+		hrc = H_SUCCESS;
 		ret = htm_hv_call(chan->hv, &chan->stats, t, 0, op,
-				  virt_to_phys(chan->info), room, next, NULL);
-		if (ret == -ENODATA && total) {
+				  virt_to_phys(chan->info), room, next, &hrc);
+		if (ret && total && (ret == -ENODATA || hrc == H_P6 ||
+				     hrc == H_PARAMETER)) {
 			ret = 0;	/* the end of the iteration */
 			break;
 		}

@@ -75,18 +75,24 @@ int htm_caller_call(const struct htm_caller *c, unsigned int op,
 /**
  * htm_status_size() - the HTM buffer size a STATUS block gives
  * @hdr: the STATUS block's header
+ * @type: the HTM type of the target STATUS was asked about
  * @size: receives the size in bytes
  *
- * Public sources define the size byte (+0x01) for nest and core only.
+ * Public sources define the size byte (+0x01) for nest and core only
+ * (htmdump.c's CurrentNestHtmBufferSizeInPowerOf2 and
+ * CurrentCoreHtmBufferSizeInPowerOf2; htm-perf.c reads it for the types it
+ * knows): for llat and global it is not read at all, whatever it holds.
  *
- * Return: 0, or -ENODATA if the byte is no size: smaller than one record,
- * or beyond what loff_t can address (0 included: llat and global may leave
- * it unset).
+ * Return: 0, or -ENODATA if the target's type has no public size byte, or
+ * the byte is no size: smaller than one record, or beyond what loff_t can
+ * address.
  */
-int htm_status_size(const u8 *hdr, u64 *size)
+int htm_status_size(const u8 *hdr, u8 type, u64 *size)
 {
 	u8 log2_size = hdr[HTM_STATUS_LOG2_SIZE];
 
+	if (type != HTMTRACE_TYPE_NEST && type != HTMTRACE_TYPE_CORE)
+		return -ENODATA;
 	if (log2_size < ilog2(HTM_RECORD_SIZE) || log2_size > HTM_LOG2_SIZE_MAX)
 		return -ENODATA;
 	*size = 1ULL << log2_size;
@@ -153,7 +159,13 @@ int htm_trace_stop(const struct htm_caller *c, bool *refused)
  *
  * The chunk is what htm_dump_plan() plans for @pos, counted from @ck->base,
  * with transfers of *@max_xfer bytes at most (and @ck->cap, unless 0): a
- * page-aligned offset and whole pages, as every public caller asks. H_HTM
+ * page-aligned offset and whole pages, as every public caller asks. Where
+ * the end is unknown (@ck->end 0: STATUS gave no size), one page, as
+ * htmdump.c asks: a longer request could reach past the buffer's end, which
+ * the hypervisor may answer as success, writing only the part inside (the
+ * rest would read as trace), or as H_NOT_AVAILABLE for the whole request
+ * (the data inside would be lost); the first page past the end is
+ * H_NOT_AVAILABLE either way. H_HTM
  * tells no byte count: the chunk is zeroed before each request, so that
  * what the hypervisor does not write (H_PARTIAL, a short transfer) reads as
  * zeros, never as older data or kernel memory.
@@ -171,6 +183,8 @@ int htm_dump_chunk(const struct htm_caller *c, struct htm_chunk *ck, u64 pos,
 
 	for (;;) {
 		xfer = ck->cap ? min(ck->cap, *max_xfer) : *max_xfer;
+		if (!ck->end)
+			xfer = min_t(size_t, xfer, PAGE_SIZE);
 		ck->len = htm_dump_plan(pos - ck->base, xfer,
 					ck->end ? ck->end - ck->base : 0,
 					&ck->start, &len);

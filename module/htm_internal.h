@@ -143,7 +143,7 @@ void htm_target_xfer_learn(const struct htm_target *t, size_t xfer);
 /* htm_dump.c: the dump engine */
 size_t htm_dump_plan(u64 pos, size_t xfer, u64 hw_size, u64 *start,
 		     size_t *len);
-int htm_status_size(const u8 *hdr, u64 *size);
+int htm_status_size(const u8 *hdr, u8 type, u64 *size);
 bool htm_xfer_shrink(long rc, size_t *max_xfer);
 
 /**

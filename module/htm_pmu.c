@@ -332,9 +332,14 @@ static u64 htm_pmu_dump(struct perf_event *event, struct htm_pmu_event *ev)
 	 */
 	room = handle.size ? handle.size - 1 : 0;
 
+	/*
+	 * Without a size, a page at a time (htm_dump_chunk()): a longer
+	 * request could reach past the buffer's end.
+	 */
 	if (IS_ALIGNED(ev->pos, PAGE_SIZE))
 		len = htm_aux_plan(aux->phys, aux->nr_pages, off, room, left,
-				   ev->max_xfer);
+				   ev->hw_size ? ev->max_xfer :
+				   min_t(size_t, ev->max_xfer, PAGE_SIZE));
 	if (len) {
 		ret = htm_pmu_fetch(ev, aux->virt[off >> PAGE_SHIFT] +
 				    (off & ~PAGE_MASK), &len, ev->pos);
@@ -520,7 +525,7 @@ static int htm_pmu_event_init(struct perf_event *event)
 	memset(ev->page, 0, PAGE_SIZE);
 	ret = htm_pmu_call(ev, &t, &htm_hv_default_policy, HTM_OP_STATUS,
 			   virt_to_phys(ev->page), PAGE_SIZE, 0, NULL);
-	if (ret || htm_status_size(ev->page, &ev->hw_size))
+	if (ret || htm_status_size(ev->page, t.type, &ev->hw_size))
 		ev->hw_size = 0;
 	if (ret == -ERESTARTSYS) {
 		htm_pmu_deconfigure(ev, 0);

@@ -4,7 +4,9 @@
  * configurations users pass.
  *
  * One (type, node, chip, core) has one holder at a time, whether a channel
- * or a perf event; a GLOBAL target overlaps every other. A holder that left
+ * or a perf event; a GLOBAL target overlaps every other, and the nest
+ * targets of one chip overlap each other (PowerVM may have one nest unit
+ * per chip, which every core index names). A holder that left
  * its unit configured (a DECONFIGURE that failed at teardown) leaves a
  * stranded hold that keeps the target from every user. The registry also
  * remembers, per target, the DUMP_DATA length the hypervisor took once it
@@ -63,12 +65,23 @@ static bool htm_target_equal(const struct htm_target *a,
 	       a->chip == b->chip && a->core == b->core;
 }
 
-/* Two targets overlap if they are the same unit, or one is GLOBAL (all). */
+/*
+ * Two targets overlap if they may be the same unit: the same target, one
+ * GLOBAL (all), or two nest targets of one chip. Whether the core index
+ * names a nest unit of its own is not public: the hardware has one nest
+ * HTM per chip, and both public callers pass the core index the user gives
+ * for every type (htmdump.c's coreindexonchip, htm-perf.c's config 20-27).
+ * Two holders of one unit would CONFIGURE it twice, or DECONFIGURE it
+ * under each other's trace: the second claim is refused instead.
+ */
 static bool htm_target_overlap(const struct htm_target *a,
 			       const struct htm_target *b)
 {
-	return a->type == HTMTRACE_TYPE_GLOBAL ||
-	       b->type == HTMTRACE_TYPE_GLOBAL || htm_target_equal(a, b);
+	if (a->type == HTMTRACE_TYPE_GLOBAL || b->type == HTMTRACE_TYPE_GLOBAL)
+		return true;
+	if (a->type == HTMTRACE_TYPE_NEST && b->type == HTMTRACE_TYPE_NEST)
+		return a->node == b->node && a->chip == b->chip;
+	return htm_target_equal(a, b);
 }
 
 /**
@@ -77,7 +90,8 @@ static bool htm_target_overlap(const struct htm_target *a,
  * @owner: cookie identifying the holder
  *
  * Return: 0, -EBUSY if another holder has it or one that overlaps it (a
- * GLOBAL target overlaps every other), or a stranded hold does (see
+ * GLOBAL target overlaps every other, a nest target the other nest
+ * targets of its chip), or a stranded hold does (see
  * htm_target_strand(): debugfs htmtrace/targets says why), -ENOMEM.
  */
 int htm_target_claim(const struct htm_target *t, const void *owner)

@@ -70,16 +70,20 @@ declare -A stock_suites=([6.12-64k]="harness.bats htm.bats dtl.bats tool.bats"
 # and mainline's vpa_dtl_event_init() oopses on one there, taking the guest
 # down; its htm tests run on the 6.12 guests. README.md, "Kernels".)
 stock_strict=6.12-64k
-# htm.bats under the simulator's alternatives, its answers where no public
-# source says how PowerVM answers (module/hvsim/README.md): the debug guest
-# runs the defaults (each alternative's first answer), each stock guest a
-# profile of the others, so that every answer runs at least once. The STOP
-# alternatives (stop_full, stop_running) are set by the tests about them,
-# for each value, in every lane: under stop_full=state no no-wrap trace
-# that fills is ever dumped (htm-perf.c's rule), which most tests make.
+# htm.bats, pmu.bats and tool.bats under the simulator's alternatives, its
+# answers where no public source says how PowerVM answers
+# (module/hvsim/README.md). Every value of each runs in every lane, the
+# debug guest's included: htm.bats's test about an alternative sets it to
+# each value in turn, and one test runs the alternatives that meet in one
+# dump against each answer of dump_end. stop_full is in no profile: under
+# stop_full=state no no-wrap trace that fills is ever dumped (htm-perf.c's
+# rule), which most tests make. The debug guest otherwise runs the
+# defaults (each alternative's first answer), each stock guest a profile
+# of the others, so that the tests that take the alternatives as they are
+# run under other answers too.
 declare -A htm_alt=(
-	[6.12-64k]="dump_running=live dump_end=written status_size=nest_core iter_end=zero partial=more"
-	[6.12]="dump_running=live dump_end=written status_size=nest_core iter_end=not_available partial=truncated")
+	[6.12-64k]="dump_end=written status_size=nest_core iter_end=zero partial=more nest_unit=chip"
+	[6.12]="dump_end=written status_size=wrong iter_end=not_available partial=truncated dump_span=not_available")
 debug_skip=" harness.bats kernel-vpa.bats "
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3

@@ -409,7 +409,7 @@ int cmd_stop(int argc, char **argv)
 	close(fd);
 	chan_ioctl_err(err, "stop", co.dev);
 	if (st.hv_flags & HTMTRACE_STATUS_STOP_REFUSED)
-		pr_err("the hypervisor refused the stop: the trace may have stopped by itself; 'htmtrace dump' asks for the data, and the hypervisor's answer decides");
+		pr_err("the hypervisor refused the stop: no data is read while the trace may run; 'htmtrace dump' asks for the stop again");
 	return EXIT_FAIL;
 }
 
@@ -521,7 +521,7 @@ int cmd_status(int argc, char **argv)
 		printf("data size:   %llu bytes (where the hypervisor said the trace ends)\n",
 		       (unsigned long long)st.data_size);
 	if (st.hv_flags & HTMTRACE_STATUS_STOP_REFUSED)
-		printf("stop:        refused by the hypervisor (not in a state to stop): the trace may still run; a read asks for the data and decides\n");
+		printf("stop:        refused by the hypervisor (not in a state to stop): the trace may still run; a read asks for the stop again, and reads only once it succeeds\n");
 	return EXIT_OK;
 }
 

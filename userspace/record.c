@@ -43,9 +43,9 @@
 
 /*
  * Stop the channel if it is still tracing (no-wrap may have stopped it).
- * Returns 0, 1 if the hypervisor refused the stop (H_STATE: the target is
- * in no state to stop, so it may have stopped by itself; the read then
- * decides), or -1 (reported).
+ * Returns 0, 1 if the hypervisor refused the stop (H_STATE: the trace may
+ * still run, so the driver reads none of it; the read sends the stop again
+ * and reads the trace only if that one succeeds), or -1 (reported).
  */
 static int stop_trace(int fd, const char *dev, struct htmtrace_status *st)
 {
@@ -65,7 +65,7 @@ static int stop_trace(int fd, const char *dev, struct htmtrace_status *st)
 	query_status(fd, &after);
 	if (err == EIO && (after.hv_flags & HTMTRACE_STATUS_STOP_REFUSED)) {
 		pr_errno(err, "stop %s", dev);
-		pr_err("the hypervisor refused the stop: the trace may have stopped by itself; reading it, the hypervisor's answer decides");
+		pr_err("the hypervisor refused the stop: no data is read while the trace may run; the read asks for the stop again");
 		*st = after;
 		return 1;
 	}

@@ -142,7 +142,6 @@ enum hvsim_state {
  * /sys/module/htmtrace_hvsim/parameters/; read once per call.
  */
 enum hvsim_alt_id {
-	HVSIM_ALT_DUMP_RUNNING,		/* DUMP_DATA of a running trace */
 	HVSIM_ALT_STOP_FULL,		/* STOP after a no-wrap trace filled */
 	HVSIM_ALT_DUMP_END,		/* DUMP_DATA past the records written */
 	HVSIM_ALT_STATUS_SIZE,		/* STATUS +0x01 for llat */
@@ -150,12 +149,11 @@ enum hvsim_alt_id {
 	HVSIM_ALT_PARTIAL,		/* H_PARTIAL on an information block */
 	HVSIM_ALT_STOP_RUNNING,		/* STOP of a running trace */
 	HVSIM_ALT_XFER_LONG,		/* DUMP_DATA longer than max_xfer */
+	HVSIM_ALT_NEST_UNIT,		/* what a nest unit is */
+	HVSIM_ALT_DUMP_SPAN,		/* DUMP_DATA across the buffer's end */
 	HVSIM_NR_ALTS,
 };
 
-/* dump_running */
-#define HVSIM_RUNNING_STATE	0	/* H_STATE */
-#define HVSIM_RUNNING_LIVE	1	/* the records written so far */
 /* stop_full */
 #define HVSIM_FULL_SUCCESS	0	/* H_SUCCESS, the trace stays stopped */
 #define HVSIM_FULL_STATE	1	/* H_STATE: it is no longer tracing */
@@ -165,10 +163,13 @@ enum hvsim_alt_id {
 /* status_size */
 #define HVSIM_SIZE_ALL		0	/* set for every type */
 #define HVSIM_SIZE_NEST_CORE	1	/* 0 for llat: public for nest and core */
+#define HVSIM_SIZE_WRONG	2	/* llat: a byte that is no size (log2 - 2) */
 /* iter_end */
 #define HVSIM_ITER_MINUS1	0	/* the last block's iterator is -1 */
 #define HVSIM_ITER_ZERO		1	/* ... is 0 */
 #define HVSIM_ITER_NA		2	/* the call after it: H_NOT_AVAILABLE */
+#define HVSIM_ITER_P6		3	/* ... H_P6 (an iterator past the table) */
+#define HVSIM_ITER_PARAMETER	4	/* ... H_PARAMETER */
 /* partial */
 #define HVSIM_PARTIAL_NONE	0	/* every block H_SUCCESS */
 #define HVSIM_PARTIAL_MORE	1	/* H_PARTIAL: more blocks follow */
@@ -180,6 +181,12 @@ enum hvsim_alt_id {
 #define HVSIM_XFER_P5		0	/* H_P5: the length */
 #define HVSIM_XFER_PARAMETER	1	/* H_PARAMETER: a parameter */
 #define HVSIM_XFER_P4		2	/* H_P4: the destination it spans */
+/* nest_unit */
+#define HVSIM_NEST_CORE		0	/* one nest unit per core index */
+#define HVSIM_NEST_CHIP		1	/* one per chip: the core index is ignored */
+/* dump_span */
+#define HVSIM_SPAN_INSIDE	0	/* H_SUCCESS, only the part inside written */
+#define HVSIM_SPAN_NA		1	/* H_NOT_AVAILABLE for the whole request */
 
 struct hvsim_alt {
 	const char *name;
@@ -187,24 +194,28 @@ struct hvsim_alt {
 	unsigned int nr;
 };
 
-static const char * const hvsim_running_names[] = { "state", "live" };
 static const char * const hvsim_full_names[] = { "success", "state" };
 static const char * const hvsim_end_names[] = { "buffer", "written" };
-static const char * const hvsim_size_names[] = { "all", "nest_core" };
-static const char * const hvsim_iter_names[] = { "minus1", "zero", "not_available" };
+static const char * const hvsim_size_names[] = { "all", "nest_core", "wrong" };
 static const char * const hvsim_partial_names[] = { "none", "more", "truncated" };
 static const char * const hvsim_stoprun_names[] = { "success", "state" };
 static const char * const hvsim_xfer_names[] = { "p5", "parameter", "p4" };
+static const char * const hvsim_nest_names[] = { "core", "chip" };
+static const char * const hvsim_span_names[] = { "inside", "not_available" };
+static const char * const hvsim_iter_names[] = {
+	"minus1", "zero", "not_available", "p6", "parameter"
+};
 
 static const struct hvsim_alt hvsim_alts[HVSIM_NR_ALTS] = {
-	[HVSIM_ALT_DUMP_RUNNING] = { "dump_running", hvsim_running_names, 2 },
 	[HVSIM_ALT_STOP_FULL] = { "stop_full", hvsim_full_names, 2 },
 	[HVSIM_ALT_DUMP_END] = { "dump_end", hvsim_end_names, 2 },
-	[HVSIM_ALT_STATUS_SIZE] = { "status_size", hvsim_size_names, 2 },
-	[HVSIM_ALT_ITER_END] = { "iter_end", hvsim_iter_names, 3 },
+	[HVSIM_ALT_STATUS_SIZE] = { "status_size", hvsim_size_names, 3 },
+	[HVSIM_ALT_ITER_END] = { "iter_end", hvsim_iter_names, 5 },
 	[HVSIM_ALT_PARTIAL] = { "partial", hvsim_partial_names, 3 },
 	[HVSIM_ALT_STOP_RUNNING] = { "stop_running", hvsim_stoprun_names, 2 },
 	[HVSIM_ALT_XFER_LONG] = { "xfer_long", hvsim_xfer_names, 3 },
+	[HVSIM_ALT_NEST_UNIT] = { "nest_unit", hvsim_nest_names, 2 },
+	[HVSIM_ALT_DUMP_SPAN] = { "dump_span", hvsim_span_names, 2 },
 };
 
 static unsigned int hvsim_alt_val[HVSIM_NR_ALTS];
@@ -240,10 +251,6 @@ static const struct kernel_param_ops hvsim_alt_ops = {
 
 #define HVSIM_ALT_ARG(id)	((void *)(uintptr_t)(id))
 
-module_param_cb(dump_running, &hvsim_alt_ops,
-		HVSIM_ALT_ARG(HVSIM_ALT_DUMP_RUNNING), 0644);
-MODULE_PARM_DESC(dump_running,
-		 "DUMP_DATA of a running trace: state (H_STATE) or live (its records so far)");
 module_param_cb(stop_full, &hvsim_alt_ops,
 		HVSIM_ALT_ARG(HVSIM_ALT_STOP_FULL), 0644);
 MODULE_PARM_DESC(stop_full,
@@ -255,11 +262,11 @@ MODULE_PARM_DESC(dump_end,
 module_param_cb(status_size, &hvsim_alt_ops,
 		HVSIM_ALT_ARG(HVSIM_ALT_STATUS_SIZE), 0644);
 MODULE_PARM_DESC(status_size,
-		 "STATUS size byte: all (every type) or nest_core (0 for llat)");
+		 "STATUS size byte: all (every type), nest_core (0 for llat) or wrong (llat: no size)");
 module_param_cb(iter_end, &hvsim_alt_ops,
 		HVSIM_ALT_ARG(HVSIM_ALT_ITER_END), 0644);
 MODULE_PARM_DESC(iter_end,
-		 "end of an iteration: minus1 or zero (the last iterator), or not_available (the call after it)");
+		 "end of an iteration: minus1 or zero (the last iterator), or not_available, p6 or parameter (the call after it)");
 module_param_cb(partial, &hvsim_alt_ops,
 		HVSIM_ALT_ARG(HVSIM_ALT_PARTIAL), 0644);
 MODULE_PARM_DESC(partial,
@@ -272,6 +279,14 @@ module_param_cb(xfer_long, &hvsim_alt_ops,
 		HVSIM_ALT_ARG(HVSIM_ALT_XFER_LONG), 0644);
 MODULE_PARM_DESC(xfer_long,
 		 "DUMP_DATA longer than max_xfer: p5 (H_P5), parameter (H_PARAMETER) or p4 (H_P4)");
+module_param_cb(nest_unit, &hvsim_alt_ops,
+		HVSIM_ALT_ARG(HVSIM_ALT_NEST_UNIT), 0644);
+MODULE_PARM_DESC(nest_unit,
+		 "nest units: core (one per core index) or chip (one per chip, shared by its core indices)");
+module_param_cb(dump_span, &hvsim_alt_ops,
+		HVSIM_ALT_ARG(HVSIM_ALT_DUMP_SPAN), 0644);
+MODULE_PARM_DESC(dump_span,
+		 "DUMP_DATA across the buffer's end: inside (success, the part inside written) or not_available (H_NOT_AVAILABLE)");
 
 static const char * const hvsim_state_names[] = {
 	[HVSIM_IDLE] = "idle",
@@ -435,6 +450,10 @@ static struct hvsim_target *hvsim_target(unsigned int type, unsigned int node,
 {
 	unsigned int i;
 
+	/* nest_unit chip: the nest unit of a chip answers every core index */
+	if (type == HTMTRACE_TYPE_NEST &&
+	    hvsim_alt(HVSIM_ALT_NEST_UNIT) == HVSIM_NEST_CHIP)
+		core = 0;
 	i = ((type - HTMTRACE_TYPE_NEST) * hvsim_nodes + node) * hvsim_chips + chip;
 	return &hvsim_targets[i * hvsim_cores + core];
 }
@@ -555,6 +574,8 @@ static long hvsim_block(const struct hvsim_call *c, unsigned int entry_size,
 		return H_P4;
 	if (c->p3 == total && end == HVSIM_ITER_NA)
 		return H_NOT_AVAILABLE;
+	if (c->p3 == total && end == HVSIM_ITER_PARAMETER)
+		return H_PARAMETER;
 	if (c->p3 >= total)
 		return H_P6;
 
@@ -567,7 +588,8 @@ static long hvsim_block(const struct hvsim_call *c, unsigned int entry_size,
 		if (partial == HVSIM_PARTIAL_TRUNC)
 			next = total;	/* the rest is cut off */
 	}
-	if (next == total && end != HVSIM_ITER_NA)
+	/* not_available, p6, parameter: the call with this iterator says */
+	if (next == total && end <= HVSIM_ITER_ZERO)
 		next = end == HVSIM_ITER_ZERO ? 0 : HVSIM_ITER_END;
 
 	memset(buf, 0, HTM_BLOCK_HDR_SIZE);
@@ -715,10 +737,15 @@ static long hvsim_status(const struct hvsim_call *c, struct hvsim_target *t,
 	rc = hvsim_block(c, esize, hvsim_cores, &buf, &first, &n);
 	if (rc != H_SUCCESS && rc != H_PARTIAL)
 		return rc;
-	/* Public for nest and core only: llat may leave it unset. */
+	/*
+	 * Public for nest and core only: llat may leave it unset, or hold a
+	 * byte that is no size of its buffer (here a quarter of it).
+	 */
 	if (c->type != HTMTRACE_TYPE_LLAT ||
 	    hvsim_alt(HVSIM_ALT_STATUS_SIZE) == HVSIM_SIZE_ALL)
 		buf[HTM_STATUS_LOG2_SIZE] = t->log2_size;
+	else if (hvsim_alt(HVSIM_ALT_STATUS_SIZE) == HVSIM_SIZE_WRONG)
+		buf[HTM_STATUS_LOG2_SIZE] = t->log2_size - 2;
 	buf[HVSIM_HDR_STATE] = t->state;
 	buf[HVSIM_HDR_FLAGS] = hvsim_status_flags(t, now);
 	hvsim_put_be(buf + HVSIM_HDR_RECORDS, hvsim_records(t, now), 8);
@@ -892,7 +919,9 @@ static void hvsim_fill(u8 *dst, u64 target, u64 slot, u64 nr, u64 nslots,
  *
  * Return: H_SUCCESS (also when fewer bytes than asked were left before the
  * end of the buffer); H_PARTIAL for a transfer cut by short_xfer;
- * H_NOT_AVAILABLE if the offset is past the buffer; H_STATE unless stopped;
+ * H_NOT_AVAILABLE if the offset is past the end (dump_end), or the request
+ * reaches past the buffer's end under dump_span not_available; H_STATE
+ * unless stopped (and counted in dump_tracing if tracing);
  * H_P5 for a length that is 0, not a multiple of 128 or above max_xfer;
  * H_P4 for a destination that is not RAM; H_P6 for an offset that is not a
  * multiple of 128.
@@ -923,10 +952,8 @@ static long hvsim_dump_data(const struct hvsim_call *c, struct hvsim_target *t)
 		hvsim_misuse.dump_unaligned++;
 	raw_spin_unlock_irqrestore(&hvsim_lock, irqflags);
 
-	/* dump_running live: the records so far, as a running trace has them */
-	if (state != HVSIM_STOPPED &&
-	    (state != HVSIM_TRACING ||
-	     hvsim_alt(HVSIM_ALT_DUMP_RUNNING) != HVSIM_RUNNING_LIVE))
+	/* a running trace: H_STATE, and counted above (no caller asks) */
+	if (state != HVSIM_STOPPED)
 		return H_STATE;
 	if (max_xfer && len > max_xfer) {
 		static const long xfer_rc[] = {
@@ -950,6 +977,10 @@ static long hvsim_dump_data(const struct hvsim_call *c, struct hvsim_target *t)
 	    written < size / HVSIM_RECORD_SIZE)
 		end = written * HVSIM_RECORD_SIZE;
 	if (off >= end)
+		return H_NOT_AVAILABLE;
+	/* dump_span not_available: a request across the buffer's end */
+	if (len > size - off &&
+	    hvsim_alt(HVSIM_ALT_DUMP_SPAN) == HVSIM_SPAN_NA)
 		return H_NOT_AVAILABLE;
 
 	n = min(len, end - off);

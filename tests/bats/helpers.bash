@@ -209,7 +209,6 @@ alt() {
 		[ "${a%%=*}" != "$1" ] || { echo "${a#*=}"; return; }
 	done
 	case $1 in
-	dump_running) echo state ;;
 	stop_full) echo success ;;
 	dump_end) echo buffer ;;
 	status_size) echo all ;;
@@ -217,20 +216,24 @@ alt() {
 	partial) echo none ;;
 	stop_running) echo success ;;
 	xfer_long) echo p5 ;;
+	nest_unit) echo core ;;
+	dump_span) echo inside ;;
 	*) echo "alt: unknown alternative $1" >&2; return 1 ;;
 	esac
 }
 
-# dump_size RECORDS [SIZE]: the bytes a dump of a trace of RECORDS in a
-# buffer of SIZE (the suite's $SIZE) gives, read in chunks of the suite's
-# $CHUNK: the whole buffer, or, where the simulator ends the data at the
-# records written (dump_end=written) and the trace never wrapped, the
-# chunks up to that end (the chunk holding the end is served whole, zeros
-# after the records: H_HTM tells no byte count).
+# dump_size RECORDS [SIZE] [GRAIN] [DUMP_END]: the bytes a dump of a trace
+# of RECORDS in a buffer of SIZE (the suite's $SIZE) gives, read in chunks
+# of GRAIN (the suite's $CHUNK; a page where the driver knows no size: an
+# llat target, a STATUS that failed): the whole buffer, or, where the
+# simulator ends the data at the records written (DUMP_END, default this
+# run's dump_end, is written) and the trace never wrapped, the chunks up
+# to that end (the chunk holding the end is served whole, zeros after the
+# records: H_HTM tells no byte count).
 dump_size() {
-	local size=${2:-$SIZE}
-	if [ "$(alt dump_end)" = written ] && [ $(($1 * 128)) -lt "$size" ]; then
-		echo $((($1 * 128 + CHUNK - 1) / CHUNK * CHUNK))
+	local size=${2:-$SIZE} grain=${3:-$CHUNK} end=${4:-$(alt dump_end)}
+	if [ "$end" = written ] && [ $(($1 * 128)) -lt "$size" ]; then
+		echo $((($1 * 128 + grain - 1) / grain * grain))
 	else
 		echo "$size"
 	fi

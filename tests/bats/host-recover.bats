@@ -431,11 +431,11 @@ slow_trace() {
 	[ "${stderr_lines[1]}" = "htmtrace dump: kept 1024 bytes of a buffer of unknown size in t.bin: the dump is incomplete" ]
 }
 
-@test "record: a stop the hypervisor refuses: the read decides, and it is said" {
+@test "record: a stop the hypervisor refuses: the read asks for it again, and it is said" {
 	export FAKE_HTM_STOP_REFUSED=stopped
 	run -0 --separate-stderr fhtm record -d "$DEV" "${TARGET[@]}" --duration 0
 	[ "${stderr_lines[0]}" = "htmtrace record: stop $DEV: Input/output error" ]
-	[ "${stderr_lines[1]}" = "htmtrace record: the hypervisor refused the stop: the trace may have stopped by itself; reading it, the hypervisor's answer decides" ]
+	[ "${stderr_lines[1]}" = "htmtrace record: the hypervisor refused the stop: no data is read while the trace may run; the read asks for the stop again" ]
 	[ "${#stderr_lines[@]}" -eq 2 ]
 	[ "${lines[2]}" = "wrote 4096 bytes of a buffer of 4096 to $TRACE" ]
 	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START STATUS state=2 STOP refused FAIL 5 STATUS state=2 READ found it stopped READ EOF at 4096 STATUS state=3 SYSMEM size=65536 length=128 DECONFIGURE" ]
@@ -454,7 +454,7 @@ slow_trace() {
 	echo "2 1 2 0 2 5" >"$FAKE_HTM_STATE"
 	run -1 --separate-stderr fhtm stop -d "$DEV"
 	[ "${stderr_lines[0]}" = "htmtrace stop: stop $DEV: Input/output error" ]
-	[ "${stderr_lines[1]}" = "htmtrace stop: the hypervisor refused the stop: the trace may have stopped by itself; 'htmtrace dump' asks for the data, and the hypervisor's answer decides" ]
+	[ "${stderr_lines[1]}" = "htmtrace stop: the hypervisor refused the stop: no data is read while the trace may run; 'htmtrace dump' asks for the stop again" ]
 	[ "$(cat "$FAKE_HTM_STATE")" = "2 1 2 0 2 5 refused 1" ]
 }
 
@@ -463,7 +463,7 @@ slow_trace() {
 	run -0 --separate-stderr fhtm status -d "$DEV"
 	[ "${lines[1]}" = "state:       tracing" ]
 	[ "${lines[4]}" = "buffer size: 4096 bytes (2^12)" ]
-	[ "${lines[5]}" = "stop:        refused by the hypervisor (not in a state to stop): the trace may still run; a read asks for the data and decides" ]
+	[ "${lines[5]}" = "stop:        refused by the hypervisor (not in a state to stop): the trace may still run; a read asks for the stop again, and reads only once it succeeds" ]
 	[ "${#lines[@]}" -eq 6 ]
 	echo "$CONFIGURED_STOPPED" >"$FAKE_HTM_STATE"
 	FAKE_HTM_DATA_END=1280 run -0 fhtm status -d "$DEV"

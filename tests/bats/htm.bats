@@ -210,6 +210,33 @@ be64() {
 	guest htmtest configure /dev/htm1 2 0 1 2
 }
 
+@test "a chip's nest targets are one unit to the registry (nest_unit=core|chip): EBUSY at claim, the first user's trace intact" {
+	local v
+	for v in core chip; do
+		run guest "echo $v > $SIMPARAM/nest_unit &&
+			htmtest configure /dev/htm0 1 0 1 0 && htmtest start /dev/htm0 &&
+			{ htmtest configure /dev/htm1 1 0 1 3; htmtest status /dev/htm1; } &&
+			echo 500 > $HVSIM/advance && htmtest stop /dev/htm0 &&
+			htmtest copy /dev/htm0 /tmp/n.bin 65536 &&
+			htmcheck verify -t nest -n 0 -p 1 -c 0 /tmp/n.bin | grep '^records valid' &&
+			htmtest deconfigure /dev/htm0 && htmtest configure /dev/htm1 1 0 1 3 &&
+			htmtest deconfigure /dev/htm1"
+		echo "$v: $output"
+		[ "$status" -eq 0 ]
+		[ "$output" = "ok
+ok
+EBUSY
+state 0 flags 0 size 0
+ok
+bytes $(dump_size 500)
+eof
+records valid: 500
+ok
+ok
+ok" ]
+	done
+}
+
 # fail OP RC [AFTER]: the simulator answers OP with RC, every time, after
 # AFTER calls of it succeeded.
 fail() {
@@ -377,23 +404,31 @@ eof" ]
 	guest "htmcheck verify -t core -n 0 -p 0 -c 2 /tmp/x.bin"
 }
 
-@test "an llat trace whose STATUS gives no size (status_size=nest_core) dumps to the hypervisor's end" {
-	local size want
-	size=$(dump_size 1500)
-	want=$SIZE
-	[ "$(alt status_size)" = all ] || want=0
-	trace /dev/htm0 3 0 1 2 1500
-	run guest htmtest hvstatus /dev/htm0
-	[ "$output" = "state 3 size $want data_end none status_error 0" ]
-	run guest htmtest copy /dev/htm0 /tmp/llat.bin 65536
-	[ "$output" = "bytes $size
-eof" ]
-	run guest htmcheck verify -t llat -n 0 -p 1 -c 2 /tmp/llat.bin
-	echo "$output"
-	[ "$status" -eq 0 ]
-	grep -qx "records valid: 1500" <<<"$output"
-	run guest htmtest seek-end /dev/htm0
-	[ "$output" = "$size" ]
+@test "STATUS's size byte is read for nest and core only (status_size=all|nest_core|wrong): an llat trace dumps page by page to the hypervisor's end" {
+	local v page size
+	page=$(guest_number htmtest pagesize)
+	size=$(dump_size 1500 $SIZE "$page")
+	for v in all nest_core wrong; do
+		run guest "echo $v > $SIMPARAM/status_size &&
+			htmtest configure /dev/htm0 3 0 1 2 && htmtest start /dev/htm0 &&
+			echo 1500 > $HVSIM/advance && htmtest stop /dev/htm0 &&
+			htmtest hvstatus /dev/htm0 && htmtest seek-end /dev/htm0;
+			htmtest copy /dev/htm0 /tmp/llat.bin 65536 &&
+			htmcheck verify -t llat -n 0 -p 1 -c 2 /tmp/llat.bin | grep '^records valid' &&
+			htmtest seek-end /dev/htm0 && htmtest deconfigure /dev/htm0"
+		echo "$v: $output"
+		[ "$status" -eq 0 ]
+		[ "$output" = "ok
+ok
+ok
+state 3 size 0 data_end none status_error 0
+ENODATA
+bytes $size
+eof
+records valid: 1500
+$size
+ok" ]
+	done
 }
 
 @test "a no-wrap trace stopped before its buffer filled: its data, then 0, and where it ended" {
@@ -509,6 +544,96 @@ eof" ]
 		[ "$output" = "$([ $v = state ] && echo 2 || echo 1)
 0" ]
 		guest htmtest deconfigure /dev/htm0
+	done
+}
+
+@test "a DUMP_DATA across the buffer's end, no size known (dump_span=inside|not_available): exactly the buffer, a page at a time" {
+	local v
+	# a 64 KiB buffer, transfers of up to 256 KiB, every STATUS failing:
+	# no request may reach past the buffer's end, which the hypervisor
+	# may answer with the part inside (the rest would read as trace) or
+	# with H_NOT_AVAILABLE for the whole of it (the trace would be lost)
+	guest "rmmod htmtrace && insmod $HTM_MODDIR/htmtrace.ko backend=sim bounce_kb=256"
+	fail 2 -1
+	for v in inside not_available; do
+		run guest "echo $v > $SIMPARAM/dump_span &&
+			htmtest setup /dev/htm0 2 1 0 2 16 &&
+			htmtest configure /dev/htm0 2 1 0 2 && htmtest start /dev/htm0 &&
+			echo 600 > $HVSIM/advance && htmtest stop /dev/htm0 &&
+			htmtest copy /dev/htm0 /tmp/span.bin 65536 &&
+			htmcheck verify -t core -n 1 -p 0 -c 2 /tmp/span.bin | grep '^records valid' &&
+			htmtest hvstatus /dev/htm0 && htmtest deconfigure /dev/htm0"
+		echo "$v: $output"
+		[ "$status" -eq 0 ]
+		[ "$output" = "ok
+ok
+ok
+ok
+bytes 65536
+eof
+records valid: 512
+state 3 size 0 data_end 65536 status_error -5
+ok" ]
+	done
+}
+
+# The alternatives that can change one dump together, against each
+# answer of dump_end (where the data of a short trace ends): each round
+# sets one value of each, and traces a core target (a STOP that may be
+# refused, a DUMP_DATA length that is refused until 64 KiB, in chunks of
+# up to 256 KiB) and an llat one (whose size byte the driver never reads)
+# at once, with their dumps checked byte for byte. Over the three rounds of each dump_end, every
+# value of stop_running, status_size, xfer_long and dump_span meets it.
+@test "the alternatives that meet in one dump, against dump_end=buffer|written: byte-exact under each pair" {
+	local end i k n p c sr ss xl ds rc page core llat
+	local -a srs=(success state success) sss=(all nest_core wrong)
+	local -a xls=(p5 parameter p4) dss=(inside not_available inside)
+	page=$(guest_number htmtest pagesize)
+	k=0
+	for end in buffer written; do
+		for i in 0 1 2; do
+			sr=${srs[i]} ss=${sss[i]} xl=${xls[i]} ds=${dss[i]}
+			case $xl in p5) rc=H_P5 ;; parameter) rc=H_PARAMETER ;; p4) rc=H_P4 ;; esac
+			core=$(dump_size 700 $SIZE 65536 $end)
+			llat=$(dump_size 900 $SIZE "$page" $end)
+			n=1 p=$((k / 4)) c=$((k % 4))
+			# (htmtrace afresh: its counters, and the lengths it learnt)
+			run guest "rmmod htmtrace &&
+				insmod $HTM_MODDIR/htmtrace.ko backend=sim bounce_kb=256 &&
+				cd $SIMPARAM && echo $end > dump_end && echo $sr > stop_running &&
+				echo $ss > status_size && echo $xl > xfer_long && echo $ds > dump_span &&
+				echo 1 > $HVSIM/reset && echo 65536 > $HVSIM/max_xfer &&
+				htmtest configure /dev/htm0 2 $n $p $c && htmtest start /dev/htm0 &&
+				htmtest configure /dev/htm1 3 $n $p $c && htmtest start /dev/htm1 &&
+				echo 700 > $HVSIM/advance &&
+				htmtest stop /dev/htm0; htmtest copy /dev/htm0 /tmp/c.bin 65536 &&
+				htmcheck verify -t core -n $n -p $p -c $c /tmp/c.bin | grep '^records valid' &&
+				echo 200 > $HVSIM/advance &&
+				htmtest stop /dev/htm1; htmtest copy /dev/htm1 /tmp/l.bin 65536 &&
+				htmcheck verify -t llat -n $n -p $p -c $c /tmp/l.bin | grep '^records valid' &&
+				grep -h 'errors H_P' /sys/kernel/debug/htmtrace/htm0/counters;
+				grep -c 'errors H_P' /sys/kernel/debug/htmtrace/htm1/counters;
+				htmtest deconfigure /dev/htm0 && htmtest deconfigure /dev/htm1"
+			echo "dump_end=$end stop_running=$sr status_size=$ss xfer_long=$xl dump_span=$ds: $output"
+			[ "$status" -eq 0 ]
+			[ "$output" = "ok
+ok
+ok
+ok
+$([ "$sr" = state ] && echo EIO || echo ok)
+bytes $core
+eof
+records valid: 700
+$([ "$sr" = state ] && echo EIO || echo ok)
+bytes $llat
+eof
+records valid: 900
+errors $rc: 2
+0
+ok
+ok" ]
+			k=$((k + 1))
+		done
 	done
 }
 
@@ -815,25 +940,28 @@ ESTALE" ]
 	fi
 }
 
-# sysmem_calls: the DUMP_SYSMEM_CONF calls one HTMTRACE_IOC_SYSMEM makes
-sysmem_calls() {
-	guest "echo 1 > $HVSIM/reset && htmtest info /dev/htm0 sysmem 65536 >/dev/null &&
-		sed -n 's/^dump_sysmem_conf //p' $HVSIM/op_calls"
-}
-
-@test "information blocks: the iterator is followed to its end, however the hypervisor ends it" {
+@test "information blocks: the iterator is followed to its end, however the hypervisor ends it (iter_end x partial)" {
 	# 2 nodes x 2 chips: 4 entries of 32 bytes, 3 a block (entries_per_call)
-	local blocks=2 entries=4 calls=2
-	[ "$(alt iter_end)" != not_available ] || calls=3
-	if [ "$(alt partial)" = truncated ]; then
-		# the first block is cut, and its iterator says it is the end
-		blocks=1 entries=3 calls=1
-		[ "$(alt iter_end)" != not_available ] || calls=2
-	fi
-	run guest htmtest info /dev/htm0 sysmem 65536
-	[ "$output" = "length $((blocks * 32 + entries * 32))
-ok" ]
-	[ "$(sysmem_calls)" -eq $calls ]
+	local ie p blocks entries calls
+	for ie in minus1 zero not_available p6 parameter; do
+		for p in none more truncated; do
+			blocks=2 entries=4 calls=2
+			if [ $p = truncated ]; then
+				# the first block is cut, and its iterator says it is the end
+				blocks=1 entries=3 calls=1
+			fi
+			# the end as the call after the last block: one call more
+			case $ie in minus1|zero) ;; *) calls=$((calls + 1)) ;; esac
+			run guest "echo $ie > $SIMPARAM/iter_end && echo $p > $SIMPARAM/partial &&
+				echo 1 > $HVSIM/reset && htmtest info /dev/htm0 sysmem 65536 &&
+				sed -n 's/^dump_sysmem_conf //p' $HVSIM/op_calls"
+			echo "iter_end=$ie partial=$p: $output"
+			[ "$status" -eq 0 ]
+			[ "$output" = "length $((blocks * 32 + entries * 32))
+ok
+$calls" ]
+		done
+	done
 }
 
 @test "rmmod is refused while a device is open or a channel configured" {

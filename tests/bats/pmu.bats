@@ -828,6 +828,30 @@ ok" ]
 	assert_no_splat
 }
 
+@test "htm with no size from STATUS (dump_span=inside|not_available): a 64 KiB buffer dumped exactly, a page a request" {
+	local v sum
+	fast
+	for v in inside not_available; do
+		# every STATUS fails; a request past the buffer's end would get
+		# the part inside (the rest read as trace) or H_NOT_AVAILABLE
+		# (the trace lost)
+		guest "echo $v > /sys/module/htmtrace_hvsim/parameters/dump_span &&
+		       echo 1 > $HVSIM/reset && htmtest setup /dev/htm0 2 0 0 1 16 &&
+		       echo -1 > $HVSIM/fail_rc && echo 0 > $HVSIM/fail_count &&
+		       echo 2 > $HVSIM/fail_op"
+		run guest "htmperf htm $CORE1 -a 1024 -v -o /tmp/s.bin &&
+			htmcheck verify -t core -n 0 -p 0 -c 1 /tmp/s.bin | grep -e '^records valid' -e '^mismatched'"
+		echo "$v: $output"
+		[ "$status" -eq 0 ]
+		sum=${lines[-3]}
+		[ "$(field aux_bytes "$sum")" -eq 65536 ]
+		[ "$(field counts "$sum")" -eq 512 ]
+		[ "${lines[-2]}" = "records valid: 512" ]
+		[ "${lines[-1]}" = "mismatched:    0" ]
+	done
+	assert_no_splat
+}
+
 @test "htm dump faults: H_HARDWARE mid-dump ends the drain with 0, named in the kernel log" {
 	fast
 	guest "htmperf htm $CORE1 -a 1024 -o /tmp/ref.bin > /dev/null"

@@ -54,6 +54,7 @@
  *				spaces (a test's mark); all of it if none does:
  *				a test's own log in one exec, no sh, dmesg or
  *				awk
+ *   htmtest pagesize		the guest kernel's page size in bytes
  *   htmtest cleanup [--misuse] [MODULE...]
  *				between tests: clear the simulator's injected
  *				faults (its "reset", if it is loaded), SIGKILL
@@ -1108,6 +1109,10 @@ int main(int argc, char **argv)
 		return cmd_cleanup(argv + 2, argc - 2);
 	if (argc >= 3 && !strcmp(cmd, "log-since"))
 		return cmd_log_since(argv + 2, argc - 2);
+	if (argc == 2 && !strcmp(cmd, "pagesize")) {
+		printf("%ld\n", sysconf(_SC_PAGESIZE));
+		return 0;
+	}
 	if (argc < 3) {
 		fprintf(stderr, "usage: see the comment at the top of htmtest.c\n");
 		return 2;

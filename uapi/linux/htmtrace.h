@@ -28,8 +28,10 @@
  *   HTMTRACE_IOC_CONFIGURE  -EPERM without CAP_PERFMON or CAP_SYS_ADMIN;
  *                           -EBADFD if the channel is configured already;
  *                           -EBUSY if the target, or one that overlaps it
- *                           (HTMTRACE_TYPE_GLOBAL overlaps every unit), is
- *                           held by another channel or a perf event;
+ *                           (HTMTRACE_TYPE_GLOBAL overlaps every unit, a
+ *                           nest target the other nest targets of its
+ *                           chip), is held by another channel or a perf
+ *                           event;
  *                           -ENOMEM
  *   HTMTRACE_IOC_START      -EPERM as above; -EBADFD unless configured or
  *                           stopped
@@ -97,9 +99,14 @@
  * test simulator offers each answer): whether STOP of a no-wrap trace that
  * filled its buffer succeeds or answers H_STATE; whether the data of a
  * short trace ends at its records or at the buffer size; whether STATUS
- * gives the size of llat and global units; how an information iteration
- * ends (-1, 0, or H_NOT_AVAILABLE); what H_PARTIAL on an information block
- * leaves out.
+ * gives the size of llat and global units (the driver reads it for nest
+ * and core only, as public code does); how an information iteration ends
+ * (-1, 0, or H_NOT_AVAILABLE, H_P6 or H_PARAMETER for the iterator the
+ * last block gave: the blocks before it are returned); what H_PARTIAL on
+ * an information block leaves out; whether the core index names a nest
+ * unit of its own (the nest targets of one chip are held as one); whether
+ * a DUMP_DATA that reaches past the buffer's end writes the part inside
+ * or is refused whole (without a size, the driver asks a page at a time).
  *
  * The information blocks (capabilities, memory and processor configuration)
  * are passed through as the hypervisor writes them. Their layout is not

@@ -28,9 +28,10 @@
  *   FAKE_HTM_STATUS_ERR  the hypervisor's STATUS fails with this errno: the
  *                      ioctl answers buffer_size 0 (unknown), status_error
  *   FAKE_HTM_STOP_REFUSED  STOP fails with EIO, the state stays tracing with
- *                      HTMTRACE_STATUS_STOP_REFUSED; then read() decides:
- *                      "stopped" (the default) reads the trace, which had
- *                      stopped itself, "dead" fails with EIO
+ *                      HTMTRACE_STATUS_STOP_REFUSED; then read() sends the
+ *                      STOP again, as the driver does: "stopped" (the
+ *                      default) it succeeds and the trace is read, "dead"
+ *                      it is refused again and read() fails with EIO
  *
  * lseek() sets the position (SEEK_SET, SEEK_CUR; SEEK_END is the buffer
  * size) and is logged as SEEK.
