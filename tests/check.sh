@@ -8,9 +8,7 @@
 #   guest bats suites         every other tests/bats/*.bats (but debug_skip),
 #                             in QEMU pseries
 #                             (the debug kernel owns a dispatch trace log
-#                             per CPU: the stock kernels, none); the
-#                             guest gets mainline perf (sid's linux-perf) at
-#                             /host for perf.bats (tests/deps.sh --perf)
+#                             per CPU: the stock kernels, none)
 #   KUnit                     tests/kunit.sh (its cases count one by one)
 #   stock 6.1 headers         tests/stock.sh 6.1: the modules build W=1 and
 #                             modpost clean against Debian's 6.1 headers
@@ -21,7 +19,8 @@
 #                             kernel booted in QEMU pseries, the suites of
 #                             stock_suites there (htm.bats under a profile
 #                             of the simulator's alternatives, htm_alt, on
-#                             each, strict on the first), and a
+#                             each, strict on the first; perf.bats, with
+#                             mainline perf packed in, on the second), and a
 #                             post-mortem; on the first, a real DKMS run
 #                             (tests/dkms.sh) whose module is loaded in that
 #                             guest too
@@ -62,9 +61,12 @@ new_boot=(7.2)
 # PMU suite runs again on the 4 KiB one (AUX areas of many more pages),
 # and the tool's suite, htmtrace record under that guest's alternatives.
 # The harness's own suite knows no kernel: it runs there too, off the
-# debug guest, whose suites are the longest path of a run.
+# debug guest, whose suites are the longest path of a run; so does
+# perf.bats, on the 4 KiB one (mainline perf as a client of our PMUs: what
+# it checks is the format perf reads; the PMU's code runs under KASAN in
+# the debug guest's pmu.bats), perf packed into its initramfs.
 declare -A stock_suites=([6.12-64k]="harness.bats htm.bats dtl.bats tool.bats"
-	[6.12]="pmu.bats htm.bats tool.bats"
+	[6.12]="pmu.bats perf.bats htm.bats tool.bats"
 	[7.2]="kernel-vpa.bats htm.bats dtl.bats tool.bats")
 # (Not pmu.bats on 7.2: its event_init test opens a per-task vpa_dtl event,
 # and mainline's vpa_dtl_event_init() oopses on one there, taking the guest
@@ -84,7 +86,7 @@ stock_strict=6.12-64k
 declare -A htm_alt=(
 	[6.12-64k]="dump_end=written status_size=nest_core iter_end=zero partial=more nest_unit=chip"
 	[6.12]="dump_end=written status_size=wrong iter_end=not_available partial=truncated dump_span=not_available")
-debug_skip=" harness.bats kernel-vpa.bats "
+debug_skip=" harness.bats kernel-vpa.bats perf.bats "
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 
@@ -287,8 +289,12 @@ stock_guest() {
 		ndkms=1
 	fi
 	say "boot the $spec stock guest"
+	# perf.bats's perf, in the initramfs (Debian's 9p is a module)
+	local pack=()
+	[ -z "$perf_root" ] || [[ " ${stock_suites[$spec]} " != *" perf.bats "* ]] ||
+		pack=(--pack "$perf_root/guest")
 	if ! step env "${genv[@]}" "$py" "$top/tests/guest.py" start -V "stock-$spec" \
-		-n check-stock --owner $$; then
+		-n check-stock --owner $$ "${pack[@]}"; then
 		fail "the $spec stock guest did not boot (see $out/logs/check-stock.console.log)"
 		lane "$spec" failed "no boot"
 		not_run "${stock_suites[$spec]}${dkms:+, the dkms module} on the $spec stock kernel" \
@@ -357,11 +363,14 @@ if ! HTMTRACE_DEPS_SYSROOT=$(step "$top/tests/deps.sh" --sysroot); then
 	summary
 fi
 export HTMTRACE_DEPS_SYSROOT
-# Mainline perf (sid's linux-perf), for perf.bats, is shared with the debug
-# guest: without it, perf.bats alone does not run.
+# Mainline perf (sid's linux-perf), for perf.bats, is packed into the
+# guests that run it: without it, perf.bats alone does not run.
 if ! perf_root=$(step "$top/tests/deps.sh" --perf); then
 	fail "tests/deps.sh --perf (sid's perf, for perf.bats)"
 	perf_root=
+	for spec in "${!stock_suites[@]}"; do
+		stock_suites[$spec]=$(sed 's/ *perf\.bats//' <<<"${stock_suites[$spec]}")
+	done
 	for i in "${!guest_suites[@]}"; do
 		[ "${guest_suites[$i]##*/}" != perf.bats ] || unset "guest_suites[$i]"
 	done
@@ -486,8 +495,7 @@ if [ "$built" -eq 1 ]; then
 	# One guest serves every guest suite and KUnit: a boot and a kmemleak
 	# scan are the slow parts on the debug kernel under TCG.
 	say "boot the $variant guest"
-	if step "${guest[@]}" start -V "$variant" -n check --owner $$ \
-		${perf_root:+--share "$perf_root"}; then
+	if step "${guest[@]}" start -V "$variant" -n check --owner $$; then
 		export HTMTRACE_GUEST=check
 		lane "$variant-6.12" ran
 		# One bats run per file: the step headers then time each suite.

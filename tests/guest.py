@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Run the htmtrace QEMU pseries test guest and talk to it.
 
-  guest.py start [-V VARIANT] [-n NAME] [--share DIR] [--owner PID] [--smp N]
+  guest.py start [-V VARIANT] [-n NAME] [--share DIR] [--pack DIR]
+                 [--owner PID] [--smp N]
                  boot, wait until ready (N CPUs, default 2; the test kernel
-                 has up to 8)
+                 has up to 8). --share mounts DIR at /host over 9p (the test
+                 kernels have it); --pack copies DIR into the initramfs as
+                 /host/BASENAME (for Debian's kernels, whose 9p is a module)
   guest.py run   [-V VARIANT] [-n NAME] [-t SECS] TEXT...
                  run TEXT with sh -c in the guest: its stdout, stderr and exit
                  status become ours (124: timed out, 125: harness failure)
@@ -158,7 +161,34 @@ class Guest:
         return os.path.join(kdir.strip(), 'vmlinux')
 
     # --- start ------------------------------------------------------------
-    def start(self, share=None, owner=None, smp=2):
+    def packed(self, initrd, folder):
+        """INITRD with a second cpio archive after it that holds FOLDER as
+        /host/BASENAME (the kernel unpacks concatenated archives in turn)."""
+        import shutil
+        import subprocess
+        import tempfile
+        if not os.path.isdir(folder):
+            die(f'--pack {folder}: not a folder', 1)
+        out = os.path.join(self.dir, 'initramfs-packed.cpio')
+        tmp = tempfile.mkdtemp(prefix='htmpack-')
+        try:
+            dst = os.path.join(tmp, 'host', os.path.basename(os.path.normpath(folder)))
+            shutil.copytree(folder, dst, symlinks=True)
+            names = subprocess.run('find host | LC_ALL=C sort', shell=True, cwd=tmp,
+                                   check=True, capture_output=True).stdout
+            extra = subprocess.run(['cpio', '-o', '-H', 'newc', '-R', '0:0', '--quiet'],
+                                   cwd=tmp, input=names, check=True,
+                                   capture_output=True).stdout
+        except (OSError, subprocess.CalledProcessError) as e:
+            die(f'--pack {folder}: {e}', 1)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        with open(out, 'wb') as f, open(initrd, 'rb') as first:
+            shutil.copyfileobj(first, f)
+            f.write(extra)
+        return out
+
+    def start(self, share=None, owner=None, smp=2, pack=None):
         if self.alive():    # someone else's run, or a leftover: never kill it here
             die(f'{self.name} ({self.variant}) is already running; stop it with: '
                 f'tests/guest.py stop -V {self.variant} -n {self.name}', 1)
@@ -177,6 +207,8 @@ class Guest:
         try:
             subprocess.run([os.path.join(TOP, 'tests', 'initramfs.sh'), self.variant,
                             initrd], check=True)
+            if pack:
+                initrd = self.packed(initrd, pack)
             vmlinux = self.kernel()
         except subprocess.CalledProcessError as e:
             die(f'boot failed: {" ".join(e.cmd)} exited with {e.returncode}', 1)
@@ -466,6 +498,8 @@ def main():
         p.add_argument('-n', '--name', default='guest')
         if name == 'start':
             p.add_argument('--share', help='host folder mounted at /host in the guest')
+            p.add_argument('--pack', help='host folder copied into the initramfs '
+                           'as /host/BASENAME')
             p.add_argument('--owner', type=int,
                            help='QEMU ends when this process does (default: parent)')
             p.add_argument('--smp', type=int, default=2, choices=range(1, 9),
@@ -493,7 +527,7 @@ def main():
         return 0
     g = Guest(a.variant, a.name)
     if a.cmd == 'start':
-        g.start(a.share, a.owner, a.smp)
+        g.start(a.share, a.owner, a.smp, a.pack)
         return 0
     if a.cmd == 'kill':
         g.kill()

@@ -18,13 +18,13 @@ HVSIM=/sys/kernel/debug/htmtrace_hvsim
 PERF="/tmp/perf/ld64.so.2 --library-path /tmp/perf /tmp/perf/perf"
 
 setup_file() {
-	# make check shares the folder with its guest; alone, this file does
+	# make check packs the folder into its guest; alone, this file shares it
 	if [ -z "${HTMTRACE_GUEST:-}" ] && [ -z "${GUEST_SHARE:-}" ]; then
 		GUEST_SHARE=$("$HTM_TOP/tests/deps.sh" --perf) || return
 	fi
 	htm_setup_file || return
 	guest "[ -f /host/guest/.done ] ||
-		{ echo 'no perf at /host: boot the guest with --share \$(tests/deps.sh --perf)'; exit 1; }
+		{ echo 'no perf at /host: boot the guest with --share DIR or --pack DIR/guest, DIR from tests/deps.sh --perf'; exit 1; }
 	rm -rf /tmp/perf && cp -r /host/guest /tmp/perf"
 	echo "# linux-perf $(guest cat /tmp/perf/linux-perf.version)" >&3
 }
