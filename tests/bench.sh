@@ -210,27 +210,25 @@ dtl_lock_pmu() {
 	     awk '/^poll cpu/ { n++; ns += \$5; w += \$7 } END { print n, ns, w }' /tmp/dtl.fs" |
 		awk '{ print $2, $1, $3, $4 }'
 }
+# lock_rows CAPTURE CPUS...: a row per CPU list, of CAPTURE's figures
+lock_rows() {
+	local capture=$1 cpus ncpu entries pollns waitns
+	shift
+	for cpus in "$@"; do
+		read -r ncpu entries pollns waitns < <("$capture" "$cpus" 4)
+		[ "${ncpu:-0}" -gt 0 ] && [ "${entries:-0}" -gt 0 ] ||
+			{ echo "$capture on CPUs $cpus failed"; exit 1; }
+		awk -v n="$ncpu" -v e="$entries" -v p="$pollns" -v w="$waitns" 'BEGIN {
+			printf "%-9s %12d %14.0f %17.0f %11.1f%%\n", n " CPUs", e,
+			       p / e, w / e, p ? 100 * w / p : 0
+		}'
+	done
+}
 {
 	printf '\n8 CPUs logging 20k entries/s each; the captured CPUs poll into one ring\n'
 	printf '%-9s %12s %14s %17s %12s\n' "captured" "entries" "poll ns/entry" \
 	       "lock wait ns/ent" "wait/poll"
-	for cpus in 0 0-1 0-3 0-7; do
-		read -r ncpu entries pollns waitns < <(dtl_lock $cpus 4)
-		[ "${ncpu:-0}" -gt 0 ] && [ "${entries:-0}" -gt 0 ] ||
-			{ echo "dtl capture on $cpus failed"; exit 1; }
-		awk -v n=$ncpu -v e=$entries -v p=$pollns -v w=$waitns 'BEGIN {
-			printf "%-9s %12d %14.0f %17.0f %11.1f%%\n", n " CPUs", e,
-			       p / e, w / e, p ? 100 * w / p : 0
-		}'
-	done
+	lock_rows dtl_lock 0 0-1 0-3 0-7
 	printf '\nthe same, each captured CPU a vpa_dtl perf event (htmperf): a lock per CPU\n'
-	for cpus in 0 0,1 0,1,2,3 0,1,2,3,4,5,6,7; do
-		read -r ncpu entries pollns waitns < <(dtl_lock_pmu $cpus 4)
-		[ "${ncpu:-0}" -gt 0 ] && [ "${entries:-0}" -gt 0 ] ||
-			{ echo "vpa_dtl events on $cpus failed"; exit 1; }
-		awk -v n=$ncpu -v e=$entries -v p=$pollns -v w=$waitns 'BEGIN {
-			printf "%-9s %12d %14.0f %17.0f %11.1f%%\n", n " CPUs", e,
-			       p / e, w / e, p ? 100 * w / p : 0
-		}'
-	done
+	lock_rows dtl_lock_pmu 0 0,1 0,1,2,3 0,1,2,3,4,5,6,7
 } | tee "$top/build/$variant/bench-dtl-lock.txt"
