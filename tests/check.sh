@@ -64,8 +64,11 @@ new_boot=(7.2)
 # debug guest, whose suites are the longest path of a run; so does
 # perf.bats, on the 4 KiB one (mainline perf as a client of our PMUs: what
 # it checks is the format perf reads; the PMU's code runs under KASAN in
-# the debug guest's pmu.bats), perf packed into its initramfs.
-declare -A stock_suites=([6.12-64k]="harness.bats htm.bats dtl.bats tool.bats"
+# the debug guest's pmu.bats), perf packed into its initramfs; and the
+# tool's suites (tool.bats, which three stock guests run, and dtltop.bats,
+# on the 64 KiB one): the driver paths they take run under KASAN in the
+# debug guest's htm.bats and dtl.bats.
+declare -A stock_suites=([6.12-64k]="harness.bats htm.bats dtl.bats dtltop.bats tool.bats"
 	[6.12]="pmu.bats perf.bats htm.bats tool.bats"
 	[7.2]="kernel-vpa.bats htm.bats dtl.bats tool.bats")
 # (Not pmu.bats on 7.2: its event_init test opens a per-task vpa_dtl event,
@@ -86,7 +89,7 @@ stock_strict=6.12-64k
 declare -A htm_alt=(
 	[6.12-64k]="dump_end=written status_size=nest_core iter_end=zero partial=more nest_unit=chip"
 	[6.12]="dump_end=written status_size=wrong iter_end=not_available partial=truncated dump_span=not_available")
-debug_skip=" harness.bats kernel-vpa.bats perf.bats "
+debug_skip=" harness.bats kernel-vpa.bats perf.bats tool.bats dtltop.bats "
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 

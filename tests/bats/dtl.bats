@@ -556,13 +556,16 @@ own_buffer_mode() {
 # second apart, and a change of $W says when one fell inside after all.
 # shellcheck disable=SC2016 # expanded by the guest's shell
 CAP='cap() {
-	local c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 crest
-	while read -r c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 crest; do
-		[ "$c1 $c2 $c3 $c6 $c12" = "capture cpu 0 entries wakeups" ] || continue
-		E=$c7 W=$c13
-		return 0
-	done < '$DTLFS'
-	echo "no capture line for cpu 0"
+	local c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 crest try
+	for try in 1 2 3; do
+		while read -r c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 crest; do
+			[ "$c1 $c2 $c3 $c6 $c12" = "capture cpu 0 entries wakeups" ] || continue
+			E=$c7 W=$c13
+			return 0
+		done < '$DTLFS'
+	done
+	echo "no capture line for cpu 0 in:"
+	cat '$DTLFS'
 	return 1
 }
 tick() {
@@ -698,6 +701,7 @@ echo 1000000 > /sys/module/htmtrace/parameters/dtl_period_us || exit 1'
 	# proves nothing, and another burst is tried), so record's FLUSHes
 	# brought them. record ends by SIGTERM, as by Ctrl-C.
 	run guest "$CAP
+		rm -f /tmp/l.bin
 		htmtrace dtl record -C 0 --latency 50 -o /tmp/l.bin >/tmp/l.out 2>&1 &
 		pid=\$!
 		size() { stat -c %s /tmp/l.bin 2>/dev/null || echo 0; }
