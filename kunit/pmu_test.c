@@ -257,7 +257,8 @@ static void pmu_dtl_cpu_lock(struct kunit *test)
 	raw_spin_lock_irqsave(&dtl.ring_lock, flags);
 	raw_spin_lock(&c1->lock);
 	KUNIT_EXPECT_FALSE(test, raw_spin_is_locked(dtl_cpu_lock(&dtl, c0)));
-	raw_spin_lock(&c0->lock);
+	/* two CPUs' locks held at once: only here, never in the driver */
+	raw_spin_lock_nested(&c0->lock, SINGLE_DEPTH_NESTING);
 	set_bit(HTMTRACE_DTL_CPU_JOINED, &c0->events);
 	KUNIT_EXPECT_TRUE(test, dtl_flush_cpu(&dtl, c0));
 	KUNIT_EXPECT_EQ(test, c0->events, 0UL);
