@@ -933,15 +933,20 @@ raw 2 12 0 4"
 	cmp want.csv got.csv
 }
 
-@test "report: CPUs merged by time, whatever their order in the file" {
-	# A capture regrouped per CPU: all of CPU 0, then all of CPU 1.
-	mkstream g.bin <<-'EOF'
+# A capture regrouped per CPU, as mkstream lines: all of CPU 0, then all
+# of CPU 1, whose first entry is the oldest.
+regrouped() {
+	cat <<-'EOF'
 	clock 1000000 0 0 1000000000000 0
 	entry 0 3 2 0 5 0 0 1980000 0 0 0
 	entry 0 3 2 0 5 0 0 1990000 0 0 0
 	entry 1 3 2 0 7 0 0 15000 0 0 0
 	entry 1 3 2 0 7 0 0 1985000 0 0 0
 	EOF
+}
+
+@test "report: CPUs merged by time, whatever their order in the file" {
+	regrouped | mkstream g.bin
 	run -0 --separate-stderr htm dtl report g.bin
 	[ "$stderr" = "" ]
 	[[ "${lines[0]}" == "CLOCK "* ]]
@@ -956,15 +961,11 @@ print(" ".join(str(json.loads(l).get("cpu")) for l in sys.stdin))')" = "None 1 0
 }
 
 @test "report --cpu and --time: the records kept, in every format, the SVG included" {
-	mkstream g.bin <<-'EOF'
-	clock 1000000 0 0 1000000000000 0
-	entry 0 3 2 0 5 0 0 1980000 0 0 0
-	entry 0 3 2 0 5 0 0 1990000 0 0 0
-	entry 1 3 2 0 7 0 0 15000 0 0 0
-	entry 1 3 2 0 7 0 0 1985000 0 0 0
-	lost 1 1 4
-	entry 2 3 2 0 7 0 0 1985000 0 0 0
-	EOF
+	{
+		regrouped
+		echo "lost 1 1 4"
+		echo "entry 2 3 2 0 7 0 0 1985000 0 0 0"
+	} | mkstream g.bin
 	run -0 htm dtl report g.bin --cpu 1
 	[ "$(grep -c '^100.* cpu=1 ' <<<"$output")" -eq 2 ]
 	[ "$(grep -c ' cpu=[02] ' <<<"$output")" -eq 0 ]
