@@ -15,6 +15,7 @@
 
 #include "htmtrace.h"
 #include "htm_internal.h"
+#include "kunit_user.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -379,16 +380,6 @@ static void chan_deconfigure_error_keeps(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_CONFIGURED);
 	KUNIT_EXPECT_EQ(test, htm_target_claim(&t1, test), -EBUSY);
 	fk.fail_op = 0;
-}
-
-static char __user *user_buf(struct kunit *test, size_t len)
-{
-	unsigned long addr = kunit_vm_mmap(test, NULL, 0, len,
-					   PROT_READ | PROT_WRITE,
-					   MAP_ANONYMOUS | MAP_PRIVATE, 0);
-
-	KUNIT_ASSERT_NE_MSG(test, addr, 0, "no user memory");
-	return (char __user *)addr;
 }
 
 /* Read [pos, pos + len) with reads of @step; check bytes and positions. */

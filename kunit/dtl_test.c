@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: the dispatch trace log engine of htmtrace (ring arithmetic, the
- * adaptive period, the session's ring of records, record encoding).
+ * adaptive period, the CPUs' rings of records and the reader that takes
+ * them in turn, record encoding).
  */
 #include <kunit/test.h>
 #include <linux/htmtrace.h>
+#include <linux/poll.h>
+#include <linux/uaccess.h>
 
 #include <asm/time.h>
 
 #include "htmtrace.h"
 #include "dtl_internal.h"
+#include "kunit_user.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -241,6 +245,15 @@ static const struct htmtrace_hv_ops end_fake_ops = {
 	.dtl_mask = end_fake_mask,
 };
 
+/* A session for the test alone: no hotplug callbacks (dtl_init's). */
+static void dtl_test_session(struct vpa_dtl *dtl)
+{
+	memset(dtl, 0, sizeof(*dtl));
+	mutex_init(&dtl->lock);
+	mutex_init(&dtl->read_lock);
+	init_waitqueue_head(&dtl->wait);
+}
+
 /*
  * The session ends once: by its owner's close or by DECONFIGURE, never by
  * another file's close, and a second end finds nothing to end.
@@ -250,11 +263,7 @@ static void dtl_end_once(struct kunit *test)
 	struct vpa_dtl dtl;
 	int owner, other;
 
-	memset(&dtl, 0, sizeof(dtl));
-	mutex_init(&dtl.lock);
-	mutex_init(&dtl.read_lock);
-	raw_spin_lock_init(&dtl.ring_lock);
-	init_waitqueue_head(&dtl.wait);
+	dtl_test_session(&dtl);
 	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops,
 					    cpu_possible_mask, 7, 4096,
 						&owner), 0);
@@ -275,18 +284,34 @@ static void dtl_end_once(struct kunit *test)
 	mutex_destroy(&dtl.read_lock);
 }
 
-/* One entry record, filled with @fill, into the session's ring. */
-static void read_put(struct kunit *test, struct vpa_dtl *dtl, u8 fill)
+/* Put one record of @cpu's into its ring; what dtl_put() said. */
+static bool put_rec(struct vpa_dtl *dtl, int cpu, const void *rec)
+{
+	struct dtl_cpu *c = dtl->pcpu[cpu];
+	unsigned long flags;
+	bool ok;
+
+	raw_spin_lock_irqsave(&c->lock, flags);
+	ok = dtl_put(dtl, c, rec);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+	return ok;
+}
+
+/* One entry record of @cpu's, filled with @fill; what dtl_put() said. */
+static bool put_cpu_entry(struct vpa_dtl *dtl, int cpu, u8 fill)
 {
 	struct htmtrace_dtl_entry_rec rec = {
-		.hdr = { HTMTRACE_DTL_REC_ENTRY, sizeof(rec), 0 },
+		.hdr = { HTMTRACE_DTL_REC_ENTRY, sizeof(rec), cpu },
 	};
-	unsigned long flags;
 
 	memset(rec.entry, fill, sizeof(rec.entry));
-	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
-	KUNIT_EXPECT_TRUE(test, dtl_ring_put(&dtl->ring, &rec));
-	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	return put_rec(dtl, cpu, &rec);
+}
+
+static void read_put(struct kunit *test, struct vpa_dtl *dtl, u8 fill)
+{
+	KUNIT_EXPECT_TRUE(test,
+			  put_cpu_entry(dtl, cpumask_first(dtl->cpus), fill));
 }
 
 /*
@@ -299,35 +324,35 @@ static void read_put(struct kunit *test, struct vpa_dtl *dtl, u8 fill)
 static void dtl_read_copy_unlocked(struct kunit *test)
 {
 	const ssize_t rec = sizeof(struct htmtrace_dtl_entry_rec);
-	struct dtl_ring from, other;
+	struct dtl_claim claim, other;
+	struct dtl_cpu *c;
 	struct vpa_dtl dtl;
 	int owner;
 	u8 *src;
 
-	memset(&dtl, 0, sizeof(dtl));
-	mutex_init(&dtl.lock);
-	mutex_init(&dtl.read_lock);
-	raw_spin_lock_init(&dtl.ring_lock);
-	init_waitqueue_head(&dtl.wait);
+	dtl_test_session(&dtl);
 	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops,
 					    cpu_possible_mask, 7, 4096,
 					    &owner), 0);
+	c = dtl.pcpu[cpumask_first(dtl.cpus)];
 	read_put(test, &dtl, 0xa1);
 	read_put(test, &dtl, 0xa2);
 
 	/* a copy that fails consumes nothing */
-	KUNIT_ASSERT_EQ(test, dtl_read_claim(&dtl, rec, true, &from), rec);
-	KUNIT_EXPECT_EQ(test, dtl_read_done(&dtl, -EFAULT, rec), -EFAULT);
-	KUNIT_EXPECT_EQ(test, dtl.ring.tail, 0);
+	KUNIT_ASSERT_EQ(test, dtl_read_claim(&dtl, rec, true, &claim), rec);
+	KUNIT_EXPECT_EQ(test, claim.cpu, c->cpu);
+	KUNIT_EXPECT_EQ(test, dtl_read_done(&dtl, -EFAULT, &claim), -EFAULT);
+	KUNIT_EXPECT_EQ(test, c->ring.tail, 0);
 	/* one that succeeds consumes what it claimed */
-	KUNIT_ASSERT_EQ(test, dtl_read_claim(&dtl, 4096, true, &from),
+	KUNIT_ASSERT_EQ(test, dtl_read_claim(&dtl, 4096, true, &claim),
 			2 * rec);
-	KUNIT_EXPECT_EQ(test, from.tail, 0);
-	KUNIT_EXPECT_EQ(test, dtl_read_done(&dtl, 2 * rec, 2 * rec), 2 * rec);
-	KUNIT_EXPECT_EQ(test, dtl.ring.tail, 2 * rec);
+	KUNIT_EXPECT_EQ(test, claim.from.tail, 0);
+	KUNIT_EXPECT_EQ(test, dtl_read_done(&dtl, 2 * rec, &claim), 2 * rec);
+	KUNIT_EXPECT_EQ(test, c->ring.tail, 2 * rec);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dtl.filled), 0);
 
 	read_put(test, &dtl, 0xa3);
-	KUNIT_ASSERT_EQ(test, dtl_read_claim(&dtl, 4096, true, &from), rec);
+	KUNIT_ASSERT_EQ(test, dtl_read_claim(&dtl, 4096, true, &claim), rec);
 	/* mid-copy: no lock held, so that nothing waits for the copy ... */
 	KUNIT_ASSERT_FALSE(test, mutex_is_locked(&dtl.read_lock));
 	KUNIT_ASSERT_FALSE(test, mutex_is_locked(&dtl.lock));
@@ -337,9 +362,9 @@ static void dtl_read_copy_unlocked(struct kunit *test)
 	/* the owner's close ends the session at once */
 	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, &owner), 0);
 	KUNIT_EXPECT_EQ(test, dtl.state, DTL_IDLE);
-	KUNIT_EXPECT_PTR_EQ(test, dtl.read_orphan, from.buf);
+	KUNIT_EXPECT_PTR_EQ(test, dtl.read_orphan, claim.from.buf);
 	/* the reader's source is still there (KASAN would say otherwise) */
-	src = from.buf + (from.tail & (from.size - 1));
+	src = claim.from.buf + (claim.from.tail & (claim.from.size - 1));
 	KUNIT_EXPECT_EQ(test, ((struct htmtrace_dtl_rec *)src)->len, rec);
 	KUNIT_EXPECT_EQ(test, src[8], 0xa3);
 	/* a new session meanwhile, ended too: its ring is not the reader's */
@@ -349,9 +374,9 @@ static void dtl_read_copy_unlocked(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dtl_read_claim(&dtl, 4096, true, &other),
 			-EAGAIN);
 	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
-	KUNIT_EXPECT_PTR_EQ(test, dtl.read_orphan, from.buf);
+	KUNIT_EXPECT_PTR_EQ(test, dtl.read_orphan, claim.from.buf);
 	/* the copy stands; the reader frees the ring it kept */
-	KUNIT_EXPECT_EQ(test, dtl_read_done(&dtl, rec, rec), rec);
+	KUNIT_EXPECT_EQ(test, dtl_read_done(&dtl, rec, &claim), rec);
 	KUNIT_EXPECT_NULL(test, dtl.read_orphan);
 	KUNIT_EXPECT_FALSE(test, dtl.reading);
 	KUNIT_EXPECT_EQ(test, dtl_read_claim(&dtl, 4096, true, &other),
@@ -360,9 +385,240 @@ static void dtl_read_copy_unlocked(struct kunit *test)
 	mutex_destroy(&dtl.read_lock);
 }
 
+/* A CPU's share of the session's ring. */
+static void dtl_cpu_ring_shares(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, dtl_cpu_ring_size(256 * 1024, 1), 256 * 1024);
+	KUNIT_EXPECT_EQ(test, dtl_cpu_ring_size(256 * 1024, 2), 128 * 1024);
+	/* shared evenly, rounded down to a power of two */
+	KUNIT_EXPECT_EQ(test, dtl_cpu_ring_size(256 * 1024, 3), 64 * 1024);
+	KUNIT_EXPECT_EQ(test, dtl_cpu_ring_size(256 * 1024, 8), 32 * 1024);
+	KUNIT_EXPECT_EQ(test, dtl_cpu_ring_size(65536 * 1024, 1),
+			65536 * 1024);
+	/* never under the least (more than the session's ring then) */
+	KUNIT_EXPECT_EQ(test, dtl_cpu_ring_size(4096, 2), DTL_CPU_RING_MIN);
+	KUNIT_EXPECT_EQ(test, dtl_cpu_ring_size(256 * 1024, 2048),
+			DTL_CPU_RING_MIN);
+	KUNIT_EXPECT_EQ(test, dtl_cpu_ring_size(4096, 0), 4096);
+	/* the least holds a CPU record and 72 entries */
+	KUNIT_EXPECT_GE(test, DTL_CPU_RING_MIN,
+			sizeof(struct htmtrace_dtl_cpu) +
+			72 * sizeof(struct htmtrace_dtl_entry_rec));
+}
+
+/* What a read gave: a record's type, CPU and (an entry's) fill byte. */
+struct got_rec {
+	u16 type;
+	u32 cpu;
+	u8 fill;
+};
+
+/*
+ * Read the stream (O_NONBLOCK, @room at a time) until EAGAIN into @got;
+ * the records read, or -1 if a read failed otherwise or a record was not
+ * whole.
+ */
+static int read_recs(struct kunit *test, struct vpa_dtl *dtl, size_t room,
+		     struct got_rec *got, int max)
+{
+	char __user *ubuf = user_buf(test, room);
+	u8 *buf = kunit_kzalloc(test, room, GFP_KERNEL);
+	ssize_t len, off;
+	int n = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (;;) {
+		len = dtl_read(dtl, ubuf, room, true);
+		if (len == -EAGAIN)
+			return n;
+		if (len <= 0 || copy_from_user(buf, ubuf, len))
+			return -1;
+		for (off = 0; off < len; off += ((struct htmtrace_dtl_rec *)
+						 (buf + off))->len) {
+			const struct htmtrace_dtl_rec *hdr = (void *)(buf + off);
+
+			if (hdr->len < sizeof(*hdr) || off + hdr->len > len ||
+			    n == max)
+				return -1;
+			got[n].type = hdr->type;
+			got[n].cpu = hdr->cpu;
+			got[n].fill = hdr->type == HTMTRACE_DTL_REC_ENTRY ?
+				      buf[off + sizeof(*hdr)] : 0;
+			n++;
+		}
+	}
+}
+
+/*
+ * Each CPU's records go into a ring of its own: one CPU's full ring drops
+ * no other CPU's records. A read takes the CPUs' records in turn, each
+ * CPU's in order: a reader whose buffer holds one record at a time gets
+ * the CPUs' alternately. poll() says when a ring holds any.
+ */
+static void dtl_read_cpus_in_turn(struct kunit *test)
+{
+	int cpu0 = cpumask_first(cpu_possible_mask);
+	int cpu1 = cpumask_next(cpu0, cpu_possible_mask);
+	const size_t rec = sizeof(struct htmtrace_dtl_entry_rec);
+	struct got_rec *got;
+	struct vpa_dtl dtl;
+	int i, n, full, seen0 = 0, seen1 = 0;
+
+	if (cpu1 >= nr_cpu_ids)
+		kunit_skip(test, "one possible CPU");
+	got = kunit_kcalloc(test, 128, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	dtl_test_session(&dtl);
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops,
+					    cpu_possible_mask, 7, 4096, NULL),
+			0);
+	KUNIT_EXPECT_TRUE(test, !dtl_poll_mask(&dtl));
+	KUNIT_EXPECT_TRUE(test, put_cpu_entry(&dtl, cpu0, 0xa1));
+	KUNIT_EXPECT_TRUE(test, put_cpu_entry(&dtl, cpu0, 0xa2));
+	KUNIT_EXPECT_TRUE(test, put_cpu_entry(&dtl, cpu1, 0xb1));
+	KUNIT_EXPECT_TRUE(test, put_cpu_entry(&dtl, cpu1, 0xb2));
+	KUNIT_EXPECT_EQ(test, atomic_read(&dtl.filled), 2);
+	KUNIT_EXPECT_TRUE(test, dtl_poll_mask(&dtl) == (EPOLLIN | EPOLLRDNORM));
+
+	/* room for one record a read: the CPUs in turn */
+	n = read_recs(test, &dtl, rec, got, 128);
+	KUNIT_ASSERT_EQ(test, n, 4);
+	KUNIT_EXPECT_EQ(test, got[0].cpu, cpu0);
+	KUNIT_EXPECT_EQ(test, got[0].fill, 0xa1);
+	KUNIT_EXPECT_EQ(test, got[1].cpu, cpu1);
+	KUNIT_EXPECT_EQ(test, got[1].fill, 0xb1);
+	KUNIT_EXPECT_EQ(test, got[2].fill, 0xa2);
+	KUNIT_EXPECT_EQ(test, got[3].fill, 0xb2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dtl.filled), 0);
+	KUNIT_EXPECT_TRUE(test, !dtl_poll_mask(&dtl));
+
+	/* CPU 0's ring full: CPU 1's records still go in */
+	for (full = 0; full < 128 && put_cpu_entry(&dtl, cpu0, full); full++)
+		;
+	KUNIT_EXPECT_EQ(test, full, DTL_CPU_RING_MIN / rec);
+	KUNIT_EXPECT_TRUE(test, put_cpu_entry(&dtl, cpu1, 0xb3));
+	/* a read with room for all: every CPU's, each in order */
+	n = read_recs(test, &dtl, 64 * 1024, got, 128);
+	KUNIT_ASSERT_EQ(test, n, full + 1);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, got[i].type, HTMTRACE_DTL_REC_ENTRY);
+		if (got[i].cpu == cpu0)
+			KUNIT_EXPECT_EQ(test, got[i].fill, seen0++);
+		else if (got[i].cpu == cpu1 && !seen1++)
+			KUNIT_EXPECT_EQ(test, got[i].fill, 0xb3);
+		else
+			KUNIT_FAIL(test, "record %d: cpu %u", i, got[i].cpu);
+	}
+	KUNIT_EXPECT_EQ(test, seen0, full);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	mutex_destroy(&dtl.lock);
+	mutex_destroy(&dtl.read_lock);
+}
+
+/* Clocks before record @i of @got[0..@n). */
+static int clocks_before(const struct got_rec *got, int i)
+{
+	int k, n = 0;
+
+	for (k = 0; k < i; k++)
+		n += got[k].type == HTMTRACE_DTL_REC_CLOCK;
+	return n;
+}
+
+/*
+ * Each START's clock record comes after each CPU's records of the captures
+ * before it, those that waited for room included, and before the START's
+ * own; meanwhile the START's records are kept, not dropped.
+ */
+static void dtl_read_start_clock(struct kunit *test)
+{
+	int cpu0 = cpumask_first(cpu_possible_mask);
+	int cpu1 = cpumask_next(cpu0, cpu_possible_mask);
+	struct dtl_cpu *c1;
+	struct got_rec *got;
+	struct vpa_dtl dtl;
+	int i, n, old1;
+
+	if (cpu1 >= nr_cpu_ids)
+		kunit_skip(test, "one possible CPU");
+	got = kunit_kcalloc(test, 128, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	dtl_test_session(&dtl);
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops,
+					    cpu_possible_mask, 7, 4096, NULL),
+			0);
+	c1 = dtl.pcpu[cpu1];
+	/* the last capture: an entry of CPU 0's; CPU 1's ring full ... */
+	KUNIT_EXPECT_TRUE(test, put_cpu_entry(&dtl, cpu0, 0xa1));
+	for (old1 = 0; old1 < 128 && put_cpu_entry(&dtl, cpu1, old1); old1++)
+		;
+	/* ... and its OFFLINE record waiting for room */
+	set_bit(HTMTRACE_DTL_CPU_OFFLINE, &c1->events);
+
+	mutex_lock(&dtl.read_lock);
+	dtl_start_clock(&dtl);
+	mutex_unlock(&dtl.read_lock);
+	KUNIT_EXPECT_EQ(test, dtl.clock_last, 1);
+	KUNIT_EXPECT_EQ(test, c1->gens, 0);
+	KUNIT_EXPECT_EQ(test, dtl.pcpu[cpu0]->gens, 1);
+	/* the START's entry of CPU 0's is kept; and again, a START later */
+	KUNIT_EXPECT_TRUE(test, put_cpu_entry(&dtl, cpu0, 0xa2));
+	mutex_lock(&dtl.read_lock);
+	dtl_start_clock(&dtl);
+	mutex_unlock(&dtl.read_lock);
+	KUNIT_EXPECT_TRUE(test, put_cpu_entry(&dtl, cpu0, 0xa3));
+	KUNIT_EXPECT_TRUE(test, dtl_poll_mask(&dtl) == (EPOLLIN | EPOLLRDNORM));
+
+	n = read_recs(test, &dtl, 64 * 1024, got, 128);
+	/* a1, CPU 1's entries and OFFLINE, a clock, a2, a clock, a3 */
+	KUNIT_ASSERT_EQ(test, n, old1 + 6);
+	KUNIT_EXPECT_EQ(test, got[n - 4].type, HTMTRACE_DTL_REC_CLOCK);
+	KUNIT_EXPECT_EQ(test, got[n - 4].cpu, ~0U);
+	KUNIT_EXPECT_EQ(test, got[n - 3].fill, 0xa2);
+	KUNIT_EXPECT_EQ(test, got[n - 2].type, HTMTRACE_DTL_REC_CLOCK);
+	KUNIT_EXPECT_EQ(test, got[n - 1].fill, 0xa3);
+	KUNIT_EXPECT_EQ(test, got[n - 5].cpu, cpu1);
+	KUNIT_EXPECT_EQ(test, got[n - 5].type, HTMTRACE_DTL_REC_CPU);
+	for (i = 0; i < n - 5; i++) {
+		KUNIT_EXPECT_EQ(test, got[i].type, HTMTRACE_DTL_REC_ENTRY);
+		if (got[i].cpu == cpu0)
+			KUNIT_EXPECT_EQ(test, got[i].fill, 0xa1);
+		else
+			KUNIT_EXPECT_EQ(test, got[i].cpu, cpu1);
+	}
+	KUNIT_EXPECT_EQ(test, dtl.clock_first, 2);
+	KUNIT_EXPECT_EQ(test, c1->gens, 2);
+	KUNIT_EXPECT_TRUE(test, !dtl_poll_mask(&dtl));
+
+	/*
+	 * STARTs, an entry after each, none read: DTL_CLOCKS clock records
+	 * wait; the STARTs after share the last one's
+	 */
+	for (i = 0; i < DTL_CLOCKS + 4; i++) {
+		mutex_lock(&dtl.read_lock);
+		dtl_start_clock(&dtl);
+		mutex_unlock(&dtl.read_lock);
+		KUNIT_EXPECT_TRUE(test, put_cpu_entry(&dtl, cpu0, i));
+	}
+	n = read_recs(test, &dtl, 64 * 1024, got, 128);
+	KUNIT_ASSERT_EQ(test, n, 2 * DTL_CLOCKS + 4);
+	for (i = 0; i < n; i++)
+		if (got[i].type == HTMTRACE_DTL_REC_ENTRY)
+			KUNIT_EXPECT_EQ_MSG(test, clocks_before(got, i),
+					    min_t(int, got[i].fill + 1,
+						  DTL_CLOCKS),
+					    "entry %u", got[i].fill);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	mutex_destroy(&dtl.lock);
+	mutex_destroy(&dtl.read_lock);
+}
+
 static struct kunit_case htmtrace_dtl_cases[] = {
 	KUNIT_CASE(dtl_end_once),
 	KUNIT_CASE(dtl_read_copy_unlocked),
+	KUNIT_CASE(dtl_cpu_ring_shares),
+	KUNIT_CASE(dtl_read_cpus_in_turn),
+	KUNIT_CASE(dtl_read_start_clock),
 	KUNIT_CASE(dtl_config_checks),
 	KUNIT_CASE_PARAM(dtl_spans, span_gen_params),
 	KUNIT_CASE(dtl_period_steps),

@@ -157,7 +157,6 @@ static void dtl_session_init(struct vpa_dtl *dtl)
 	memset(dtl, 0, sizeof(*dtl));
 	mutex_init(&dtl->lock);
 	mutex_init(&dtl->read_lock);
-	raw_spin_lock_init(&dtl->ring_lock);
 	init_waitqueue_head(&dtl->wait);
 }
 
@@ -230,10 +229,10 @@ static void pmu_dtl_one_owner(struct kunit *test)
 }
 
 /*
- * A vpa_dtl event's CPU puts its records under a lock of its own: with the
- * session's ring lock and another event's CPU's lock held (their polls),
- * its records still go out. /dev/vpa_dtl's CPUs share the session's ring
- * lock (one ring).
+ * Every CPU puts its records under a lock of its own, a vpa_dtl event's
+ * (into its sink) as a CPU of /dev/vpa_dtl's session (into its ring): with
+ * another CPU's lock held (its poll), its records still go out, and the
+ * flush asserts (lockdep) that its own lock is the one held.
  */
 static void pmu_dtl_cpu_lock(struct kunit *test)
 {
@@ -242,6 +241,7 @@ static void pmu_dtl_cpu_lock(struct kunit *test)
 	struct dtl_cpu *c0, *c1;
 	struct vpa_dtl dtl;
 	unsigned long flags;
+	u64 head;
 
 	if (cpu1 >= nr_cpu_ids)
 		kunit_skip(test, "one possible CPU");
@@ -251,20 +251,15 @@ static void pmu_dtl_cpu_lock(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c0));
 	c1 = dtl_pmu_cpu_add(&dtl, cpu1, 2, &test_sink, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c1));
-	KUNIT_EXPECT_PTR_EQ(test, dtl_cpu_lock(&dtl, c0), &c0->lock);
-	KUNIT_EXPECT_PTR_EQ(test, dtl_cpu_lock(&dtl, c1), &c1->lock);
 
-	raw_spin_lock_irqsave(&dtl.ring_lock, flags);
-	raw_spin_lock(&c1->lock);
-	KUNIT_EXPECT_FALSE(test, raw_spin_is_locked(dtl_cpu_lock(&dtl, c0)));
+	raw_spin_lock_irqsave(&c1->lock, flags);
 	/* two CPUs' locks held at once: only here, never in the driver */
 	raw_spin_lock_nested(&c0->lock, SINGLE_DEPTH_NESTING);
 	set_bit(HTMTRACE_DTL_CPU_JOINED, &c0->events);
 	KUNIT_EXPECT_TRUE(test, dtl_flush_cpu(&dtl, c0));
 	KUNIT_EXPECT_EQ(test, c0->events, 0UL);
 	raw_spin_unlock(&c0->lock);
-	raw_spin_unlock(&c1->lock);
-	raw_spin_unlock_irqrestore(&dtl.ring_lock, flags);
+	raw_spin_unlock_irqrestore(&c1->lock, flags);
 
 	dtl_pmu_cpu_remove(&dtl, c1);
 	dtl_pmu_cpu_remove(&dtl, c0);
@@ -273,11 +268,24 @@ static void pmu_dtl_cpu_lock(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &dtl_fake_ops,
 					    cpu_possible_mask, 7, 4096, NULL),
 			0);
-	KUNIT_ASSERT_NOT_NULL(test, dtl.pcpu[cpu0]);
-	KUNIT_EXPECT_PTR_EQ(test, dtl_cpu_lock(&dtl, dtl.pcpu[cpu0]),
-			    &dtl.ring_lock);
-	KUNIT_EXPECT_PTR_EQ(test, dtl_cpu_lock(&dtl, dtl.pcpu[cpu1]),
-			    &dtl.ring_lock);
+	c0 = dtl.pcpu[cpu0];
+	c1 = dtl.pcpu[cpu1];
+	KUNIT_ASSERT_NOT_NULL(test, c0);
+	KUNIT_ASSERT_NOT_NULL(test, c1);
+	KUNIT_EXPECT_PTR_NE(test, c0->ring.buf, c1->ring.buf);
+	head = c1->ring.head;
+	raw_spin_lock_irqsave(&c1->lock, flags);
+	raw_spin_lock_nested(&c0->lock, SINGLE_DEPTH_NESTING);
+	set_bit(HTMTRACE_DTL_CPU_JOINED, &c0->events);
+	KUNIT_EXPECT_TRUE(test, dtl_flush_own(&dtl, c0));
+	KUNIT_EXPECT_EQ(test, c0->events, 0UL);
+	raw_spin_unlock(&c0->lock);
+	raw_spin_unlock_irqrestore(&c1->lock, flags);
+	/* into its own ring, nobody else's */
+	KUNIT_EXPECT_EQ(test, c0->ring.head,
+			sizeof(struct htmtrace_dtl_cpu));
+	KUNIT_EXPECT_EQ(test, c1->ring.head, head);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dtl.filled), 1);
 	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
 }
 

@@ -130,15 +130,15 @@ static void dtl_wake(struct vpa_dtl *dtl)
 }
 
 /*
- * Push a CPU's pending records into the session's ring now if they fit
- * (a CPU with a sink puts them at its next poll): a reader waiting for
- * records must not wait for the CPU's next entry to get its CPU records.
- * Caller holds dtl_cpu_lock().
+ * Push a CPU's pending records into its ring now if they fit (a CPU with a
+ * sink puts them at its next poll): a reader waiting for records must not
+ * wait for the CPU's next entry to get its CPU records. Caller holds the
+ * CPU's lock.
  */
 static void dtl_cpu_push(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
 	if (!c->sink)
-		dtl_flush(dtl, c);
+		dtl_flush_own(dtl, c);
 }
 
 /*
@@ -152,19 +152,19 @@ static void dtl_cpu_ended(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	unsigned long flags;
 
 	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_ENDED);
-	raw_spin_lock_irqsave(dtl_cpu_lock(dtl, c), flags);
+	raw_spin_lock_irqsave(&c->lock, flags);
 	if (c->next_waits)
 		c->next_end = why;
 	else
 		set_bit(why, &c->events);
 	dtl_cpu_push(dtl, c);
-	raw_spin_unlock_irqrestore(dtl_cpu_lock(dtl, c), flags);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
 	if (wake)
 		dtl_wake(dtl);
 }
 
 /*
- * Copy the entries logged since the last poll into the session's ring, and
+ * Copy the entries logged since the last poll into the CPU's ring, and
  * count in c->logged what the hypervisor logged. @wake: as for
  * dtl_cpu_ended().
  */
@@ -219,7 +219,7 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	memset(&rec, 0, sizeof(rec));
 	dtl_rec_init(&rec.hdr, HTMTRACE_DTL_REC_ENTRY, sizeof(rec), c->cpu);
 	t1 = local_clock();
-	raw_spin_lock_irqsave(dtl_cpu_lock(dtl, c), flags);
+	raw_spin_lock_irqsave(&c->lock, flags);
 	WRITE_ONCE(c->lock_wait_ns, c->lock_wait_ns + local_clock() - t1);
 	/* While the last capture's end waits for room, this one's losses wait too. */
 	lost = c->next_waits ? c->next_lost : c->lost;
@@ -233,7 +233,7 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 		began = c->sink->begin(c->sink_arg, false);
 		room = began && dtl_flush_cpu(dtl, c);
 	} else {
-		room = dtl_flush(dtl, c);
+		room = dtl_flush_own(dtl, c);
 	}
 	for (; i < n; i++) {
 		memcpy(rec.entry, &c->stage[i], sizeof(rec.entry));
@@ -249,7 +249,7 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 		c->sink->end(c->sink_arg, dropped);
 	c->entries += pushed;
 	c->dropped += dropped;
-	raw_spin_unlock_irqrestore(dtl_cpu_lock(dtl, c), flags);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
 	WRITE_ONCE(c->last, cur);
 	WRITE_ONCE(c->poll_ns, c->poll_ns + local_clock() - t0);
 	if (wake && pushed && !c->sink)
@@ -345,14 +345,14 @@ long dtl_cpu_begin(void *arg)
 	 * them (@next_waits). A capture that ends and begins again while they
 	 * wait is folded into this one.
 	 */
-	raw_spin_lock_irqsave(dtl_cpu_lock(dtl, c), flags);
+	raw_spin_lock_irqsave(&c->lock, flags);
 	if (dtl_cpu_pending(c) && !c->next_waits)
 		c->next_waits = true;
 	else if (!c->next_waits)
 		set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
 	c->next_end = 0;
 	dtl_cpu_push(dtl, c);
-	raw_spin_unlock_irqrestore(dtl_cpu_lock(dtl, c), flags);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
 	/* A CPU with a sink may begin under perf's raw locks: no wake-up. */
 	if (!c->sink)
 		dtl_wake(dtl);

@@ -74,7 +74,6 @@ int dtl_init(struct vpa_dtl *dtl)
 	memset(dtl, 0, sizeof(*dtl));
 	mutex_init(&dtl->lock);
 	mutex_init(&dtl->read_lock);
-	raw_spin_lock_init(&dtl->ring_lock);
 	init_waitqueue_head(&dtl->wait);
 	init_irq_work(&dtl->wake_work, dtl_wake_work);
 	dtl_hp_session = dtl;

@@ -30,16 +30,33 @@
 #define DTL_RING_KB_DEFAULT	256
 #define DTL_RING_KB_MIN	4
 #define DTL_RING_KB_MAX	65536
+/* The least a CPU's share of the session's ring is. */
+#define DTL_CPU_RING_MIN	(DTL_RING_KB_MIN * 1024)
 
 /**
- * struct dtl_sink - where a CPU's records go instead of the session's
- *	ring (the vpa_dtl PMU's AUX area)
+ * struct dtl_ring - a ring of stream records
+ * @buf: the bytes
+ * @size: bytes of @buf, a power of two
+ * @head: bytes ever written (the CPU's capture, under the CPU's lock)
+ * @tail: bytes ever read (the session's one reader moves it, under the
+ *	CPU's lock and the session's read lock)
+ */
+struct dtl_ring {
+	u8 *buf;
+	u32 size;
+	u64 head;
+	u64 tail;
+};
+
+/**
+ * struct dtl_sink - where a CPU's records go instead of its ring (the
+ *	vpa_dtl PMU's AUX area)
  * @begin: about to put records, the capture's @last ones (what is
  *	pending when it ends); false if there is nowhere to put them
  * @put: one record; false if it does not fit (nothing is written)
  * @end: done putting, @dropped entries found no room
  *
- * Called on the CPU, interrupts off, with the session's ring lock held.
+ * Called on the CPU, interrupts off, with the CPU's lock held.
  */
 struct dtl_sink {
 	bool (*begin)(void *arg, bool last);
@@ -60,7 +77,7 @@ struct dtl_sink {
  *	unregistration failed, or another user replaced it): never free it
  * @mask: HTMTRACE_DTL_* events this CPU logs for us
  * @clock_pending: (with @sink) a clock record is due before the next one
- * @sink: where the records go, NULL for the session's ring
+ * @sink: where the records go, NULL for @ring
  * @sink_arg: for @sink
  * @log: the hypervisor's ring being read, or NULL when not capturing
  * @own: our buffer, registered where the kernel owns no log
@@ -83,27 +100,34 @@ struct dtl_sink {
  * @next_lost: as @lost, for the newer capture (@next_waits)
  * @next_end: 0, or the HTMTRACE_DTL_CPU_* event that ended the newer
  *	capture (@next_waits)
- * @prev_pending: at the last START, records of a capture before it still
- *	waited for room: they go out before that START's clock record
+ * @gens_due: STARTs of the session so far (struct vpa_dtl @clock_last)
+ * @gens: STARTs whose place in @ring is known: START g's records begin at
+ *	@gen_head[g % DTL_CLOCKS]. The reader reads up to there, then that
+ *	START's clock record, then past it. Less than @gens_due while records
+ *	of a capture before START @gens still wait for room: they go first
  * @error: the errno a HTMTRACE_DTL_CPU_FAILED record carries
  * @logged: entries the hypervisor logged during the capture
  * @entries: entries copied into the stream
  * @overwritten: entries the hypervisor overwrote before they were read
- * @dropped: entries that did not fit in the session's ring
+ * @dropped: entries that did not fit in @ring (or the sink)
  * @wakeups: timer runs
  * @poll_ns: time spent in the polls that found entries (make bench)
- * @lock_wait_ns: of which waiting for the lock of its records
- *	(dtl_cpu_lock())
- * @lock: the lock of a perf event's CPU's records (see dtl_cpu_lock())
+ * @lock_wait_ns: of which waiting for @lock
+ * @lock: guards the CPU's records: @ring (its head, and the reader's move
+ *	of its tail), the pending records and @gens; taken in the
+ *	capture timer (interrupt context) and under perf's raw context lock:
+ *	hence raw, and held for short copies only. Only this CPU's capture
+ *	and the session's reader take it: no CPU's poll waits for another's,
+ *	as in mainline's vpa-dtl.c, per CPU
+ * @ring: the CPU's ring of records, a share of the session's (struct
+ *	vpa_dtl @rings); not used with a @sink
  * @stage: the entries of one poll, checked before they go to the ring
  *
  * The pending records (@clock_pending, @lost, @events, @next_waits,
- * @next_lost, @next_end, @prev_pending) are read and written under
- * dtl_cpu_lock(): the session's @ring_lock for a CPU of /dev/vpa_dtl's
- * session, @lock for a perf event's, except @clock_pending and @sink,
- * also set before the capture begins (its timer not yet started). The
- * counters are written by the CPU's timer (or with it stopped) and read
- * without a lock.
+ * @next_lost, @next_end, @gens_due) are read and written under @lock,
+ * except @clock_pending and @sink, also set before the capture begins (its
+ * timer not yet started). The counters are written by the CPU's timer (or
+ * with it stopped) and read without a lock.
  */
 struct dtl_cpu {
 	struct vpa_dtl *dtl;
@@ -128,7 +152,9 @@ struct dtl_cpu {
 	bool next_waits;
 	u64 next_lost[2];
 	u8 next_end;
-	bool prev_pending;
+	u32 gens_due;
+	u32 gens;
+	u64 gen_head[DTL_CLOCKS];
 	s32 error;
 	u64 logged;
 	u64 entries;
@@ -138,25 +164,24 @@ struct dtl_cpu {
 	u64 poll_ns;
 	u64 lock_wait_ns;
 	raw_spinlock_t lock;	/* see above */
+	struct dtl_ring ring;
 	struct dtl_entry stage[DTL_ENTRIES];
 };
 
-/*
- * dtl_cpu_lock() - the lock of a CPU's pending records and its puts
- *
- * A CPU of /dev/vpa_dtl's session puts its records into the session's one
- * ring: the session's @ring_lock. A perf event's CPU (one with a sink, set
- * before the CPU is published and kept for its life) puts them into its
- * own event's AUX area, and nothing of it is shared with another CPU: its
- * own @lock, so that no vpa_dtl event's poll waits for another's (as in
- * mainline's vpa-dtl.c, per CPU). Raw: taken in the capture timers and
- * under perf's raw context lock.
+/**
+ * struct dtl_claim - what one round of a read copies: the records a
+ *	reader claimed under the read lock and copies without it
+ * @cpu: the CPU whose records, or -1 for the session's clock record
+ * @from: that CPU's ring as it was (its buffer, size and tail)
+ * @clock: the clock record, copied from the session (@cpu -1)
+ * @len: bytes claimed
  */
-static inline raw_spinlock_t *dtl_cpu_lock(struct vpa_dtl *dtl,
-					   struct dtl_cpu *c)
-{
-	return c->sink ? &c->lock : &dtl->ring_lock;
-}
+struct dtl_claim {
+	int cpu;
+	struct dtl_ring from;
+	struct htmtrace_dtl_clock clock;
+	u32 len;
+};
 
 /* Session states. */
 enum {
@@ -173,16 +198,14 @@ u32 dtl_ring_whole(const struct dtl_ring *ring, u64 head, size_t max);
 unsigned long dtl_ring_copy(const struct dtl_ring *ring,
 			    char __user *ubuf, u32 len);
 
-/*
- * dtl_rec.c: but for the first two, callers hold the lock of the CPU's
- * records (dtl_cpu_lock()); dtl_flush(), the session's ring lock
- */
+/* dtl_rec.c: but for the first three, callers hold the CPU's lock */
 void dtl_clock_rec(struct htmtrace_dtl_clock *rec, u64 tb, u64 mono,
 		   u64 boot, u64 real);
 void dtl_rec_init(struct htmtrace_dtl_rec *hdr, u16 type, u16 len, u32 cpu);
+void dtl_clock_now(struct htmtrace_dtl_clock *rec);
 bool dtl_put(struct vpa_dtl *dtl, struct dtl_cpu *c, const void *rec);
 bool dtl_flush_cpu(struct vpa_dtl *dtl, struct dtl_cpu *c);
-bool dtl_flush(struct vpa_dtl *dtl, struct dtl_cpu *only);
+bool dtl_flush_own(struct vpa_dtl *dtl, struct dtl_cpu *c);
 bool dtl_cpu_pending(const struct dtl_cpu *c);
 
 /* dtl_cpu.c */
@@ -201,13 +224,16 @@ int dtl_config_check(const struct htmtrace_dtl_config *cfg,
 int dtl_configure(struct vpa_dtl *dtl, const struct htmtrace_hv_ops *hv,
 		  const struct cpumask *cpus, u8 mask, u32 ring_size,
 		      const void *owner);
+void dtl_start_clock(struct vpa_dtl *dtl);
 int dtl_start(struct vpa_dtl *dtl);
 int dtl_stop(struct vpa_dtl *dtl);
 int dtl_end(struct vpa_dtl *dtl, const void *owner);
 int dtl_flush_now(struct vpa_dtl *dtl);
+u32 dtl_cpu_ring_size(u32 ring_size, unsigned int ncpus);
 ssize_t dtl_read_claim(struct vpa_dtl *dtl, size_t count, bool nonblock,
-		       struct dtl_ring *from);
-ssize_t dtl_read_done(struct vpa_dtl *dtl, ssize_t ret, u32 len);
+		       struct dtl_claim *claim);
+ssize_t dtl_read_done(struct vpa_dtl *dtl, ssize_t ret,
+		      const struct dtl_claim *claim);
 ssize_t dtl_read(struct vpa_dtl *dtl, char __user *ubuf, size_t count,
 		 bool nonblock);
 __poll_t dtl_poll_mask(struct vpa_dtl *dtl);

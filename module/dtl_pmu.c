@@ -102,7 +102,7 @@ struct dtl_aux {
  *
  * The transaction fields and the counters are used on the event's CPU with
  * interrupts off (the timers, @work), the transaction under the CPU's
- * lock (dtl_cpu_lock()); debugfs reads the counters without a lock.
+ * lock (struct dtl_cpu @lock); debugfs reads the counters without a lock.
  */
 struct dtl_pmu_event {
 	struct perf_event *event;

@@ -5,7 +5,7 @@
  * One owner of the log at a time: the first event makes the session the
  * PMU's. Each CPU's capture is begun and ended by its event, on that CPU,
  * and its records go to the event's sink (dtl_pmu.c: the AUX area, which
- * keeps only the entries) instead of into the session's ring.
+ * keeps only the entries) instead of into a ring of its own.
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 

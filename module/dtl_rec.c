@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * htmtrace: the dispatch trace log's stream records, and the records a
- * CPU has pending until the session's ring has room for them.
+ * CPU has pending until its ring has room for them.
  *
  * A CPU's records come in the order of its capture: JOINED, entries and
  * LOST records, then what ended it. What finds no room waits: the CPU's
  * oldest capture's records first, then those of the capture it began again
  * meanwhile (@next_waits); what the captures before a START left goes before
- * that START's clock record.
+ * that START's clock record (the reader reads the CPU's ring up to
+ * @gen_head, then the clock record).
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
@@ -52,7 +53,7 @@ void dtl_clock_rec(struct htmtrace_dtl_clock *rec, u64 tb, u64 mono,
 EXPORT_SYMBOL_IF_KUNIT(dtl_clock_rec);
 
 /* The clock record now: the clocks read between two timebase reads. */
-static void dtl_clock_now(struct htmtrace_dtl_clock *rec)
+void dtl_clock_now(struct htmtrace_dtl_clock *rec)
 {
 	unsigned long flags;
 	u64 tb0, tb1, mono, boot, real;
@@ -67,13 +68,25 @@ static void dtl_clock_now(struct htmtrace_dtl_clock *rec)
 	dtl_clock_rec(rec, tb0 + (tb1 - tb0) / 2, mono, boot, real);
 }
 
-/* One record of a CPU's: into its sink if it has one, else the ring. */
+/*
+ * One record of a CPU's: into its sink if it has one, else its ring (the
+ * CPU counts itself into the session's @filled when its ring stops being
+ * empty; the reader counts it out).
+ */
 bool dtl_put(struct vpa_dtl *dtl, struct dtl_cpu *c, const void *rec)
 {
+	bool empty;
+
 	if (c->sink)
 		return c->sink->put(c->sink_arg, rec);
-	return dtl_ring_put(&dtl->ring, rec);
+	empty = c->ring.head == c->ring.tail;
+	if (!dtl_ring_put(&c->ring, rec))
+		return false;
+	if (empty)
+		atomic_inc(&dtl->filled);
+	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(dtl_put);
 
 /* Push a CPU's pending event @e, if it has one; false if it did not fit. */
 static bool dtl_flush_event(struct vpa_dtl *dtl, struct dtl_cpu *c,
@@ -119,14 +132,14 @@ static bool dtl_flush_lost(struct vpa_dtl *dtl, struct dtl_cpu *c,
 /*
  * Push the records of the oldest of a CPU's captures that has some pending,
  * in the order of the capture: (with a sink) the clock, JOINED, the losses,
- * the record of what ended it. Caller holds dtl_cpu_lock().
+ * the record of what ended it. Caller holds the CPU's lock.
  */
 static bool dtl_flush_capture(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
 	struct htmtrace_dtl_clock clock;
 	unsigned int e;
 
-	lockdep_assert_held(dtl_cpu_lock(dtl, c));
+	lockdep_assert_held(&c->lock);
 	/* A CPU with a sink of its own starts its stream with a clock. */
 	if (c->clock_pending) {
 		dtl_clock_now(&clock);
@@ -159,7 +172,7 @@ static void dtl_next_capture(struct dtl_cpu *c)
 
 /*
  * Push a CPU's pending records: those of its oldest capture, then those of
- * the capture it began again meanwhile (@next_waits). Caller holds the ring
+ * the capture it began again meanwhile (@next_waits). Caller holds the CPU's
  * lock.
  */
 bool dtl_flush_cpu(struct vpa_dtl *dtl, struct dtl_cpu *c)
@@ -173,41 +186,33 @@ bool dtl_flush_cpu(struct vpa_dtl *dtl, struct dtl_cpu *c)
 }
 EXPORT_SYMBOL_IF_KUNIT(dtl_flush_cpu);
 
-/*
- * Push what is pending: what the captures before the last START left
- * (@prev_pending: a loss belongs to the capture it happened in), the
- * session's clock record, then each CPU's. A CPU whose records are not all
- * out gets no entry into the ring before them. Caller holds the ring lock.
+/**
+ * dtl_flush_own() - push the pending records of a CPU of /dev/vpa_dtl's
+ *	session into its ring
+ * @dtl: session
+ * @c: the CPU, its lock held
+ *
+ * First what the captures before the last START left (while @gens is short
+ * of @gens_due: a loss belongs to the capture it happened in); once that is
+ * in, the records of the STARTs since begin (@gen_head), and the reader may
+ * read their clock records when it gets there. Then the rest, as
+ * dtl_flush_cpu().
+ *
+ * Return: true if nothing is left pending.
  */
-bool dtl_flush(struct vpa_dtl *dtl, struct dtl_cpu *only)
+bool dtl_flush_own(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
-	struct htmtrace_dtl_clock clock;
-	struct dtl_cpu *c;
-	unsigned int cpu;
-
-	lockdep_assert_held(&dtl->ring_lock);
-	if (dtl->clock_pending) {
-		for_each_cpu(cpu, dtl->cpus) {
-			c = dtl->pcpu[cpu];
-			if (!c || !c->prev_pending)
-				continue;
-			if (!dtl_flush_capture(dtl, c))
-				return false;
-			dtl_next_capture(c);
-			c->prev_pending = false;
-		}
-		dtl_clock_now(&clock);
-		if (!dtl_ring_put(&dtl->ring, &clock))
+	lockdep_assert_held(&c->lock);
+	if (c->gens != c->gens_due) {
+		if (!dtl_flush_capture(dtl, c))
 			return false;
-		dtl->clock_pending = false;
+		dtl_next_capture(c);
+		for (; c->gens != c->gens_due; c->gens++)
+			c->gen_head[c->gens % DTL_CLOCKS] = c->ring.head;
 	}
-	if (only)
-		return dtl_flush_cpu(dtl, only);
-	for_each_cpu(cpu, dtl->cpus)
-		if (dtl->pcpu[cpu] && !dtl_flush_cpu(dtl, dtl->pcpu[cpu]))
-			return false;
-	return true;
+	return dtl_flush_cpu(dtl, c);
 }
+EXPORT_SYMBOL_IF_KUNIT(dtl_flush_own);
 
 /* Has the CPU records of a capture still waiting for room? */
 bool dtl_cpu_pending(const struct dtl_cpu *c)

@@ -4,8 +4,9 @@
  *
  * One locked state machine (struct vpa_dtl): configure, start, stop, the
  * end (DECONFIGURE or the owner's close), reads, poll and the counters.
- * The session reads the logs of the selected CPUs (dtl_cpu.c) into one
- * stream of records (dtl_rec.c, dtl_ring.c).
+ * The session reads the logs of the selected CPUs (dtl_cpu.c), each into a
+ * ring of records of its own (dtl_rec.c, dtl_ring.c); the reader takes the
+ * CPUs' records in turn, into one stream.
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
@@ -64,13 +65,12 @@ void dtl_free(struct vpa_dtl *dtl)
 				kmemleak_not_leak(c->own);
 			else
 				kfree(c->own);
+			kvfree(c->ring.buf);
 			kfree(c);
 		}
 	}
 	kfree(dtl->pcpu);
 	dtl->pcpu = NULL;
-	kvfree(dtl->ring.buf);
-	dtl->ring.buf = NULL;
 	free_cpumask_var(dtl->cpus);
 }
 
@@ -87,12 +87,30 @@ static bool dtl_cpu_busy(const struct htmtrace_hv_ops *hv, int cpu)
 }
 
 /**
+ * dtl_cpu_ring_size() - a CPU's share of the session's ring
+ * @ring_size: bytes of the session's ring, a power of two
+ * @ncpus: the CPUs selected, at least one
+ *
+ * Return: @ring_size shared evenly, rounded down to a power of two, and at
+ * least DTL_CPU_RING_MIN (a CPU record and 72 entries).
+ */
+u32 dtl_cpu_ring_size(u32 ring_size, unsigned int ncpus)
+{
+	u32 share = ring_size / max(ncpus, 1U);
+
+	return share < DTL_CPU_RING_MIN ? DTL_CPU_RING_MIN :
+	       rounddown_pow_of_two(share);
+}
+EXPORT_SYMBOL_IF_KUNIT(dtl_cpu_ring_size);
+
+/**
  * dtl_configure() - claim the dispatch trace log for a session
  * @dtl: an idle session
  * @hv: backend
  * @cpus: the CPUs to capture (possible CPUs only)
  * @mask: HTMTRACE_DTL_* events
- * @ring_size: bytes of the session's ring, a power of two
+ * @ring_size: bytes of the session's ring, a power of two, shared among
+ *	the CPUs (dtl_cpu_ring_size())
  * @owner: the session ends when dtl_end() is called with it (the file
  *	that configured it), or NULL: only an explicit deconfigure ends it
  *
@@ -104,6 +122,7 @@ int dtl_configure(struct vpa_dtl *dtl, const struct htmtrace_hv_ops *hv,
 		      const void *owner)
 {
 	unsigned int cpu;
+	u32 share;
 	int ret = -ENOMEM;
 
 	mutex_lock(&dtl->lock);
@@ -120,9 +139,9 @@ int dtl_configure(struct vpa_dtl *dtl, const struct htmtrace_hv_ops *hv,
 	if (!zalloc_cpumask_var(&dtl->cpus, GFP_KERNEL))
 		goto out;
 	cpumask_and(dtl->cpus, cpus, cpu_possible_mask);
+	share = dtl_cpu_ring_size(ring_size, cpumask_weight(dtl->cpus));
 	dtl->pcpu = kcalloc(nr_cpu_ids, sizeof(*dtl->pcpu), GFP_KERNEL);
-	dtl->ring.buf = kvmalloc(ring_size, GFP_KERNEL);
-	if (!dtl->pcpu || !dtl->ring.buf)
+	if (!dtl->pcpu)
 		goto out;
 	for_each_cpu(cpu, dtl->cpus) {
 		struct dtl_cpu *c;
@@ -136,14 +155,19 @@ int dtl_configure(struct vpa_dtl *dtl, const struct htmtrace_hv_ops *hv,
 				      cpu_to_node(cpu));
 		if (!c->own)
 			goto out;
+		c->ring.buf = kvmalloc_node(share, GFP_KERNEL, cpu_to_node(cpu));
+		if (!c->ring.buf)
+			goto out;
+		c->ring.size = share;
 		dtl_cpu_setup(dtl, c, cpu, mask);
 	}
 	dtl->hv = hv;
-	dtl->ring.size = ring_size;
-	dtl->ring.head = 0;
-	dtl->ring.tail = 0;
+	atomic_set(&dtl->filled, 0);
+	dtl->clock_first = 0;
+	dtl->clock_last = 0;
+	dtl->read_next = 0;
 	dtl->owner = owner;
-	/* Pairs with dtl_read(): the ring and the CPUs before the state. */
+	/* Pairs with dtl_read(): the CPUs and their rings before the state. */
 	smp_store_release(&dtl->state, DTL_CONFIGURED);
 	ret = 0;
 out:
@@ -155,6 +179,39 @@ out:
 EXPORT_SYMBOL_IF_KUNIT(dtl_configure);
 
 /**
+ * dtl_start_clock() - the clock record of a START
+ * @dtl: session, its read lock held
+ *
+ * The record goes into the stream after each CPU's records of the captures
+ * before the START. What those left pending goes into the CPU's ring
+ * first, if it fits; what does not waits, marked as theirs (@gens short of
+ * @gens_due), and the START's records begin after it (@gen_head). If
+ * DTL_CLOCKS STARTs' clock records are still unread, this START shares
+ * the last one's: the records of both come after it.
+ */
+void dtl_start_clock(struct vpa_dtl *dtl)
+{
+	u32 g = dtl->clock_last;
+	unsigned long flags;
+	unsigned int cpu;
+
+	lockdep_assert_held(&dtl->read_lock);
+	if (g - dtl->clock_first == DTL_CLOCKS)
+		return;
+	dtl_clock_now(&dtl->clocks[g % DTL_CLOCKS]);
+	for_each_cpu(cpu, dtl->cpus) {
+		struct dtl_cpu *c = dtl->pcpu[cpu];
+
+		raw_spin_lock_irqsave(&c->lock, flags);
+		c->gens_due = g + 1;
+		dtl_flush_own(dtl, c);
+		raw_spin_unlock_irqrestore(&c->lock, flags);
+	}
+	WRITE_ONCE(dtl->clock_last, g + 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(dtl_start_clock);
+
+/**
  * dtl_start() - begin capturing
  * @dtl: a configured or stopped session
  *
@@ -162,14 +219,16 @@ EXPORT_SYMBOL_IF_KUNIT(dtl_configure);
  * comes online. A CPU whose registration fails says so in the stream; the
  * others go on.
  *
- * Return: 0 or -EBADFD in another state.
+ * Return: 0, -EBADFD in another state, -EINTR if killed while it waited
+ * for a reader's claim.
  */
 int dtl_start(struct vpa_dtl *dtl)
 {
-	unsigned long flags;
 	unsigned int cpu;
 	int ret;
 
+	if (mutex_lock_killable(&dtl->read_lock))
+		return -EINTR;
 	cpus_read_lock();
 	mutex_lock(&dtl->lock);
 	if (dtl->state != DTL_CONFIGURED &&
@@ -178,18 +237,7 @@ int dtl_start(struct vpa_dtl *dtl)
 		goto out;
 	}
 	ret = 0;
-	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
-	/*
-	 * What the last captures left goes out first; what finds no room
-	 * waits, marked as theirs, before this START's clock record.
-	 */
-	dtl_flush(dtl, NULL);
-	for_each_cpu(cpu, dtl->cpus)
-		dtl->pcpu[cpu]->prev_pending =
-			dtl_cpu_pending(dtl->pcpu[cpu]);
-	dtl->clock_pending = true;
-	dtl_flush(dtl, NULL);
-	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	dtl_start_clock(dtl);
 	/* Pairs with dtl_read()'s acquire, as every state change does. */
 	smp_store_release(&dtl->state, DTL_RUNNING);
 	for_each_cpu(cpu, dtl->cpus) {
@@ -203,6 +251,7 @@ int dtl_start(struct vpa_dtl *dtl)
 out:
 	mutex_unlock(&dtl->lock);
 	cpus_read_unlock();
+	mutex_unlock(&dtl->read_lock);
 	return ret;
 }
 
@@ -254,7 +303,8 @@ int dtl_stop(struct vpa_dtl *dtl)
  * One transition: the state is checked and changed under the locks, in
  * their order (see struct vpa_dtl), so that of two calls at once exactly
  * one ends the session, and nothing starts it in between. A reader copying
- * out of the ring meanwhile keeps it, and frees it (dtl_read_done()).
+ * out of a CPU's ring meanwhile keeps that ring, and frees it
+ * (dtl_read_done()).
  *
  * Return: 0 if this call ended the session, -EINTR if a DECONFIGURE was
  * killed while it waited for the read lock, else -EBADFD.
@@ -278,12 +328,17 @@ int dtl_end(struct vpa_dtl *dtl, const void *owner)
 		goto out;
 	if (dtl->state == DTL_RUNNING)
 		dtl_stop_locked(dtl);
-	/* The state first: a lockless poll() reads it, never the ring. */
+	/* The state first: a lockless poll() reads it, never a CPU. */
 	smp_store_release(&dtl->state, DTL_IDLE);
-	/* (A ring orphaned before is the one the reader copies from.) */
-	if (dtl->reading && !dtl->read_orphan) {
-		dtl->read_orphan = dtl->ring.buf;
-		dtl->ring.buf = NULL;
+	/* (A reader that a session's end met before copies from that's.) */
+	if (dtl->reading && !dtl->read_stale) {
+		dtl->read_stale = true;
+		if (dtl->read_cpu >= 0) {
+			struct dtl_cpu *c = dtl->pcpu[dtl->read_cpu];
+
+			dtl->read_orphan = c->ring.buf;
+			c->ring.buf = NULL;
+		}
 	}
 	dtl_free(dtl);
 	dtl->hv = NULL;
@@ -314,6 +369,7 @@ int dtl_flush_now(struct vpa_dtl *dtl)
 	unsigned long flags;
 	unsigned int cpu;
 	int ret = 0;
+	struct dtl_cpu *c;
 
 	cpus_read_lock();
 	mutex_lock(&dtl->lock);
@@ -324,9 +380,13 @@ int dtl_flush_now(struct vpa_dtl *dtl)
 	for_each_cpu_and(cpu, dtl->cpus, cpu_online_mask)
 		smp_call_function_single(cpu, dtl_cpu_flush_ipi,
 					 dtl->pcpu[cpu], 1);
-	raw_spin_lock_irqsave(&dtl->ring_lock, flags);
-	dtl_flush(dtl, NULL);
-	raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+	/* (and an offline CPU's records that waited for room) */
+	for_each_cpu(cpu, dtl->cpus) {
+		c = dtl->pcpu[cpu];
+		raw_spin_lock_irqsave(&c->lock, flags);
+		dtl_flush_own(dtl, c);
+		raw_spin_unlock_irqrestore(&c->lock, flags);
+	}
 	wake_up_interruptible(&dtl->wait);
 out:
 	mutex_unlock(&dtl->lock);
@@ -346,17 +406,55 @@ static bool dtl_readable(struct vpa_dtl *dtl)
 		return true;
 	if (READ_ONCE(dtl->reading))
 		return false;
-	return READ_ONCE(dtl->ring.head) != READ_ONCE(dtl->ring.tail) ||
+	return atomic_read(&dtl->filled) ||
+	       READ_ONCE(dtl->clock_first) != READ_ONCE(dtl->clock_last) ||
 	       state == DTL_STOPPED;
 }
 
+/*
+ * The CPU whose records a read takes next: the first from @read_next on
+ * with records it may read, up to @end. While a START's clock record is
+ * unread, that is only records of the captures before that START (up to
+ * its @gen_head, or all of a CPU's while records of those captures wait
+ * for room). NULL if there is none: then the clock record, if unread, is
+ * next. What waits for room goes into a CPU's ring first, now that there
+ * may be room (a CPU with records waiting has some in its ring: they found
+ * no room). Caller holds the read lock.
+ */
+static struct dtl_cpu *dtl_read_next(struct vpa_dtl *dtl, u64 *end)
+{
+	unsigned long flags;
+	unsigned int cpu;
+	struct dtl_cpu *c;
+
+	u32 g = dtl->clock_first;
+
+	for_each_cpu_wrap(cpu, dtl->cpus, dtl->read_next) {
+		c = dtl->pcpu[cpu];
+		if (READ_ONCE(c->ring.head) == c->ring.tail)
+			continue;
+		raw_spin_lock_irqsave(&c->lock, flags);
+		dtl_flush_own(dtl, c);
+		/* (@gens never falls behind an unread START's number) */
+		if (g != dtl->clock_last && c->gens != g)
+			*end = c->gen_head[g % DTL_CLOCKS];
+		else
+			*end = c->ring.head;
+		raw_spin_unlock_irqrestore(&c->lock, flags);
+		if (*end != c->ring.tail)
+			return c;
+	}
+	return NULL;
+}
+
 /**
- * dtl_read_claim() - claim the whole records at the ring's tail for a read
+ * dtl_read_claim() - claim the next whole records of the stream for a read
  * @dtl: session
  * @count: room the reader has
  * @nonblock: O_NONBLOCK
- * @from: receives the ring as it is (its buffer, size and tail): what the
- *	reader copies from, without a lock, before dtl_read_done()
+ * @claim: receives what to copy: the session's clock record, or a CPU's
+ *	records (its ring as it is: buffer, size and tail), which the reader
+ *	copies without a lock before dtl_read_done()
  *
  * One reader copies at a time: another waits (or gets -EAGAIN) until
  * dtl_read_done(). No lock is held on return.
@@ -366,37 +464,46 @@ static bool dtl_readable(struct vpa_dtl *dtl)
  * @count cannot hold the next record; -EAGAIN, -ERESTARTSYS.
  */
 ssize_t dtl_read_claim(struct vpa_dtl *dtl, size_t count, bool nonblock,
-		       struct dtl_ring *from)
+		       struct dtl_claim *claim)
 {
-	unsigned long flags;
+	struct dtl_cpu *c;
 	ssize_t ret;
-	u32 len, state;
-	u64 head;
+	u32 state;
+	u64 end;
 
 	if (mutex_lock_interruptible(&dtl->read_lock))
 		return -ERESTARTSYS;
 	for (;;) {
 		/*
 		 * The state first: STOPPED is set after the last entries are
-		 * in, so an empty ring then means the end of the stream.
+		 * in, so that nothing to read then means the end of the
+		 * stream.
 		 */
 		state = smp_load_acquire(&dtl->state);
 		ret = -ENODATA;
 		if (state == DTL_IDLE || state == DTL_PMU)
 			goto out;
 		if (!dtl->reading) {
-			raw_spin_lock_irqsave(&dtl->ring_lock, flags);
-			/* What is pending goes out first, now that there may be room. */
-			dtl_flush(dtl, NULL);
-			head = dtl->ring.head;
-			raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
-			/* The walk, up to the whole ring, under no lock. */
-			len = dtl_ring_whole(&dtl->ring, head, count);
-			if (len)
-				break;
+			c = dtl_read_next(dtl, &end);
 			ret = -EINVAL;
-			if (head != dtl->ring.tail)
-				goto out;
+			if (c) {
+				/* The walk, up to the whole ring, under no lock. */
+				claim->len = dtl_ring_whole(&c->ring, end, count);
+				if (!claim->len)
+					goto out;
+				claim->cpu = c->cpu;
+				claim->from = c->ring;
+				break;
+			}
+			if (dtl->clock_first != dtl->clock_last) {
+				if (count < sizeof(claim->clock))
+					goto out;
+				claim->len = sizeof(claim->clock);
+				claim->cpu = -1;
+				claim->clock = dtl->clocks[dtl->clock_first %
+							   DTL_CLOCKS];
+				break;
+			}
 			ret = 0;
 			if (state == DTL_STOPPED)
 				goto out;
@@ -411,8 +518,8 @@ ssize_t dtl_read_claim(struct vpa_dtl *dtl, size_t count, bool nonblock,
 			return -ERESTARTSYS;
 	}
 	WRITE_ONCE(dtl->reading, true);
-	*from = dtl->ring;
-	ret = len;
+	dtl->read_cpu = claim->cpu;
+	ret = claim->len;
 out:
 	mutex_unlock(&dtl->read_lock);
 	return ret;
@@ -422,29 +529,40 @@ EXPORT_SYMBOL_IF_KUNIT(dtl_read_claim);
 /**
  * dtl_read_done() - a read's copy is over
  * @dtl: session
- * @ret: the read's answer: the @len bytes claimed, or -EFAULT if the copy
+ * @ret: the read's answer: the bytes claimed, or -EFAULT if the copy
  *	failed (the records stay for the next read)
- * @len: bytes dtl_read_claim() claimed
+ * @claim: what dtl_read_claim() claimed
  *
- * Consumes what was copied. If the session ended meanwhile, its ring was
- * left to this reader: it is freed now, and the copy stands.
+ * Consumes what was copied, and lets the CPU's records that waited for
+ * room into its ring. If the session ended meanwhile, the ring copied from
+ * was left to this reader: it is freed now, and the copy stands.
  *
  * Return: @ret.
  */
-ssize_t dtl_read_done(struct vpa_dtl *dtl, ssize_t ret, u32 len)
+ssize_t dtl_read_done(struct vpa_dtl *dtl, ssize_t ret,
+		      const struct dtl_claim *claim)
 {
 	unsigned long flags;
+	struct dtl_cpu *c;
 
 	mutex_lock(&dtl->read_lock);
 	WRITE_ONCE(dtl->reading, false);
-	if (dtl->read_orphan) {
+	if (dtl->read_stale) {
 		kvfree(dtl->read_orphan);
 		dtl->read_orphan = NULL;
+		dtl->read_stale = false;
+	} else if (ret > 0 && claim->cpu < 0) {
+		WRITE_ONCE(dtl->clock_first, dtl->clock_first + 1);
 	} else if (ret > 0) {
-		raw_spin_lock_irqsave(&dtl->ring_lock, flags);
-		dtl->ring.tail += len;
-		dtl_flush(dtl, NULL);
-		raw_spin_unlock_irqrestore(&dtl->ring_lock, flags);
+		c = dtl->pcpu[claim->cpu];
+		raw_spin_lock_irqsave(&c->lock, flags);
+		c->ring.tail += claim->len;
+		if (c->ring.tail == c->ring.head)
+			atomic_dec(&dtl->filled);
+		dtl_flush_own(dtl, c);
+		raw_spin_unlock_irqrestore(&c->lock, flags);
+		/* The next read begins with the next CPU's records. */
+		dtl->read_next = claim->cpu + 1;
 	}
 	mutex_unlock(&dtl->read_lock);
 	/* Another reader may wait for this one. */
@@ -460,23 +578,38 @@ EXPORT_SYMBOL_IF_KUNIT(dtl_read_done);
  * @count: its size
  * @nonblock: O_NONBLOCK
  *
- * The copy to the user holds no lock: a page fault that never resolves
- * (userfaultfd, FUSE) holds up other readers only (interruptibly), never
- * the end of the session.
+ * A round a CPU: its records (or the clock record) are claimed, copied and
+ * consumed, then the next CPU's, while there is room and records are ready,
+ * for at most one round more than there are CPUs. Only the first round
+ * blocks. The copy to the user
+ * holds no lock: a page fault that never resolves (userfaultfd, FUSE) holds
+ * up other readers only (interruptibly), never the end of the session.
  *
- * Return: as dtl_read_claim(), or -EFAULT.
+ * Return: bytes read; if none, as dtl_read_claim(), or -EFAULT.
  */
 ssize_t dtl_read(struct vpa_dtl *dtl, char __user *ubuf, size_t count,
 		 bool nonblock)
 {
-	struct dtl_ring from;
-	ssize_t len;
+	struct dtl_claim claim;
+	unsigned int round;
+	unsigned long left;
+	ssize_t len, done = 0;
 
-	len = dtl_read_claim(dtl, count, nonblock, &from);
-	if (len <= 0)
-		return len;
-	return dtl_read_done(dtl, dtl_ring_copy(&from, ubuf, len) ?
-			     -EFAULT : len, len);
+	for (round = 0; round <= nr_cpu_ids && done < count; round++) {
+		len = dtl_read_claim(dtl, count - done, nonblock || done,
+				     &claim);
+		if (len <= 0)
+			return done ?: len;
+		if (claim.cpu < 0)
+			left = copy_to_user(ubuf + done, &claim.clock, len);
+		else
+			left = dtl_ring_copy(&claim.from, ubuf + done, len);
+		len = dtl_read_done(dtl, left ? -EFAULT : len, &claim);
+		if (len < 0)
+			return done ?: len;
+		done += len;
+	}
+	return done;
 }
 EXPORT_SYMBOL_IF_KUNIT(dtl_read);
 
@@ -493,12 +626,14 @@ __poll_t dtl_poll_mask(struct vpa_dtl *dtl)
 
 	if (state == DTL_IDLE || state == DTL_PMU)
 		return EPOLLERR | EPOLLHUP;
-	if (READ_ONCE(dtl->ring.head) != READ_ONCE(dtl->ring.tail))
+	if (atomic_read(&dtl->filled) ||
+	    READ_ONCE(dtl->clock_first) != READ_ONCE(dtl->clock_last))
 		return EPOLLIN | EPOLLRDNORM;
 	if (state == DTL_STOPPED)
 		return EPOLLIN | EPOLLRDNORM | EPOLLHUP;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(dtl_poll_mask);
 
 /**
  * dtl_stats() - the per-CPU counters

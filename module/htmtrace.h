@@ -158,21 +158,10 @@ void htm_pmu_unregister(void);
  * the rest of what the capture's files share is in dtl_internal.h.
  */
 
-/**
- * struct dtl_ring - a ring of stream records
- * @buf: the bytes
- * @size: bytes of @buf, a power of two
- * @head: bytes ever written (producers, under the session's ring lock)
- * @tail: bytes ever read (the one reader, under the session's read lock)
- */
-struct dtl_ring {
-	u8 *buf;
-	u32 size;
-	u64 head;
-	u64 tail;
-};
-
 struct dtl_cpu;
+
+/* STARTs whose clock records may wait for the reader, a power of two */
+#define DTL_CLOCKS	16
 
 /**
  * struct vpa_dtl - the one dispatch trace log session
@@ -181,46 +170,63 @@ struct dtl_cpu;
  *	vpa_dtl PMU taking and giving back the log. Each checks the state
  *	under it and publishes the new one with smp_store_release() (lockless
  *	readers use smp_load_acquire()). Lock order, outermost first:
- *	@read_lock, cpus_read_lock(), @lock, @ring_lock; the hotplug
- *	callbacks take @lock inside the hotplug lock
- * @read_lock: guards @reading, @read_orphan and the ring's tail; held
- *	briefly, never across a copy to the user (whose page fault may
- *	never resolve), so that the end of the session, which takes it,
- *	never waits for a reader
- * @reading: a reader is copying records out of @ring (one at a time:
- *	another waits until it is done)
+ *	@read_lock, cpus_read_lock(), @lock, a CPU's lock (struct dtl_cpu,
+ *	one at a time); the hotplug callbacks take @lock inside the hotplug
+ *	lock
+ * @read_lock: guards @reading, @read_cpu, @read_stale, @read_orphan,
+ *	@read_next and the clock records; held briefly, never across a
+ *	copy to the user (whose page fault may never resolve), so that the
+ *	end of the session, which takes it, never waits for a reader
+ * @reading: a reader is copying records (one at a time: another waits
+ *	until it is done)
+ * @read_cpu: (@reading) the CPU whose ring it copies from, -1 for the
+ *	clock record
+ * @read_stale: (@reading) the session ended during the copy
  * @read_orphan: the ring buffer the session's end left to the reader that
  *	was copying out of it, which frees it
- * @ring_lock: guards @ring's head, @clock_pending and the pending
- *	records of the CPUs of /dev/vpa_dtl's session (a vpa_dtl event's CPU
- *	has a lock of its own: dtl_cpu_lock()); taken in the capture timers
- *	(interrupt context): hence raw, and held for short copies only
+ * @read_next: the CPU whose ring a read looks at first (the reads take
+ *	the CPUs' records in turn)
  * @hv: the backend
  * @state: DTL_* (dtl_internal.h); read without a lock by read() and
  *	poll()
  * @cpus: the selected CPUs
  * @pcpu: per CPU id, its capture, NULL if not selected
- * @ring: the stream
- * @clock_pending: a clock record is due before the next entry
+ * @filled: how many CPUs' rings hold records not yet read (each CPU
+ *	counts itself in and out under its lock); read without a lock by
+ *	read() and poll()
+ * @clocks: the clock records of the STARTs, @clock_first to @clock_last
+ *	(modulo DTL_CLOCKS), that the reader has not read yet: each goes after
+ *	the records of the captures before its START, before those of its own
+ * @clock_first: STARTs whose clock record the reader has read
+ * @clock_last: STARTs (that took a clock record: see dtl_start_clock());
+ *	both read without a lock by read() and poll()
  * @hp_state: the CPU hotplug state of the callbacks
  * @pmu_users: perf events holding the session (state DTL_PMU)
  * @owner: the file whose close ends the session, NULL if none
  * @wait: woken when records arrive or the state changes
  * @wake_work: wakes @wait for the hard interrupt handlers (the capture
  *	timers, the PMU's), where its lock may not be taken on PREEMPT_RT
+ *
+ * Each selected CPU puts its records into a ring of its own, under its
+ * own lock, so that no CPU's capture waits for another's; the reader
+ * takes them in turn, each CPU's in the order of its capture.
  */
 struct vpa_dtl {
 	struct mutex lock;		/* see above */
 	struct mutex read_lock;		/* see above */
-	raw_spinlock_t ring_lock;	/* see above */
 	bool reading;
+	int read_cpu;
+	bool read_stale;
 	u8 *read_orphan;
+	unsigned int read_next;
 	const struct htmtrace_hv_ops *hv;
 	u32 state;
 	cpumask_var_t cpus;
 	struct dtl_cpu **pcpu;
-	struct dtl_ring ring;
-	bool clock_pending;
+	atomic_t filled;
+	struct htmtrace_dtl_clock clocks[DTL_CLOCKS];
+	u32 clock_first;
+	u32 clock_last;
 	int hp_state;
 	unsigned int pmu_users;
 	const void *owner;
