@@ -425,7 +425,9 @@ struct htmtrace_hvbuf {
  * @cpus_size: size of the mask in bytes, a multiple of 8 (0: every CPU)
  * @mask: HTMTRACE_DTL_* events to log, not 0
  * @ring_kb: size of the session's ring of records in KiB, 0 for the
- *	default (256); 4..65536, rounded up to a power of two (5 gives 8)
+ *	default (256); 4..65536, rounded up to a power of two (5 gives 8),
+ *	shared evenly among the CPUs: a ring each, a power of two of at
+ *	least 4 KiB
  * @flags: 0 or HTMTRACE_DTL_F_KEEP
  * @reserved: must be zero
  *
