@@ -450,6 +450,28 @@ static int read_recs(struct kunit *test, struct vpa_dtl *dtl, size_t room,
 }
 
 /*
+ * A session of every possible CPU, 4 KiB each, for a test of two (skipped
+ * with one): the first two CPUs, and room for 128 records read.
+ */
+static struct got_rec *two_cpus(struct kunit *test, struct vpa_dtl *dtl,
+				int *cpu0, int *cpu1)
+{
+	struct got_rec *got;
+
+	*cpu0 = cpumask_first(cpu_possible_mask);
+	*cpu1 = cpumask_next(*cpu0, cpu_possible_mask);
+	if (*cpu1 >= nr_cpu_ids)
+		kunit_skip(test, "one possible CPU");
+	got = kunit_kcalloc(test, 128, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	dtl_test_session(dtl);
+	KUNIT_ASSERT_EQ(test, dtl_configure(dtl, &end_fake_ops,
+					    cpu_possible_mask, 7, 4096, NULL),
+			0);
+	return got;
+}
+
+/*
  * Each CPU's records go into a ring of its own: one CPU's full ring drops
  * no other CPU's records. A read takes the CPUs' records in turn, each
  * CPU's in order: a reader whose buffer holds one record at a time gets
@@ -457,21 +479,12 @@ static int read_recs(struct kunit *test, struct vpa_dtl *dtl, size_t room,
  */
 static void dtl_read_cpus_in_turn(struct kunit *test)
 {
-	int cpu0 = cpumask_first(cpu_possible_mask);
-	int cpu1 = cpumask_next(cpu0, cpu_possible_mask);
 	const size_t rec = sizeof(struct htmtrace_dtl_entry_rec);
+	int i, n, full, cpu0, cpu1, seen0 = 0, seen1 = 0;
 	struct got_rec *got;
 	struct vpa_dtl dtl;
-	int i, n, full, seen0 = 0, seen1 = 0;
 
-	if (cpu1 >= nr_cpu_ids)
-		kunit_skip(test, "one possible CPU");
-	got = kunit_kcalloc(test, 128, sizeof(*got), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, got);
-	dtl_test_session(&dtl);
-	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops,
-					    cpu_possible_mask, 7, 4096, NULL),
-			0);
+	got = two_cpus(test, &dtl, &cpu0, &cpu1);
 	KUNIT_EXPECT_TRUE(test, !dtl_poll_mask(&dtl));
 	KUNIT_EXPECT_TRUE(test, put_cpu_entry(&dtl, cpu0, 0xa1));
 	KUNIT_EXPECT_TRUE(test, put_cpu_entry(&dtl, cpu0, 0xa2));
@@ -532,21 +545,12 @@ static int clocks_before(const struct got_rec *got, int i)
  */
 static void dtl_read_start_clock(struct kunit *test)
 {
-	int cpu0 = cpumask_first(cpu_possible_mask);
-	int cpu1 = cpumask_next(cpu0, cpu_possible_mask);
-	struct dtl_cpu *c1;
+	int i, n, old1, cpu0, cpu1;
 	struct got_rec *got;
+	struct dtl_cpu *c1;
 	struct vpa_dtl dtl;
-	int i, n, old1;
 
-	if (cpu1 >= nr_cpu_ids)
-		kunit_skip(test, "one possible CPU");
-	got = kunit_kcalloc(test, 128, sizeof(*got), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, got);
-	dtl_test_session(&dtl);
-	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops,
-					    cpu_possible_mask, 7, 4096, NULL),
-			0);
+	got = two_cpus(test, &dtl, &cpu0, &cpu1);
 	c1 = dtl.pcpu[cpu1];
 	/* the last capture: an entry of CPU 0's; CPU 1's ring full ... */
 	KUNIT_EXPECT_TRUE(test, put_cpu_entry(&dtl, cpu0, 0xa1));

@@ -229,6 +229,26 @@ static void pmu_dtl_one_owner(struct kunit *test)
 }
 
 /*
+ * With @other's lock held (its poll), @c's JOINED record goes out, under
+ * @c's lock alone: into its sink, or its ring.
+ */
+static void flush_beside(struct kunit *test, struct vpa_dtl *dtl,
+			 struct dtl_cpu *c, struct dtl_cpu *other)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&other->lock, flags);
+	/* two CPUs' locks held at once: only here, never in the driver */
+	raw_spin_lock_nested(&c->lock, SINGLE_DEPTH_NESTING);
+	set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
+	KUNIT_EXPECT_TRUE(test, c->sink ? dtl_flush_cpu(dtl, c) :
+			  dtl_flush_own(dtl, c));
+	KUNIT_EXPECT_EQ(test, c->events, 0UL);
+	raw_spin_unlock(&c->lock);
+	raw_spin_unlock_irqrestore(&other->lock, flags);
+}
+
+/*
  * Every CPU puts its records under a lock of its own, a vpa_dtl event's
  * (into its sink) as a CPU of /dev/vpa_dtl's session (into its ring): with
  * another CPU's lock held (its poll), its records still go out, and the
@@ -240,7 +260,6 @@ static void pmu_dtl_cpu_lock(struct kunit *test)
 	int cpu1 = cpumask_next(cpu0, cpu_possible_mask);
 	struct dtl_cpu *c0, *c1;
 	struct vpa_dtl dtl;
-	unsigned long flags;
 	u64 head;
 
 	if (cpu1 >= nr_cpu_ids)
@@ -252,14 +271,7 @@ static void pmu_dtl_cpu_lock(struct kunit *test)
 	c1 = dtl_pmu_cpu_add(&dtl, cpu1, 2, &test_sink, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c1));
 
-	raw_spin_lock_irqsave(&c1->lock, flags);
-	/* two CPUs' locks held at once: only here, never in the driver */
-	raw_spin_lock_nested(&c0->lock, SINGLE_DEPTH_NESTING);
-	set_bit(HTMTRACE_DTL_CPU_JOINED, &c0->events);
-	KUNIT_EXPECT_TRUE(test, dtl_flush_cpu(&dtl, c0));
-	KUNIT_EXPECT_EQ(test, c0->events, 0UL);
-	raw_spin_unlock(&c0->lock);
-	raw_spin_unlock_irqrestore(&c1->lock, flags);
+	flush_beside(test, &dtl, c0, c1);
 
 	dtl_pmu_cpu_remove(&dtl, c1);
 	dtl_pmu_cpu_remove(&dtl, c0);
@@ -274,13 +286,7 @@ static void pmu_dtl_cpu_lock(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c1);
 	KUNIT_EXPECT_PTR_NE(test, c0->ring.buf, c1->ring.buf);
 	head = c1->ring.head;
-	raw_spin_lock_irqsave(&c1->lock, flags);
-	raw_spin_lock_nested(&c0->lock, SINGLE_DEPTH_NESTING);
-	set_bit(HTMTRACE_DTL_CPU_JOINED, &c0->events);
-	KUNIT_EXPECT_TRUE(test, dtl_flush_own(&dtl, c0));
-	KUNIT_EXPECT_EQ(test, c0->events, 0UL);
-	raw_spin_unlock(&c0->lock);
-	raw_spin_unlock_irqrestore(&c1->lock, flags);
+	flush_beside(test, &dtl, c0, c1);
 	/* into its own ring, nobody else's */
 	KUNIT_EXPECT_EQ(test, c0->ring.head,
 			sizeof(struct htmtrace_dtl_cpu));

@@ -2,9 +2,10 @@
 /*
  * htmtrace: the dispatch trace log session's ring of stream records.
  *
- * One producer side (the capture timers, under the session's ring lock) and
- * one reader (under its read lock); records are whole, 8-byte aligned, and
- * their headers never straddle the end of the ring.
+ * A ring per CPU: one producer (the CPU's capture, under the CPU's lock) and
+ * one reader (the session's, under its read lock, moving the tail under the
+ * CPU's lock); records are whole, 8-byte aligned, and their headers never
+ * straddle the end of the ring.
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
@@ -16,7 +17,7 @@
 #include "htmtrace.h"
 #include "dtl_internal.h"
 
-/* the session's ring of records */
+/* a CPU's ring of records */
 
 /**
  * dtl_ring_put() - append a record
@@ -35,7 +36,8 @@ bool dtl_ring_put(struct dtl_ring *ring, const void *rec)
 		return false;
 	memcpy(ring->buf + off, rec, part);
 	memcpy(ring->buf, rec + part, len - part);
-	ring->head += len;
+	/* The reader looks at the head without the lock (a hint only). */
+	WRITE_ONCE(ring->head, ring->head + len);
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(dtl_ring_put);
@@ -43,9 +45,9 @@ EXPORT_SYMBOL_IF_KUNIT(dtl_ring_put);
 /**
  * dtl_ring_whole() - bytes of the whole records that fit in @max
  * @ring: ring, its consumer's lock held (the tail is the consumer's)
- * @head: the head, read under the ring lock: the records before it are
- *	whole and stay as they are (producers write only past the head), so
- *	the walk needs no lock, and takes none (the ring lock is raw, and
+ * @head: a head read under the CPU's lock: the records before it are
+ *	whole and stay as they are (the producer writes only past the head),
+ *	so the walk needs no lock, and takes none (the CPU's lock is raw, and
  *	the walk may cover the whole ring)
  * @max: room the reader has
  *
@@ -73,9 +75,9 @@ EXPORT_SYMBOL_IF_KUNIT(dtl_ring_whole);
 
 /*
  * Copy @len bytes from the tail to the user. Only the consumer moves the
- * tail, and producers write only past the head, so the bytes are stable
- * without the ring lock. @ring may be the consumer's copy of the ring (see
- * dtl_read()). Return: bytes not copied.
+ * tail, and the producer writes only past the head, so the bytes are stable
+ * without the CPU's lock. @ring may be the consumer's copy of the ring (see
+ * dtl_read_claim()). Return: bytes not copied.
  */
 unsigned long dtl_ring_copy(const struct dtl_ring *ring,
 			    char __user *ubuf, u32 len)

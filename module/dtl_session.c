@@ -423,11 +423,10 @@ static bool dtl_readable(struct vpa_dtl *dtl)
  */
 static struct dtl_cpu *dtl_read_next(struct vpa_dtl *dtl, u64 *end)
 {
+	u32 g = dtl->clock_first;
 	unsigned long flags;
 	unsigned int cpu;
 	struct dtl_cpu *c;
-
-	u32 g = dtl->clock_first;
 
 	for_each_cpu_wrap(cpu, dtl->cpus, dtl->read_next) {
 		c = dtl->pcpu[cpu];
@@ -435,7 +434,11 @@ static struct dtl_cpu *dtl_read_next(struct vpa_dtl *dtl, u64 *end)
 			continue;
 		raw_spin_lock_irqsave(&c->lock, flags);
 		dtl_flush_own(dtl, c);
-		/* (@gens never falls behind an unread START's number) */
+		/*
+		 * START g's place in the ring is known once @gens passed g
+		 * (it is never below g: a START's clock record is read only
+		 * once every CPU's place for it is known).
+		 */
 		if (g != dtl->clock_last && c->gens != g)
 			*end = c->gen_head[g % DTL_CLOCKS];
 		else

@@ -13,16 +13,16 @@
 # timer's wakeups per second per CPU, with a fixed 1 ms period (what the
 # kernel's vpa_dtl PMU does) and with the adaptive period, side by side.
 #
-# Last, the session's one ring lock under load, in a guest of 8 CPUs
-# (-smp 8): 20k entries a second on every CPU, captured from 1, 2, 4 and 8
-# of them. Each CPU's polls say how long they took and how long they
-# waited for the lock (debugfs htmtrace/dtl "poll cpu N ns T
+# Last, the capture's locks under load, in a guest of 8 CPUs (-smp 8):
+# 20k entries a second on every CPU, captured from 1, 2, 4 and 8 of them.
+# Each CPU puts its records into a ring of its own under a lock of its own,
+# which the reader takes too. Each CPU's polls say how long they took and
+# how long they waited for that lock (debugfs htmtrace/dtl "poll cpu N ns T
 # lock_wait_ns W", read just before the capture ends): the wait per entry
 # copied, against the poll's whole time per entry. Under TCG the 8 vCPUs
 # share the host's cores, so a lock holder can lose its host CPU while
 # others spin: the wait there is an upper bound. Then the same CPUs each
-# captured by a vpa_dtl perf event (tests/guest/htmperf.c), whose CPUs
-# take a lock each, not the session's.
+# captured by a vpa_dtl perf event (tests/guest/htmperf.c).
 #
 # The figures measure this machine under TCG, simulator included (it copies
 # the trace bytes at memory speed): compare runs, not absolute speeds.
@@ -174,7 +174,7 @@ secs=2
 	done
 } | tee "$top/build/$variant/bench-dtl.txt"
 
-# The ring lock, on 8 CPUs: the 2-CPU guest goes first (the host has few
+# The locks, on 8 CPUs: the 2-CPU guest goes first (the host has few
 # cores), then one of 8 boots.
 "${guest[@]}" stop -V "$variant" -n "$name" >/dev/null || true
 name=bench8
@@ -225,10 +225,10 @@ lock_rows() {
 	done
 }
 {
-	printf '\n8 CPUs logging 20k entries/s each; the captured CPUs poll into one ring\n'
+	printf '\n8 CPUs logging 20k entries/s each; each captured CPU polls into its own ring\n'
 	printf '%-9s %12s %14s %17s %12s\n' "captured" "entries" "poll ns/entry" \
 	       "lock wait ns/ent" "wait/poll"
 	lock_rows dtl_lock 0 0-1 0-3 0-7
-	printf '\nthe same, each captured CPU a vpa_dtl perf event (htmperf): a lock per CPU\n'
+	printf '\nthe same, each captured CPU a vpa_dtl perf event (htmperf)\n'
 	lock_rows dtl_lock_pmu 0 0,1 0,1,2,3 0,1,2,3,4,5,6,7
 } | tee "$top/build/$variant/bench-dtl-lock.txt"
