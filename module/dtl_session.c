@@ -330,7 +330,7 @@ int dtl_end(struct vpa_dtl *dtl, const void *owner)
 		dtl_stop_locked(dtl);
 	/* The state first: a lockless poll() reads it, never a CPU. */
 	smp_store_release(&dtl->state, DTL_IDLE);
-	/* (A reader that a session's end met before copies from that's.) */
+	/* (A reader an earlier session's end met copies from that one's.) */
 	if (dtl->reading && !dtl->read_stale) {
 		dtl->read_stale = true;
 		if (dtl->read_cpu >= 0) {
