@@ -585,10 +585,13 @@ ok" ]
 # at once, with their dumps checked byte for byte. Over the three rounds of each dump_end, every
 # value of stop_running, status_size, xfer_long and dump_span meets it.
 @test "the alternatives that meet in one dump, against dump_end=buffer|written: byte-exact under each pair" {
-	local end i k n p c sr ss xl ds rc page core llat
+	local end i k n p c sr ss xl ds rc page core llat h0 h1
 	local -a srs=(success state success) sss=(all nest_core wrong)
 	local -a xls=(p5 parameter p4) dss=(inside not_available inside)
 	page=$(guest_number htmtest pagesize)
+	# each pair on channels and a target of its own: counters and learnt
+	# lengths start afresh without reloading htmtrace
+	guest "rmmod htmtrace && insmod $HTM_MODDIR/htmtrace.ko backend=sim bounce_kb=256 channels=12"
 	k=0
 	for end in buffer written; do
 		for i in 0 1 2; do
@@ -596,24 +599,21 @@ ok" ]
 			case $xl in p5) rc=H_P5 ;; parameter) rc=H_PARAMETER ;; p4) rc=H_P4 ;; esac
 			core=$(dump_size 700 $SIZE 65536 $end)
 			llat=$(dump_size 900 $SIZE "$page" $end)
-			n=1 p=$((k / 4)) c=$((k % 4))
-			# (htmtrace afresh: its counters, and the lengths it learnt)
-			run guest "rmmod htmtrace &&
-				insmod $HTM_MODDIR/htmtrace.ko backend=sim bounce_kb=256 &&
-				cd $SIMPARAM && echo $end > dump_end && echo $sr > stop_running &&
+			n=1 p=$((k / 4)) c=$((k % 4)) h0=htm$((2 * k)) h1=htm$((2 * k + 1))
+			run guest "cd $SIMPARAM && echo $end > dump_end && echo $sr > stop_running &&
 				echo $ss > status_size && echo $xl > xfer_long && echo $ds > dump_span &&
 				echo 1 > $HVSIM/reset && echo 65536 > $HVSIM/max_xfer &&
-				htmtest configure /dev/htm0 2 $n $p $c && htmtest start /dev/htm0 &&
-				htmtest configure /dev/htm1 3 $n $p $c && htmtest start /dev/htm1 &&
+				htmtest configure /dev/$h0 2 $n $p $c && htmtest start /dev/$h0 &&
+				htmtest configure /dev/$h1 3 $n $p $c && htmtest start /dev/$h1 &&
 				echo 700 > $HVSIM/advance &&
-				htmtest stop /dev/htm0; htmtest copy /dev/htm0 /tmp/c.bin 65536 &&
+				htmtest stop /dev/$h0; htmtest copy /dev/$h0 /tmp/c.bin 65536 &&
 				htmcheck verify -t core -n $n -p $p -c $c /tmp/c.bin | grep '^records valid' &&
 				echo 200 > $HVSIM/advance &&
-				htmtest stop /dev/htm1; htmtest copy /dev/htm1 /tmp/l.bin 65536 &&
+				htmtest stop /dev/$h1; htmtest copy /dev/$h1 /tmp/l.bin 65536 &&
 				htmcheck verify -t llat -n $n -p $p -c $c /tmp/l.bin | grep '^records valid' &&
-				grep -h 'errors H_P' /sys/kernel/debug/htmtrace/htm0/counters;
-				grep -c 'errors H_P' /sys/kernel/debug/htmtrace/htm1/counters;
-				htmtest deconfigure /dev/htm0 && htmtest deconfigure /dev/htm1"
+				grep -h 'errors H_P' /sys/kernel/debug/htmtrace/$h0/counters;
+				grep -c 'errors H_P' /sys/kernel/debug/htmtrace/$h1/counters;
+				htmtest deconfigure /dev/$h0 && htmtest deconfigure /dev/$h1"
 			echo "dump_end=$end stop_running=$sr status_size=$ss xfer_long=$xl dump_span=$ds: $output"
 			[ "$status" -eq 0 ]
 			[ "$output" = "ok
