@@ -369,6 +369,17 @@ static void hv_long_busy_bounded(struct kunit *test)
 			100 / jiffies_to_msecs(1) + 2);
 	KUNIT_EXPECT_EQ(test, fake_calls, st.long_busy_sleeps + 1);
 
+	/*
+	 * production's bound, 10 s, for every request that may sleep (the
+	 * suites cap it at 1 s through the test build's long_busy_cap_ms,
+	 * which is 0 here: no cap)
+	 */
+	KUNIT_EXPECT_EQ(test, htm_hv_long_busy_max_ms(&htm_hv_default_policy),
+			10 * MSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, htm_hv_long_busy_max_ms(&htm_hv_teardown_policy),
+			10 * MSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, htm_hv_long_busy_max_ms(&pol), 100);
+
 	fake_reset(H_LONG_BUSY_ORDER_100_SEC);
 	st.long_busy_sleeps = 0;
 	/* 100 s does not fit in the default 10 s: not even one sleep */

@@ -273,7 +273,7 @@ static bool htm_pmu_busy(struct htm_pmu_event *ev, int err)
 	if (!ev->busy_since)
 		ev->busy_since = ktime_get();
 	return ktime_ms_delta(ktime_get(), ev->busy_since) <
-	       htm_hv_default_policy.long_busy_max_ms;
+	       htm_hv_long_busy_max_ms(&htm_hv_default_policy);
 }
 
 /*

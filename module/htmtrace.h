@@ -106,6 +106,8 @@ extern const struct htm_hv_policy htm_hv_default_policy;
 extern const struct htm_hv_policy htm_hv_atomic_policy;
 extern const struct htm_hv_policy htm_hv_teardown_policy;
 
+unsigned int htm_hv_long_busy_max_ms(const struct htm_hv_policy *policy);
+
 int htm_hv_errno(long rc);
 int htm_hv_op_errno(unsigned int op, long rc);
 int htm_hv_probe(const struct htmtrace_hv_ops *ops);

@@ -20,6 +20,7 @@
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/export.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -279,6 +280,39 @@ const struct htm_hv_policy htm_hv_teardown_policy = {
 };
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_teardown_policy);
 
+#ifdef HTMTRACE_TEST
+/*
+ * Test builds only: a cap on every policy's long-busy bound, 0 (the
+ * default) for none. The suites prove that the bound ends a wait with 1 s
+ * rather than waiting out production's 10 s each time; KUnit checks the
+ * 10 s themselves. Read once per request.
+ */
+static unsigned int long_busy_cap_ms;
+module_param(long_busy_cap_ms, uint, 0644);
+MODULE_PARM_DESC(long_busy_cap_ms,
+		 "cap on the long-busy bound in ms, 0 for none (test builds only)");
+#endif
+
+/**
+ * htm_hv_long_busy_max_ms() - the long-busy bound a request runs under
+ * @policy: the request's policy
+ *
+ * Return: @policy's bound; in a test build, at most long_busy_cap_ms
+ * when that is set.
+ */
+unsigned int htm_hv_long_busy_max_ms(const struct htm_hv_policy *policy)
+{
+	unsigned int ms = policy->long_busy_max_ms;
+#ifdef HTMTRACE_TEST
+	unsigned int cap = READ_ONCE(long_busy_cap_ms);
+
+	if (cap)
+		ms = min(ms, cap);
+#endif
+	return ms;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_hv_long_busy_max_ms);
+
 /*
  * The one retry loop. With @yield, the caller's lock is let go while a
  * long-busy answer is waited out, and the request is repeated only if the
@@ -296,7 +330,7 @@ static int htm_hv_call_loop(const struct htmtrace_hv_ops *ops,
 			       HTM_TARGET_CHIP(t->chip) |
 			       HTM_TARGET_CORE(t->core);
 	unsigned long opword = HTM_OP(op) | HTM_TYPE(t->type);
-	unsigned int busy = 0;
+	unsigned int busy = 0, max_ms = htm_hv_long_busy_max_ms(policy);
 	ktime_t first_long_busy = 0;
 	bool interrupted;
 	long rc;
@@ -323,7 +357,7 @@ static int htm_hv_call_loop(const struct htmtrace_hv_ops *ops,
 			if (!first_long_busy)
 				first_long_busy = ktime_get();
 			if (ktime_ms_delta(ktime_get(), first_long_busy) + ms >
-			    policy->long_busy_max_ms)
+			    max_ms)
 				break;
 			stats->long_busy_sleeps++;
 			if (yield)

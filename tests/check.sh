@@ -175,13 +175,23 @@ skip_allowed() {
 
 # Run bats files, TAP to the terminal and to logs/check-NAME.tap, and count.
 # A skip tests/skips.allow does not expect for the variant counts as failed.
+# Each test's time: in the TAP ("# in N ms", which bats adds with a report
+# formatter) and in logs/check-NAME.junit.xml (rank a run's tests with
+# `sed -n 's/^ok \(.*\) # in \([0-9]*\) ms$/\2 \1/p' build/debug/logs/check-*.tap |
+# sort -rn`).
 run_bats() {
 	local name=$1 tap=$logs/check-$1.tap rc plan seen ok notok skip test kv
+	local junit=$logs/junit-$1
 	shift
 	say "bats: $*"
-	rm -f "$tap.rc"
-	{ bats --tap "$@" 2>&1; echo $? > "$tap.rc"; } | tee "$tap" &
+	rm -f "$tap.rc" "$logs/check-$name.junit.xml"
+	rm -rf "$junit"
+	mkdir -p "$junit"
+	{ bats --tap --report-formatter junit --output "$junit" "$@" 2>&1; echo $? > "$tap.rc"; } |
+		tee "$tap" &
 	wait $!
+	mv "$junit/report.xml" "$logs/check-$name.junit.xml" 2>/dev/null
+	rm -rf "$junit"
 	rc=$(cat "$tap.rc" 2>/dev/null || echo 1)
 	skip=$(grep -ciE '^ok [0-9]+ .*# skip' "$tap")
 	ok=$(($(grep -cE '^ok [0-9]+' "$tap") - skip))

@@ -200,7 +200,7 @@ missing4() {
 	[[ " ${lines[*]} " == *" ESTALE "* ]]
 	[[ " ${lines[*]} " == *" ENOSPC "* ]]
 	run -0 module_params
-	[ "$(paste -s -d ' ' <<<"$output")" = "backend bounce_kb channels dtl_period_us dtl_pmu init_hold" ]
+	[ "$(paste -s -d ' ' <<<"$output")" = "backend bounce_kb channels dtl_period_us dtl_pmu init_hold long_busy_cap_ms" ]
 }
 
 @test "htmtrace(1) has every command, every option of each, every exit status" {

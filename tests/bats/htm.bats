@@ -490,15 +490,16 @@ eof" ]
 }
 
 @test "a DUMP_DATA length refused (xfer_long=p5|parameter|p4): halved until taken, remembered for the target" {
-	local v rc
+	local v rc c
 	guest "rmmod htmtrace && insmod $HTM_MODDIR/htmtrace.ko backend=sim bounce_kb=256"
+	# each answer on a core of its own, which has learned nothing yet
 	for v in p5 parameter p4; do
-		case $v in p5) rc=H_P5 ;; parameter) rc=H_PARAMETER ;; p4) rc=H_P4 ;; esac
+		case $v in p5) rc=H_P5 c=1 ;; parameter) rc=H_PARAMETER c=2 ;; p4) rc=H_P4 c=3 ;; esac
 		guest "echo $v > $SIMPARAM/xfer_long && echo 1 > $HVSIM/reset &&
 		       echo 65536 > $HVSIM/max_xfer"
-		trace /dev/htm0 2 1 1 1 $RECORDS
+		trace /dev/htm0 2 1 1 $c $RECORDS
 		run guest "cat /dev/htm0 > /tmp/x.bin &&
-			htmcheck verify -t core -n 1 -p 1 -c 1 /tmp/x.bin | grep '^records valid' &&
+			htmcheck verify -t core -n 1 -p 1 -c $c /tmp/x.bin | grep '^records valid' &&
 			grep transfer_bytes /sys/kernel/debug/htmtrace/htm0/config &&
 			grep 'errors $rc:' /sys/kernel/debug/htmtrace/htm0/counters"
 		echo "$output"
@@ -508,14 +509,13 @@ transfer_bytes: 65536
 errors $rc: 2" ]
 		guest htmtest deconfigure /dev/htm0
 		# another channel, the same target: the length that worked first
-		trace /dev/htm1 2 1 1 1 $RECORDS
+		trace /dev/htm1 2 1 1 $c $RECORDS
 		run guest "cat /dev/htm1 > /tmp/x.bin &&
 			grep transfer_bytes /sys/kernel/debug/htmtrace/htm1/config &&
 			grep -c 'errors H_' /sys/kernel/debug/htmtrace/htm1/counters || :"
 		[ "$output" = "transfer_bytes: 65536
 0" ]
-		guest "htmtest deconfigure /dev/htm1 && rmmod htmtrace &&
-		       insmod $HTM_MODDIR/htmtrace.ko backend=sim bounce_kb=256"
+		guest htmtest deconfigure /dev/htm1
 	done
 }
 
@@ -585,10 +585,13 @@ ok" ]
 # at once, with their dumps checked byte for byte. Over the three rounds of each dump_end, every
 # value of stop_running, status_size, xfer_long and dump_span meets it.
 @test "the alternatives that meet in one dump, against dump_end=buffer|written: byte-exact under each pair" {
-	local end i k n p c sr ss xl ds rc page core llat
+	local end i k n p c sr ss xl ds rc page core llat h0 h1
 	local -a srs=(success state success) sss=(all nest_core wrong)
 	local -a xls=(p5 parameter p4) dss=(inside not_available inside)
 	page=$(guest_number htmtest pagesize)
+	# each pair on channels and a target of its own: counters and learnt
+	# lengths start afresh without reloading htmtrace
+	guest "rmmod htmtrace && insmod $HTM_MODDIR/htmtrace.ko backend=sim bounce_kb=256 channels=12"
 	k=0
 	for end in buffer written; do
 		for i in 0 1 2; do
@@ -596,24 +599,21 @@ ok" ]
 			case $xl in p5) rc=H_P5 ;; parameter) rc=H_PARAMETER ;; p4) rc=H_P4 ;; esac
 			core=$(dump_size 700 $SIZE 65536 $end)
 			llat=$(dump_size 900 $SIZE "$page" $end)
-			n=1 p=$((k / 4)) c=$((k % 4))
-			# (htmtrace afresh: its counters, and the lengths it learnt)
-			run guest "rmmod htmtrace &&
-				insmod $HTM_MODDIR/htmtrace.ko backend=sim bounce_kb=256 &&
-				cd $SIMPARAM && echo $end > dump_end && echo $sr > stop_running &&
+			n=1 p=$((k / 4)) c=$((k % 4)) h0=htm$((2 * k)) h1=htm$((2 * k + 1))
+			run guest "cd $SIMPARAM && echo $end > dump_end && echo $sr > stop_running &&
 				echo $ss > status_size && echo $xl > xfer_long && echo $ds > dump_span &&
 				echo 1 > $HVSIM/reset && echo 65536 > $HVSIM/max_xfer &&
-				htmtest configure /dev/htm0 2 $n $p $c && htmtest start /dev/htm0 &&
-				htmtest configure /dev/htm1 3 $n $p $c && htmtest start /dev/htm1 &&
+				htmtest configure /dev/$h0 2 $n $p $c && htmtest start /dev/$h0 &&
+				htmtest configure /dev/$h1 3 $n $p $c && htmtest start /dev/$h1 &&
 				echo 700 > $HVSIM/advance &&
-				htmtest stop /dev/htm0; htmtest copy /dev/htm0 /tmp/c.bin 65536 &&
+				htmtest stop /dev/$h0; htmtest copy /dev/$h0 /tmp/c.bin 65536 &&
 				htmcheck verify -t core -n $n -p $p -c $c /tmp/c.bin | grep '^records valid' &&
 				echo 200 > $HVSIM/advance &&
-				htmtest stop /dev/htm1; htmtest copy /dev/htm1 /tmp/l.bin 65536 &&
+				htmtest stop /dev/$h1; htmtest copy /dev/$h1 /tmp/l.bin 65536 &&
 				htmcheck verify -t llat -n $n -p $p -c $c /tmp/l.bin | grep '^records valid' &&
-				grep -h 'errors H_P' /sys/kernel/debug/htmtrace/htm0/counters;
-				grep -c 'errors H_P' /sys/kernel/debug/htmtrace/htm1/counters;
-				htmtest deconfigure /dev/htm0 && htmtest deconfigure /dev/htm1"
+				grep -h 'errors H_P' /sys/kernel/debug/htmtrace/$h0/counters;
+				grep -c 'errors H_P' /sys/kernel/debug/htmtrace/$h1/counters;
+				htmtest deconfigure /dev/$h0 && htmtest deconfigure /dev/$h1"
 			echo "dump_end=$end stop_running=$sr status_size=$ss xfer_long=$xl dump_span=$ds: $output"
 			[ "$status" -eq 0 ]
 			[ "$output" = "ok

@@ -281,8 +281,8 @@ HELD='held() {
 		htmtest blocked \$(cat /tmp/r.pid) read 20000 &&
 			htmtest blocked \$(cat /tmp/p.pid) poll 20000 || exit 1
 		c0=\$(cat $hvsim/calls)
-		echo 1000 > $hvsim/advance && sleep 1 &&
-			echo 1000000000 > $hvsim/advance && sleep 1 || exit 1
+		echo 1000 > $hvsim/advance && nap 1 &&
+			echo 1000000000 > $hvsim/advance && nap 1 || exit 1
 		c1=\$(cat $hvsim/calls)
 		htmtest blocked \$(cat /tmp/r.pid) read 0 &&
 			htmtest blocked \$(cat /tmp/p.pid) poll 0 || exit 1
