@@ -538,6 +538,17 @@ static void chan_read_shrinks_transfer(struct kunit *test)
 	}
 }
 
+/* A caller of the fake hypervisor for target t1, as the PMU's (atomic). */
+static struct htm_caller atomic_caller(struct htm_hv_stats *stats)
+{
+	return (struct htm_caller){
+		.hv = &fake_ops,
+		.stats = stats,
+		.target = &t1,
+		.policy = &htm_hv_atomic_policy,
+	};
+}
+
 /*
  * The PMU's dump: a chunk counted from the position itself (base), bounded
  * by the end wanted, not by a buffer size; H_P5 halves max_xfer until the
@@ -546,12 +557,7 @@ static void chan_read_shrinks_transfer(struct kunit *test)
 static void dump_chunk_from_base(struct kunit *test)
 {
 	struct htm_hv_stats stats = {};
-	struct htm_caller c = {
-		.hv = &fake_ops,
-		.stats = &stats,
-		.target = &t1,
-		.policy = &htm_hv_atomic_policy,
-	};
+	struct htm_caller c = atomic_caller(&stats);
 	void *buf = (void *)__get_free_pages(GFP_KERNEL, 3);
 	u64 pos = 3 * PAGE_SIZE;
 	struct htm_chunk ck = {
@@ -603,12 +609,7 @@ static void dump_chunk_from_base(struct kunit *test)
 static void dump_chunk_unknown_end(struct kunit *test)
 {
 	struct htm_hv_stats stats = {};
-	struct htm_caller c = {
-		.hv = &fake_ops,
-		.stats = &stats,
-		.target = &t1,
-		.policy = &htm_hv_atomic_policy,
-	};
+	struct htm_caller c = atomic_caller(&stats);
 	void *buf = (void *)__get_free_pages(GFP_KERNEL, 3);
 	struct htm_chunk ck = { .buf = buf, .cap = 8 * PAGE_SIZE };
 	size_t max_xfer = 16 * PAGE_SIZE;

@@ -179,14 +179,18 @@ secs=2
 "${guest[@]}" stop -V "$variant" -n "$name" >/dev/null || true
 name=bench8
 "${guest[@]}" start -V "$variant" -n "$name" --smp 8
+# The guest's first lines of a capture: the simulator and htmtrace loaded
+# afresh, every CPU logging 20k entries/s (H: the simulator's debugfs).
+# shellcheck disable=SC2016 # $H is the guest's
+load_20k='rmmod htmtrace 2>/dev/null; rmmod htmtrace_hvsim 2>/dev/null
+	H=/sys/kernel/debug/htmtrace_hvsim
+	insmod /lib/modules/htmtrace/htmtrace_hvsim.ko rate=0 &&
+	insmod /lib/modules/htmtrace/htmtrace.ko backend=sim &&
+	echo 20000 > $H/dtl_rate || exit 1'
 # One capture: CPUS (a list) SECONDS (3 or more). Prints: CPUs, entries
 # copied, poll ns, lock wait ns (sums over the CPUs).
 dtl_lock() {
-	run "rmmod htmtrace 2>/dev/null; rmmod htmtrace_hvsim 2>/dev/null
-	     H=/sys/kernel/debug/htmtrace_hvsim
-	     insmod /lib/modules/htmtrace/htmtrace_hvsim.ko rate=0 &&
-	     insmod /lib/modules/htmtrace/htmtrace.ko backend=sim &&
-	     echo 20000 > \$H/dtl_rate || exit 1
+	run "$load_20k
 	     htmtrace dtl record --duration $2 -C $1 --ring-kb 16384 -o /tmp/dtl.bin > /dev/null & p=\$!
 	     sleep $(($2 - 1)); cat /sys/kernel/debug/htmtrace/dtl > /tmp/dtl.fs
 	     wait \$p; echo 0 > \$H/dtl_rate
@@ -197,11 +201,7 @@ dtl_lock() {
 # their AUX areas drained into files: CPUs, entries (htmperf's count), poll
 # ns, lock wait ns.
 dtl_lock_pmu() {
-	run "rmmod htmtrace 2>/dev/null; rmmod htmtrace_hvsim 2>/dev/null
-	     H=/sys/kernel/debug/htmtrace_hvsim
-	     insmod /lib/modules/htmtrace/htmtrace_hvsim.ko rate=0 &&
-	     insmod /lib/modules/htmtrace/htmtrace.ko backend=sim &&
-	     echo 20000 > \$H/dtl_rate || exit 1
+	run "$load_20k
 	     htmperf dtl 7 -C $1 -a 4096 -o /tmp/pd -d $(($2 * 1000)) > /tmp/pd.sum & p=\$!
 	     sleep $(($2 - 1)); cat /sys/kernel/debug/htmtrace/dtl > /tmp/dtl.fs
 	     wait \$p || exit 1; echo 0 > \$H/dtl_rate; rm -f /tmp/pd.cpu*
