@@ -332,7 +332,9 @@ struct htmtrace_hvbuf {
  * fails with -ENODATA when there is no session, and poll() reports EPOLLIN
  * when a record is ready (EPOLLIN | EPOLLHUP at the end, EPOLLERR | EPOLLHUP
  * without a session). The stream is not seekable. A START after a STOP
- * continues the stream with a new clock record. HTMTRACE_IOC_DTL_STATS
+ * continues the stream with a new clock record; up to 16 STARTs' clock
+ * records wait for a reader, and a START after that shares the last one's
+ * (its clock values are those of that earlier START). HTMTRACE_IOC_DTL_STATS
  * answers from CONFIGURE to DECONFIGURE, the counters adding up over
  * restarts; without a session it fails with -ENODATA.
  *
@@ -353,12 +355,12 @@ struct htmtrace_hvbuf {
  * stream (or counted as dropped if the ring is full), and so is every
  * record that waited for room and now fits; it needs no capability, and
  * fails with -EBADFD unless the session is running (htmtrace dtl record
- * --latency MS does this every MS milliseconds). While the session's ring
+ * --latency MS does this every MS milliseconds). While a CPU's ring
  * is full and unread, the timer backs off to the idle period (entries
  * logged meanwhile are counted as overwritten or dropped).
  *
  * Nothing is skipped silently: entries the hypervisor overwrote before the
- * driver copied them, and entries dropped because the session's ring was
+ * driver copied them, and entries dropped because their CPU's ring was
  * full, are counted exactly and reported in the stream by a LOST record,
  * placed where they would have been.
  *
@@ -466,7 +468,7 @@ struct htmtrace_dtl_config {
  * @state: HTMTRACE_DTL_CPU_*
  * @entries: entries copied into the stream
  * @overwritten: entries the hypervisor overwrote before they were copied
- * @dropped: entries dropped because the session's ring was full
+ * @dropped: entries dropped because the CPU's ring was full
  * @wakeups: times the capture timer ran on the CPU
  * @kernel_owned: 1 if the capture reads the kernel's own log
  * @reserved: zero
@@ -570,7 +572,7 @@ struct htmtrace_dtl_entry_rec {
 
 /* Why entries were lost. */
 #define HTMTRACE_DTL_LOST_OVERWRITTEN	1	/* by the hypervisor, unread */
-#define HTMTRACE_DTL_LOST_DROPPED	2	/* the session's ring was full */
+#define HTMTRACE_DTL_LOST_DROPPED	2	/* the CPU's ring was full */
 
 /**
  * struct htmtrace_dtl_lost - entries of a CPU that are not in the stream
