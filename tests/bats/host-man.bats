@@ -227,10 +227,11 @@ missing4() {
 	    -e 's/HTMTRACE_IOC_STATUS/HTMTRACE_IOC_STATE/' "$PAGE1" >page.1
 	run -0 stale1 page.1
 	[ "${lines[0]}" = "record: option --dry-runs" ]
-	[ "${lines[1]}" = "load: option --dry-runs" ]
-	[ "${lines[2]}" = "command 'frobnicate'" ]
-	[ "${lines[3]}" = "uapi name HTMTRACE_IOC_STATE" ]
-	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[1]}" = "translation: option --dry-runs" ]
+	[ "${lines[2]}" = "load: option --dry-runs" ]
+	[ "${lines[3]}" = "command 'frobnicate'" ]
+	[ "${lines[4]}" = "uapi name HTMTRACE_IOC_STATE" ]
+	[ "${#lines[@]}" -eq 5 ]
 	# And the other direction too: unload's section is gone.
 	run -0 missing1 page.1
 	[[ "$output" == *"command 'unload'"* ]]
