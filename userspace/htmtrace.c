@@ -339,7 +339,7 @@ static const struct command commands[] = {
 	  DEVICE_HELP
 	  "      --json            print one JSON object: device, target, length\n"
 	  "                        and the block as a string of hex digits\n" },
-	{ "load", cmd_load, "load htmtrace.ko (and the simulator)",
+	{ "load", cmd_load, "load htmtrace.ko (--sim: a test build and its simulator)",
 	  "Usage: htmtrace load [--sim] [--dir DIR] [--root ROOT] [--dry-run]\n"
 	  "                     [PARAM=VALUE...]\n"
 	  "\n"
@@ -366,7 +366,7 @@ static const struct command commands[] = {
 	  "                        under ROOT instead of / (an image, a DESTDIR)\n"
 	  "      --dry-run         print what would be loaded (insmod FILE\n"
 	  "                        OPTIONS) and exit\n" },
-	{ "unload", cmd_unload, "unload htmtrace.ko (and the simulator)",
+	{ "unload", cmd_unload, "unload htmtrace.ko (--sim: the simulator too)",
 	  "Usage: htmtrace unload [--sim]\n"
 	  "\n"
 	  "Unload htmtrace.ko; with --sim, then htmtrace_hvsim.ko.\n"
