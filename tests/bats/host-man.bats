@@ -282,3 +282,21 @@ missing4() {
 		skip "neither man nor groff is installed"
 	fi
 }
+
+@test "README: the prerequisites name libkmod's package of every distribution the tool's messages name; the workstation build and the test flow shown" {
+	local pkgs p sec
+	# the packages of the tool's "install ..." messages (userspace/Makefile,
+	# the same text in userspace/cmd_kmod.c)
+	pkgs=$(sed -n 's/^KMOD_PACKAGES := //p' "$TOP/userspace/Makefile")
+	grep -qF "\"$pkgs\"" "$TOP/userspace/cmd_kmod.c"
+	sec=$(awk '/^## / { on = ($0 == "## Prerequisites") } on' "$TOP/README.md")
+	for p in $(grep -oE '[a-z-]*kmod-dev[a-z]*' <<<"$pkgs"); do
+		echo "$p"
+		[[ $sec == *" $p "* ]]
+	done
+	[ "$(grep -oE '[a-z-]*kmod-dev[a-z]*' <<<"$pkgs" | wc -l)" -eq 3 ]
+	[[ $sec == *'`make -C userspace`'* ]]
+	[[ $sec == *htmdecode*IBM* ]]
+	grep -q 'make demo' "$TOP/README.md"
+	grep -q 'make check' "$TOP/README.md"
+}
