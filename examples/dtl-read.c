@@ -133,5 +133,5 @@ int main(void)
 	}
 	if (ioctl(dev, HTMTRACE_IOC_DTL_DECONFIGURE) < 0)
 		return failed("DECONFIGURE");
-	return 0;
+	return fflush(stdout) ? failed("standard output") : 0;
 }

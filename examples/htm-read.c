@@ -66,14 +66,17 @@ static int copy_trace(int out, const char *name)
 	if (close(out) < 0)
 		return failed(name);
 	printf("wrote %llu bytes to %s\n", total, name);
-	return 0;
+	return fflush(stdout) ? failed("standard output") : 0;
 }
 
-/* Start, wait for the stop, copy: returns 0, or 1 (reported). */
-static int trace(int out, const char *dev, const char *name)
+/* Start, wait for the stop, copy into @name: returns 0, or 1 (reported). */
+static int trace(const char *dev, const char *name)
 {
 	struct pollfd pfd = { .fd = chan, .events = POLLIN };
+	int out = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
+	if (out < 0)
+		return failed(name);
 	if (ioctl(chan, HTMTRACE_IOC_START) < 0)
 		return failed("START");
 	started = 1;
@@ -95,9 +98,9 @@ int main(int argc, char **argv)
 {
 	struct htmtrace_config cfg = { .flags = HTMTRACE_CFG_NOWRAP | HTMTRACE_CFG_WAIT };
 	struct sigaction sa = { .sa_handler = on_signal };
-	int out, ret;
 	struct htmtrace_target *t = &cfg.target;
 	char extra;
+	int ret;
 
 	if ((argc != 4 && argc != 5) || sscanf(argv[2], "%u:%u:%u:%u%c", &t->type,
 					       &t->node, &t->chip, &t->core, &extra) != 4) {
@@ -107,9 +110,6 @@ int main(int argc, char **argv)
 	chan = open(argv[1], O_RDWR | O_CLOEXEC);
 	if (chan < 0)
 		return failed(argv[1]);
-	out = open(argv[3], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0)
-		return failed(argv[3]);
 	if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0)
 		return failed("sigaction");
 	if (argc == 5) {
@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 	if (ioctl(chan, HTMTRACE_IOC_CONFIGURE, &cfg) < 0)
 		return failed("CONFIGURE");
 	/* The target is ours until DECONFIGURE: every way out gives it back. */
-	ret = trace(out, argv[1], argv[3]);
+	ret = trace(argv[1], argv[3]);
 	if (ioctl(chan, HTMTRACE_IOC_DECONFIGURE) < 0)
 		ret = failed("DECONFIGURE");
 	return ret;

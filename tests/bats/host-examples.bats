@@ -93,7 +93,7 @@ htm_read() {
 		    "configure:16:CONFIGURE: Device or resource busy:" \
 		    "start:5:START: Input/output error: DECONFIGURE" \
 		    "read:5:read: Input/output error: DECONFIGURE"; do
-		rm -f "$FAKE_HTM_LOG" "$FAKE_HTM_STATE"
+		rm -f "$FAKE_HTM_LOG" "$FAKE_HTM_STATE" out.bin
 		FAKE_HTM_FAIL=${spec%%:*}:$(cut -d: -f2 <<<"$spec") \
 			run -1 --separate-stderr htm_read "$FAKE_HTM_DEV" 2:0:1:2 out.bin 12
 		echo "$spec: $stderr"
@@ -102,9 +102,16 @@ htm_read() {
 		if [ -n "$(cut -d: -f5 <<<"$spec")" ]; then
 			[ "$(ops | awk '{ print $NF }')" = DECONFIGURE ]
 		else
+			# nothing configured, and no output file made
 			[[ "$(ops)" != *DECONFIGURE* ]]
+			[ ! -e out.bin ]
 		fi
 	done
+	# an output that cannot be made: named, the target given back
+	rm -f "$FAKE_HTM_LOG"
+	run -1 --separate-stderr htm_read "$FAKE_HTM_DEV" 2:0:1:2 nodir/out.bin
+	[ "$stderr" = "htm-read: nodir/out.bin: No such file or directory" ]
+	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=1 core=2 flags=0x3 DECONFIGURE" ]
 	# the channel is idle again
 	[ "$(cat "$FAKE_HTM_STATE")" = "0 0 0 0 0 0" ]
 }
