@@ -29,7 +29,7 @@ modules:
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -f htmtrace
+	$(MAKE) -C userspace O=$(CURDIR) clean
 else
 all:
 	tests/build.sh release
@@ -39,6 +39,7 @@ modules:
 
 clean:
 	rm -rf build
+	$(MAKE) -C userspace O=$(CURDIR) clean
 endif
 
 check:

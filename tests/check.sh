@@ -70,7 +70,12 @@ new_boot=(7.2)
 # debug guest's htm.bats and dtl.bats.
 declare -A stock_suites=([6.12-64k]="harness.bats htm.bats dtl.bats dtltop.bats tool.bats"
 	[6.12]="pmu.bats perf.bats htm.bats tool.bats"
-	[7.2]="kernel-vpa.bats htm.bats dtl.bats tool.bats")
+	[7.2]="kernel-vpa.bats htm.bats dtl.bats tool.bats examples.bats")
+# examples.bats (the two examples of examples/, built as a user builds
+# them) runs on the 7.2 guest only, whose lane is done long before the
+# others (then takes host suites): its seconds there lengthen no path;
+# the driver paths it takes run under KASAN in the debug guest's htm.bats
+# and dtl.bats.
 # (Not pmu.bats on 7.2: its event_init test opens a per-task vpa_dtl event,
 # and mainline's vpa_dtl_event_init() oopses on one there, taking the guest
 # down; its htm tests run on the 6.12 guests. README.md, "Kernels".)
@@ -89,7 +94,7 @@ stock_strict=6.12-64k
 declare -A htm_alt=(
 	[6.12-64k]="dump_end=written status_size=nest_core iter_end=zero partial=more nest_unit=chip"
 	[6.12]="dump_end=written status_size=wrong iter_end=not_available partial=truncated dump_span=not_available")
-debug_skip=" harness.bats kernel-vpa.bats perf.bats tool.bats dtltop.bats "
+debug_skip=" harness.bats kernel-vpa.bats perf.bats tool.bats dtltop.bats examples.bats "
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build what a test guest runs of ours in user space, for ppc64el, and copy
 # it into a guest's build folder: the htmtrace tool, htmcheck (the helper
-# that checks the simulator's records, tests/htmcheck.c) and the guest
-# helpers (every tests/guest/*.c but the command server, which
-# tests/initramfs.sh builds).
+# that checks the simulator's records, tests/htmcheck.c), the two examples
+# (examples/, which tests/bats/examples.bats runs) and the guest helpers
+# (every tests/guest/*.c but the command server, which tests/initramfs.sh
+# builds).
 #
 #   tests/guest-tools.sh DEST
 #
@@ -34,6 +35,9 @@ make -s -j"$(nproc)" -C "$top/userspace" O="$out" CC=${cross}gcc WERROR=1 REQUIR
 	all htmcheck
 cp "$out/htmtrace" "$dest/"
 cp "$out/htmcheck" "$dest/guest-bin/"
+# The examples as a user builds them, warnings as errors.
+make -s -C "$top/examples" O="$out/examples" CC=${cross}gcc WERROR=1 LDFLAGS=-static
+cp "$out/examples/htm-read" "$out/examples/dtl-read" "$dest/guest-bin/"
 # A helper is built again when it or the uapi header is newer.
 for c in "$top"/tests/guest/*.c; do
 	[ "${c##*/}" != cmdserver.c ] || continue

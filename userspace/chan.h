@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 #include <linux/htmtrace.h>
 
@@ -39,6 +40,10 @@ void print_dump_command(const char *dev, const char *file, __u64 offset);
 int fetch_hvbuf(int fd, const char *dev, unsigned long cmd, const char *what,
 		const struct htmtrace_target *t, unsigned char **bufp,
 		size_t *lenp);
+int fetch_sysmem(int fd, const char *dev, unsigned char **bufp, size_t *lenp,
+		 __u64 *nr_blocks, __u64 *nr_entries);
+void print_sysmem_written(FILE *f, size_t len, __u64 nr_blocks,
+			  __u64 nr_entries, const char *name);
 int parse_bs(const char *arg, size_t *bs);
 int parse_mode_opt(const char *arg, __u64 *mask, __u64 *value, __u32 *flags);
 

@@ -196,6 +196,54 @@ int fetch_hvbuf(int fd, const char *dev, unsigned long cmd, const char *what,
 }
 
 /**
+ * fetch_sysmem() - the memory configuration, for the translation files
+ * @fd: a channel
+ * @dev: its name, for messages
+ * @bufp: out: malloc()ed blocks, back to back as the driver stored them;
+ *	the caller frees
+ * @lenp: out: bytes in *@bufp
+ * @nr_blocks: out: blocks in *@bufp
+ * @nr_entries: out: entries they count
+ *
+ * Asked of target 0 (type, node, chip and core all zero), as the HTM PMU
+ * proposal asks for the records perf writes to translation.* files: the
+ * memory configuration is the partition's, not a unit's. The blocks are
+ * checked to fill the answer exactly.
+ *
+ * Return: 0, or -1 after reporting the error.
+ */
+int fetch_sysmem(int fd, const char *dev, unsigned char **bufp, size_t *lenp,
+		 __u64 *nr_blocks, __u64 *nr_entries)
+{
+	struct htmtrace_target zero = { 0 };
+	size_t bad;
+
+	if (fetch_hvbuf(fd, dev, HTMTRACE_IOC_SYSMEM, "memory configuration",
+			&zero, bufp, lenp))
+		return -1;
+	if (count_blocks(*bufp, *lenp, HTMTRACE_SYSMEM_ENTRY_SIZE, nr_blocks,
+			 nr_entries, &bad)) {
+		pr_err("memory configuration %s: malformed block at offset %zu of %zu bytes",
+		       dev, bad, *lenp);
+		free(*bufp);
+		*bufp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The line that says a translation file was written. */
+void print_sysmem_written(FILE *f, size_t len, __u64 nr_blocks,
+			  __u64 nr_entries, const char *name)
+{
+	fprintf(f, "wrote %zu bytes of memory configuration (%llu %s, %llu %s) to %s\n",
+		len, (unsigned long long)nr_blocks,
+		plural(nr_blocks, "block", "blocks"),
+		(unsigned long long)nr_entries,
+		plural(nr_entries, "entry", "entries"), name);
+}
+
+/**
  * copy_trace() - read a channel from its current position to the end
  * @fd: the channel
  * @dev: its name, for messages

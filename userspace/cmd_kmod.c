@@ -28,12 +28,15 @@
  * Built without libkmod (make found no libkmod-dev): the tool reads and
  * reports captures, and load and unload say why they cannot run.
  */
+#define KMOD_PACKAGES \
+	"libkmod-dev (Debian, Ubuntu), kmod-devel (RHEL, Fedora) or libkmod-devel (SLES, openSUSE)"
 #include "commands.h"
 #include "util.h"
 
 static int no_kmod(void)
 {
-	pr_err("this htmtrace was built without libkmod (install libkmod-dev and rebuild); load the modules with modprobe or insmod instead");
+	pr_err("this htmtrace was built without libkmod (install %s and rebuild); load the modules with modprobe or insmod instead",
+	       KMOD_PACKAGES);
 	return EXIT_FAIL;
 }
 

@@ -18,6 +18,7 @@ int cmd_deconfigure(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_sysmem(int argc, char **argv);
 int cmd_sysproc(int argc, char **argv);
+int cmd_translation(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_unload(int argc, char **argv);

@@ -241,6 +241,23 @@ static const struct command commands[] = {
 	  "                        instead of asking the device\n"
 	  "      --hex             also dump each block in hex\n"
 	  JSON_BLOCKS_HELP },
+	{ "translation", cmd_translation,
+	  "write the translation files of perf's HTM traces",
+	  "Usage: htmtrace translation [-d DEV] [--dry-run] [DIR]\n"
+	  "\n"
+	  "Write translation.nN.pP.cC beside each htm.bin.nN.pP.cC in DIR (by\n"
+	  "default the current directory): the trace files 'perf report' writes\n"
+	  "with IBM's perf HTM series, whose translation files, for htmdecode,\n"
+	  "perf writes only from samples that the htmtrace driver's htm PMU\n"
+	  "cannot emit. Each file holds the hypervisor's memory configuration\n"
+	  "blocks (H_HTM DUMP_SYSMEM_CONF, asked of target 0, as the PMU does),\n"
+	  "back to back, as 'htmtrace record' writes them; run it on the LPAR\n"
+	  "the trace was taken on, before its memory changes. Written under a\n"
+	  "temporary name and renamed: a file that exists is replaced whole.\n"
+	  "The files of 'htmtrace record' (htm.bin.nN.pP.cC.tT) have theirs.\n"
+	  "\n"
+	  DEVICE_HELP
+	  "      --dry-run         print the names of the files and exit\n" },
 	{ "sysproc", cmd_sysproc, "processor configuration blocks",
 	  "Usage: htmtrace sysproc [-t TYPE -n NODE -p CHIP -c CORE] [-d DEV]\n"
 	  "                        [-o FILE | [--hex] [--json]]\n"
@@ -322,7 +339,7 @@ static const struct command commands[] = {
 	  DEVICE_HELP
 	  "      --json            print one JSON object: device, target, length\n"
 	  "                        and the block as a string of hex digits\n" },
-	{ "load", cmd_load, "load htmtrace.ko (and the simulator)",
+	{ "load", cmd_load, "load htmtrace.ko (--sim: a test build and its simulator)",
 	  "Usage: htmtrace load [--sim] [--dir DIR] [--root ROOT] [--dry-run]\n"
 	  "                     [PARAM=VALUE...]\n"
 	  "\n"
@@ -349,7 +366,7 @@ static const struct command commands[] = {
 	  "                        under ROOT instead of / (an image, a DESTDIR)\n"
 	  "      --dry-run         print what would be loaded (insmod FILE\n"
 	  "                        OPTIONS) and exit\n" },
-	{ "unload", cmd_unload, "unload htmtrace.ko (and the simulator)",
+	{ "unload", cmd_unload, "unload htmtrace.ko (--sim: the simulator too)",
 	  "Usage: htmtrace unload [--sim]\n"
 	  "\n"
 	  "Unload htmtrace.ko; with --sim, then htmtrace_hvsim.ko.\n"

@@ -77,22 +77,11 @@ static int stop_trace(int fd, const char *dev, struct htmtrace_status *st)
 static int save_sysmem(int fd, const char *dev, int out, const char *outname,
 		       size_t *len, __u64 *nr_blocks, __u64 *nr_entries)
 {
-	/* As perf does: the memory configuration is asked of target 0. */
-	struct htmtrace_target zero = { 0 };
 	unsigned char *buf;
-	size_t bad;
 	int err;
 
-	if (fetch_hvbuf(fd, dev, HTMTRACE_IOC_SYSMEM, "memory configuration",
-			&zero, &buf, len))
+	if (fetch_sysmem(fd, dev, &buf, len, nr_blocks, nr_entries))
 		return -1;
-	if (count_blocks(buf, *len, HTMTRACE_SYSMEM_ENTRY_SIZE, nr_blocks, nr_entries,
-			 &bad)) {
-		pr_err("memory configuration %s: malformed block at offset %zu of %zu bytes",
-		       dev, bad, *len);
-		free(buf);
-		return -1;
-	}
 	err = write_all(out, buf, *len);
 	free(buf);
 	if (err) {
@@ -802,13 +791,9 @@ int cmd_record(int argc, char **argv)
 		printf("wrote %s to %s%s\n", text, rt[i].trace_name,
 		       ended_early(rt[i].trace_len, &rt[i].st));
 		if (rt[i].taken != TAKEN_NO_XLATE)
-			printf("wrote %zu bytes of memory configuration (%llu %s, %llu %s) to %s\n",
-			       rt[i].xlate_len,
-			       (unsigned long long)rt[i].nr_blocks,
-			       plural(rt[i].nr_blocks, "block", "blocks"),
-			       (unsigned long long)rt[i].nr_entries,
-			       plural(rt[i].nr_entries, "entry", "entries"),
-			       rt[i].xlate_name);
+			print_sysmem_written(stdout, rt[i].xlate_len,
+					     rt[i].nr_blocks, rt[i].nr_entries,
+					     rt[i].xlate_name);
 	}
 	if (n > 1 && !all_ok) {
 		size_t done = 0;

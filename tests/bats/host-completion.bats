@@ -178,6 +178,8 @@ afile" ]
 	run -0 complete_words dtl report a
 	[ "$output" = "adir
 afile" ]
+	run -0 complete_words translation a
+	[ "$output" = "adir" ]
 	# The workload of record after --: a command.
 	run -0 complete_words record -t core -- bas
 	[[ $'\n'"$output"$'\n' == *$'\n'bash$'\n'* ]]

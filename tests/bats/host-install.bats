@@ -202,3 +202,28 @@ $BASE" ]
 	[ "$output" = "" ]
 	run -0 grep -xF '#htmtrace' "$conf"
 }
+
+@test "the tool built in the tree (make htmtrace, make -C userspace): git ignores all it leaves, make clean removes it" {
+	local t=$BATS_TEST_TMPDIR/tree
+	mkdir "$t"
+	cp -r "$TOP/Makefile" "$TOP/.gitignore" "$TOP/userspace" "$TOP/uapi" "$t/"
+	rm -f "$t"/userspace/*.o "$t"/userspace/*.d "$t/userspace/htmtrace"
+	git -C "$t" init -q
+	git -C "$t" add -A
+	git -C "$t" -c user.name=t -c user.email=t@t commit -q -m tree
+	# -O0: the test is of what the build leaves, not of the code
+	run -0 make -s -C "$t" htmtrace CFLAGS=-O0 NO_KMOD=1
+	[ -x "$t/htmtrace" ]
+	ls "$t"/*.d >/dev/null
+	run -0 make -s -C "$t/userspace" CFLAGS=-O0 NO_KMOD=1
+	[ -x "$t/userspace/htmtrace" ]
+	# nothing untracked that git does not ignore
+	run -0 git -C "$t" status --porcelain --untracked-files=all
+	[ "$output" = "" ]
+	# and make clean (at the top, without KDIR) leaves nothing ignored
+	# at the top; make -C userspace clean the same there
+	run -0 make -s -C "$t" clean
+	run -0 make -s -C "$t/userspace" clean
+	run -0 git -C "$t" status --porcelain --ignored --untracked-files=all
+	[ "$output" = "" ]
+}

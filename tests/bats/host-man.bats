@@ -227,10 +227,11 @@ missing4() {
 	    -e 's/HTMTRACE_IOC_STATUS/HTMTRACE_IOC_STATE/' "$PAGE1" >page.1
 	run -0 stale1 page.1
 	[ "${lines[0]}" = "record: option --dry-runs" ]
-	[ "${lines[1]}" = "load: option --dry-runs" ]
-	[ "${lines[2]}" = "command 'frobnicate'" ]
-	[ "${lines[3]}" = "uapi name HTMTRACE_IOC_STATE" ]
-	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[1]}" = "translation: option --dry-runs" ]
+	[ "${lines[2]}" = "load: option --dry-runs" ]
+	[ "${lines[3]}" = "command 'frobnicate'" ]
+	[ "${lines[4]}" = "uapi name HTMTRACE_IOC_STATE" ]
+	[ "${#lines[@]}" -eq 5 ]
 	# And the other direction too: unload's section is gone.
 	run -0 missing1 page.1
 	[[ "$output" == *"command 'unload'"* ]]
@@ -280,4 +281,22 @@ missing4() {
 	else
 		skip "neither man nor groff is installed"
 	fi
+}
+
+@test "README: the prerequisites name libkmod's package of every distribution the tool's messages name; the workstation build and the test flow shown" {
+	local pkgs p sec
+	# the packages of the tool's "install ..." messages (userspace/Makefile,
+	# the same text in userspace/cmd_kmod.c)
+	pkgs=$(sed -n 's/^KMOD_PACKAGES := //p' "$TOP/userspace/Makefile")
+	grep -qF "\"$pkgs\"" "$TOP/userspace/cmd_kmod.c"
+	sec=$(awk '/^## / { on = ($0 == "## Prerequisites") } on' "$TOP/README.md")
+	for p in $(grep -oE '[a-z-]*kmod-dev[a-z]*' <<<"$pkgs"); do
+		echo "$p"
+		[[ $sec == *" $p "* ]]
+	done
+	[ "$(grep -oE '[a-z-]*kmod-dev[a-z]*' <<<"$pkgs" | wc -l)" -eq 3 ]
+	[[ $sec == *'`make -C userspace`'* ]]
+	[[ $sec == *htmdecode*IBM* ]]
+	grep -q 'make demo' "$TOP/README.md"
+	grep -q 'make check' "$TOP/README.md"
 }

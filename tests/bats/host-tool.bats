@@ -105,6 +105,9 @@ block() {
 
 @test "the tool has no simulator command: --help lists none, verify and simgen are unknown; htmcheck has them" {
 	run -0 htm --help
+	# load and unload are of the module; the simulator only with --sim
+	grep -qx '  load         load htmtrace.ko (--sim: a test build and its simulator)' <<<"$output"
+	grep -qx '  unload       unload htmtrace.ko (--sim: the simulator too)' <<<"$output"
 	[[ "$output" != *verify* ]]
 	[[ "$output" != *simgen* ]]
 	[[ "$output" != *simulator\ would* ]]
@@ -827,15 +830,15 @@ module htmtrace $v" ]
 		rm -rf nk
 		run -0 --separate-stderr make -s -C "$TOP/userspace" O="$PWD/nk" WERROR=1 "$o"
 		if [ "$o" = PKG_CONFIG=false ]; then
-			[[ "$stderr" == *"libkmod not found by false: building htmtrace without load and unload (install libkmod-dev for them)"* ]]
+			[[ "$stderr" == *"libkmod not found by false: building htmtrace without load and unload (install libkmod-dev (Debian, Ubuntu), kmod-devel (RHEL, Fedora) or libkmod-devel (SLES, openSUSE) for them)"* ]]
 		fi
 		run -1 --separate-stderr nk/htmtrace load --sim
-		[ "$stderr" = "htmtrace load: this htmtrace was built without libkmod (install libkmod-dev and rebuild); load the modules with modprobe or insmod instead" ]
+		[ "$stderr" = "htmtrace load: this htmtrace was built without libkmod (install libkmod-dev (Debian, Ubuntu), kmod-devel (RHEL, Fedora) or libkmod-devel (SLES, openSUSE) and rebuild); load the modules with modprobe or insmod instead" ]
 		run -1 --separate-stderr nk/htmtrace unload
-		[ "$stderr" = "htmtrace unload: this htmtrace was built without libkmod (install libkmod-dev and rebuild); load the modules with modprobe or insmod instead" ]
+		[ "$stderr" = "htmtrace unload: this htmtrace was built without libkmod (install libkmod-dev (Debian, Ubuntu), kmod-devel (RHEL, Fedora) or libkmod-devel (SLES, openSUSE) and rebuild); load the modules with modprobe or insmod instead" ]
 		run -0 nk/htmtrace dtl report --help
 		run -1 grep -q kmod <(ldd nk/htmtrace)
 	done
 	run -2 --separate-stderr make -s -C "$TOP/userspace" O="$PWD/nk2" PKG_CONFIG=false REQUIRE_KMOD=1
-	[[ "$stderr" == *"libkmod not found by false: install libkmod-dev"* ]]
+	[[ "$stderr" == *"libkmod not found by false: install libkmod-dev (Debian, Ubuntu), kmod-devel (RHEL, Fedora) or libkmod-devel (SLES, openSUSE) (for the guest: tests/deps.sh --sysroot)"* ]]
 }

@@ -191,6 +191,23 @@ mismatched:    0" ]
 	assert_no_splat
 }
 
+@test "translation: beside a trace named as perf report names it, the memory configuration byte for byte" {
+	load_sim
+	# what IBM's perf report leaves with our PMU: the trace, no translation
+	run --separate-stderr guest "mkdir -p /tmp/r && touch /tmp/r/htm.bin.n0.p1.c2 &&
+		htmtrace translation /tmp/r && htmtrace sysmem -o /tmp/sysmem.bin >/dev/null &&
+		cmp /tmp/sysmem.bin /tmp/r/translation.n0.p1.c2 && stat -c %s /tmp/sysmem.bin && ls /tmp/r"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ ${lines[0]} =~ ^"wrote "([0-9]+)" bytes of memory configuration ("[0-9]+" block".*" to /tmp/r/translation.n0.p1.c2"$ ]]
+	[ "${BASH_REMATCH[1]}" = "${lines[1]}" ]
+	[ "${lines[2]}" = htm.bin.n0.p1.c2 ]
+	[ "${lines[3]}" = translation.n0.p1.c2 ]
+	[ "${#lines[@]}" -eq 4 ]
+}
+
 @test "record on a target another channel holds: exit 1, EBUSY, no files" {
 	load_sim
 	guest htmtrace configure -d 1 $TARGET
