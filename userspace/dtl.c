@@ -455,11 +455,15 @@ int format_seconds(char *buf, size_t len, long long ns)
 int format_utc(char *buf, size_t len, long long ns)
 {
 	long long secs = (long long)floor_div(ns, 1000000000);
-	long usecs = (long)((ns - secs * 1000000000) / 1000);
+	/* In 128 bits: secs * 10^9 is below LLONG_MIN for ns near it. */
+	long usecs = (long)(((__int128)ns - (__int128)secs * 1000000000) /
+			    1000);
 	time_t t = (time_t)secs;
 	struct tm tm;
 	size_t n;
 
+	if (len)
+		buf[0] = 0;
 	if (!gmtime_r(&t, &tm))
 		return -EOVERFLOW;
 	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
