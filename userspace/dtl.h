@@ -65,6 +65,7 @@ struct dtl_time {
 	long long boot;		/* the dispatch, ns since boot */
 	long long start;	/* taken off: boot less the three waits */
 };
+
 int dtl_entry_time(const struct htmtrace_dtl_clock *c,
 		   const struct dtl_entry *e, struct dtl_time *t);
 int format_seconds(char *buf, size_t len, long long ns);

@@ -716,17 +716,17 @@ static void agg_path(FILE *f, const struct lane *l, int r, int base,
 		     l->cand[r][c + run] == l->cand[r][c] &&
 		     bar_h(l, r, c + run) == h; run++)
 			;
-		if (l->cand[r][c] != code || !h || (run > 1) != wide)
+		if (l->cand[r][c] != code || !h || wide != (run > 1))
 			continue;
-		if (last < 0)
+		if (last < 0) {
 			fprintf(f, "<path %s=\"%s\" d=\"M%d%s %d",
 				wide ? "fill" : "fill=\"none\" stroke",
 				colour(r, code), PX0 + c, wide ? "" : ".5",
 				base);
-		else if (wide)
+		} else if (wide) {
 			/* After z the point is back at the last start. */
 			fprintf(f, "m%d 0", c - last);
-		else {
+		} else {
 			/* Back from the last stroke's end to the base. */
 			fprintf(f, "m%d ", c - last);
 			tenths(f, !up, last_h);
@@ -786,7 +786,7 @@ static void lane_rows(FILE *f, const struct plot *p, const struct lane *l,
 			 * with its share of the pixel.
 			 */
 			if (s->x1 > s->x0)
-				fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.3g\" height=\"%d\" fill=\"%s\"/>\n",
+				fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.3f\" height=\"%d\" fill=\"%s\"/>\n",
 					PX0 + s->x0, y + s->row * (ROW_H + 2),
 					s->x1 - s->x0, ROW_H,
 					colour(s->row, s->code));
