@@ -14,7 +14,8 @@
  * entries came before it), an offline (or lost, failed) CPU where its last
  * entry was, a joined CPU where its first entry after it starts.
  *
- * Up to DTL_SVG_EXACT_MAX entries on every CPU each interval is drawn (one
+ * Up to DTL_SVG_EXACT_MAX entries on every CPU (and DTL_SVG_EXACT_TOTAL in
+ * all) each interval is drawn (one
  * shorter than a pixel as wide as it is, so that its colour fades with its
  * share of the pixel); above, each lane is drawn per pixel column: the
  * upper row a bar up from the lane's middle as tall as the share of the
@@ -407,6 +408,8 @@ static int survey(struct plot *p, const unsigned char *buf, size_t len)
 	for (i = 0; i < p->nlanes; i++)
 		if (p->lanes[i].entries > DTL_SVG_EXACT_MAX)
 			p->aggregated = 1;
+	if (p->entries > DTL_SVG_EXACT_TOTAL)
+		p->aggregated = 1;
 	/* A tooltip a column, or a run of columns: DTL_SVG_TIPS in all. */
 	per_lane = p->nlanes ? DTL_SVG_TIPS / (int)p->nlanes : PW;
 	if (per_lane < 1)
@@ -1062,8 +1065,8 @@ static void output(FILE *f, const struct plot *p, const char *name)
 	fputs("</text>\n", f);
 	fprintf(f, "<text class=\"mode\" x=\"10\" y=\"54\">%s; tooltips per %s</text>\n",
 		p->aggregated ?
-		"more than 600 entries on a CPU: per pixel column, bars as tall as the share of its time dispatched (up) and not (down), coloured by the reason that weighs most" :
-		"every interval drawn (up to 600 entries per CPU; above, aggregated per pixel column)",
+		"more than 600 entries on a CPU or 9600 in all: per pixel column, bars as tall as the share of its time dispatched (up) and not (down), coloured by the reason that weighs most" :
+		"every interval drawn (up to 600 entries per CPU and 9600 in all; above, aggregated per pixel column)",
 		p->cellw == 1 ? "pixel column" : "run of pixel columns");
 	y = 76;
 	y = legend_row(f, p, ROW_DISPATCH, y);

@@ -12,7 +12,9 @@
 
 /*
  * The timeline's width in pixel columns. Above DTL_SVG_EXACT_MAX entries
- * on any one CPU, every lane is drawn per column: at most a bar a column
+ * on any one CPU, or DTL_SVG_EXACT_TOTAL in all (the rectangles of so many
+ * intervals would weigh more than the columns), every lane is drawn per
+ * column: at most a bar a column
  * and row, a marker a run of columns, an offline shade per two columns;
  * up to it, at most two rectangles an entry. Tooltips: DTL_SVG_TIPS at
  * most, a column each, or a run of columns each when there are more than
@@ -23,6 +25,7 @@
  */
 #define DTL_SVG_COLUMNS		1200
 #define DTL_SVG_EXACT_MAX	(DTL_SVG_COLUMNS / 2)
+#define DTL_SVG_EXACT_TOTAL	(16 * DTL_SVG_EXACT_MAX)
 #define DTL_SVG_TIPS		4800
 #define DTL_SVG_BOUND_FIXED	(256 * 1024 + DTL_SVG_TIPS * 640)
 #define DTL_SVG_BOUND_PER_CPU	(512 * 1024)
