@@ -14,20 +14,19 @@
  * entries came before it), an offline (or lost, failed) CPU where its last
  * entry was, a joined CPU where its first entry after it starts.
  *
- * Up to DTL_SVG_EXACT_MAX entries on every CPU (and DTL_SVG_EXACT_TOTAL in
- * all) each interval is drawn (one
- * shorter than a pixel as wide as it is, so that its colour fades with its
- * share of the pixel); above, each lane is drawn per pixel column: the
- * upper row a bar up from the lane's middle as tall as the share of the
- * column's time the CPU was dispatched, the lower row one down from it,
- * the share it was not, each in the colour of the reason that weighs most
- * in it by time (a weighted majority vote); markers are merged per column.
- * A busy CPU is thus a full upper row over an empty lower one, an idle CPU
- * the reverse. A tooltip (<title>) per pixel column, or per run of columns
- * when there are many CPUs (DTL_SVG_TIPS in all), gives the shares of
- * each reason in it and its entries. Either way a lane has at most two
- * rectangles and two markers per column, which bounds the file
- * (dtl_svg.h).
+ * Up to DTL_SVG_EXACT_MAX entries on every CPU and DTL_SVG_EXACT_TOTAL in
+ * all, each interval is drawn (one shorter than a pixel as wide as it is,
+ * so that its colour fades with its share of the pixel). Above, each lane
+ * is drawn per pixel column: the upper row a bar up from the lane's middle
+ * as tall as the share of the column's time the CPU was dispatched, the
+ * lower row one down from it, the share it was not, each in the colour of
+ * the reason that weighs most in it by time (a weighted majority vote);
+ * markers are merged per column. A busy CPU is thus a full upper row over
+ * an empty lower one, an idle CPU the reverse. A tooltip (<title>) per
+ * pixel column, or per run of columns when there are many CPUs
+ * (DTL_SVG_TIPS in all), gives the shares of each reason in it and its
+ * entries. Either way a lane has at most a bar a row and two markers per
+ * column, which bounds the file (dtl_svg.h).
  *
  * Entries whose timebase or clock record is damaged (dtl_entry_time())
  * are left out and counted in the title.
@@ -166,10 +165,10 @@ static int keep(const struct plot *p, const struct htmtrace_dtl_rec *hdr,
 	if (hdr->type != HTMTRACE_DTL_REC_ENTRY)
 		return 1;
 	/* check_stream() refuses an entry before a clock or at 0 Hz. */
-	memcpy(&er, rec, sizeof(er));
-	dtl_entry_decode(er.entry, &e);
 	if (!c->tb_freq)
 		return 0;
+	memcpy(&er, rec, sizeof(er));
+	dtl_entry_decode(er.entry, &e);
 	if (dtl_entry_time(c, &e, &t))
 		return -1;
 	return !filt || (t.boot >= filt->t_start && t.boot <= filt->t_end);
