@@ -12,8 +12,10 @@ random: most then fail the record check), the others field by field with
 the records kept whole:
 an entry's timebase or waits, or the CLOCK record's frequency, timebase,
 boottime or realtime, set to an extreme or a random 64-bit value (the
-decoder must take these). Deterministic: the same COUNT gives the same
-files.
+decoder must take these). Then the captures of SPECIAL, made by hand (a
+second CLOCK record whose boottime is 2^62 ns on, whose entry's realtime on
+the first clock is past what a long long holds). Deterministic: the same
+COUNT gives the same files.
 
 Every run must exit 0 or 1 (the tool's "could not do it") with nothing
 from a sanitizer on standard error: build HTMTRACE with
@@ -89,6 +91,22 @@ def damage(rnd, i):
     return bytes(out)
 
 
+def clock(boot, real):
+    return struct.pack("<HHIIIQQQQQ", 1, 56, 0xffffffff, 1, 0, TB, 1000 * TB,
+                       0, boot, real)
+
+
+def entry(tb):
+    return struct.pack("<HHI", 2, 56, 0) + \
+        struct.pack(">BBHIIIQQQQ", 7, 4, 0, 512, 0, 0, tb, 0, 0, 0)
+
+
+SPECIAL = [
+    clock(0, (1 << 62) - 1) + entry(1000 * TB) +
+    clock((1 << 62) - 1, 0) + entry(1001 * TB),
+]
+
+
 def main():
     tool, d = sys.argv[1], sys.argv[2]
     count = int(sys.argv[3]) if len(sys.argv) > 3 else 40
@@ -98,10 +116,10 @@ def main():
     os.makedirs(d, exist_ok=True)
     rnd = random.Random(42)
     failed, runs, status = 0, 0, {0: 0, 1: 0}
-    for i in range(count):
+    for i in range(count + len(SPECIAL)):
         path = os.path.join(d, "fuzz%03d.bin" % i)
         with open(path, "wb") as f:
-            f.write(damage(rnd, i))
+            f.write(damage(rnd, i) if i < count else SPECIAL[i - count])
         for fmt in ("text", "svg", ("csv", "json", "jsonl")[i % 3]):
             runs += 1
             r = subprocess.run([tool, "dtl", "report", path, "--format", fmt,
@@ -117,7 +135,7 @@ def main():
             else:
                 status[r.returncode] += 1
     print("dtlfuzz: %d captures, %d runs: %d exit 0, %d exit 1, %d failed"
-          % (count, runs, status[0], status[1], failed))
+          % (count + len(SPECIAL), runs, status[0], status[1], failed))
     sys.exit(1 if failed else 0)
 
 

@@ -37,6 +37,7 @@
  * same counts as the summary of 'dtl report'.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -630,6 +631,19 @@ static const char *reason_name(int row, unsigned int code, char *buf,
 	return buf;
 }
 
+/*
+ * The realtime of @t, on the first clock: each below DTL_CLOCK_MAX, but
+ * a @t of a later clock with its own boottime may add up to more than a
+ * long long holds, so saturated.
+ */
+static long long wall(const struct plot *p, long long t)
+{
+	__int128 w = (__int128)t + p->real_off;
+
+	return w > LLONG_MAX ? LLONG_MAX : w < LLONG_MIN ? LLONG_MIN :
+		(long long)w;
+}
+
 /* Seconds since boot with the digits the step needs, and UTC. */
 static void time_label(FILE *f, const struct plot *p, long long t, double x,
 		       int y, long long step)
@@ -641,7 +655,7 @@ static void time_label(FILE *f, const struct plot *p, long long t, double x,
 
 	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.*f s</text>\n",
 		x, y, decimals, t / 1e9);
-	format_utc(utc, sizeof(utc), t + p->real_off);
+	format_utc(utc, sizeof(utc), wall(p, t));
 	/* "HH:MM:SS.ffffff" of "YYYY-MM-DDTHH:MM:SS.ffffffZ". */
 	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" class=\"utc\">%.*s</text>\n",
 		x, y + 12, decimals ? 9 + decimals : 8, utc + 11);
@@ -677,7 +691,7 @@ static void axis(FILE *f, const struct plot *p, int y, int above)
 			x, y, x, above ? y - 5 : y + 5);
 		time_label(f, p, t, x, above ? y - 20 : y + 17, step);
 	}
-	format_utc(utc, sizeof(utc), p->t0 + p->real_off);
+	format_utc(utc, sizeof(utc), wall(p, p->t0));
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">s since boot</text>\n",
 		PX0 - 6, above ? y - 20 : y + 17);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">UTC %.10s</text>\n",
@@ -1042,8 +1056,8 @@ static void output(FILE *f, const struct plot *p, const char *name)
 	      f);
 	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", WIDTH,
 		height);
-	format_utc(from, sizeof(from), p->t0 + p->real_off);
-	format_utc(to, sizeof(to), p->t1 + p->real_off);
+	format_utc(from, sizeof(from), wall(p, p->t0));
+	format_utc(to, sizeof(to), wall(p, p->t1));
 	fputs("<text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\">htmtrace dtl: ", f);
 	xml_text(f, name);
 	if (!p->entries) {
