@@ -54,14 +54,18 @@ bench:
 lint:
 	tests/lint.sh
 
-# The picture of README.md: a simulated dispatch trace log capture (three
-# preempt reasons, a loss, a CPU cycled offline) drawn by htmtrace dtl
-# report --format svg and rendered by rsvg-convert (librsvg2-bin).
+# The picture of README.md: a simulated dispatch trace log capture (a CPU
+# with three preempt reasons, a busy one with a loss, an idle one cycled
+# offline, a time-sliced one; 2000 entries a CPU, aggregated) drawn by
+# htmtrace dtl report --format svg and rendered by rsvg-convert
+# (librsvg2-bin).
 dtl-picture:
 	$(MAKE) -s -C userspace host
 	mkdir -p build/picture
-	python3 tests/dtlgen.py build/picture/dtl.bin --cpus 4 --entries 600 \
-		--preempt 0:0.5:0.7:4 --lost 1:1.0:12 --offline 2:0.8:1.3
+	python3 tests/dtlgen.py build/picture/dtl.bin --cpus 4 --entries 8000 \
+		--preempt 0:0.5:0.7:4 --share 1:0.006 --lost 1:1.0:12 \
+		--share 2:0.99 --preempt 2:0:2:2 --offline 2:0.8:1.3 \
+		--share 3:0.5 --preempt 3:0:2:4
 	cd build/picture && ../host/htmtrace dtl report dtl.bin --format svg -o dtl.svg
 	rsvg-convert build/picture/dtl.svg -o userspace/dtl-report.png
 

@@ -8,7 +8,9 @@ dispatched again: one entry per dispatch, at a 512 MHz timebase, in time
 order across the CPUs. A LOST record (--lost) comes before the CPU's first
 entry after its time; a CPU cycled offline (--offline) gets an OFFLINE
 record after its last entry before the window and a JOINED record before
-its first entry after it. Deterministic: the same arguments give the same
+its first entry after it. --share sets the share of a CPU's time that it is
+not dispatched (about 0.2 by default): a busy CPU (0.006), an idle one
+(0.99). Deterministic: the same arguments give the same
 bytes. Used by tests/bats/host-dtlplot.bats and 'make dtl-picture'.
 """
 import argparse
@@ -47,7 +49,12 @@ def main():
                     default=[], help="CPU:AT:COUNT")
     ap.add_argument("--offline", type=lambda s: triple(s, 3),
                     action="append", default=[], help="CPU:FROM:TO")
+    ap.add_argument("--share", type=lambda s: triple(s, 2),
+                    action="append", default=[],
+                    help="CPU:NOTDISP: the share of the CPU's time not "
+                         "dispatched, 0 to 1 (default about 0.2)")
     a = ap.parse_args()
+    share = {int(c): f for c, f in a.share}
 
     rnd = random.Random(23)
     out = bytearray()
@@ -70,10 +77,16 @@ def main():
         t, n = 0.0, 0
         count = per_cpu + (1 if c < a.entries - per_cpu * a.cpus else 0)
         while n < count:
+            # With --share, the same draws scaled: means of 1 - NOTDISP
+            # and NOTDISP periods.
             run = period * rnd.uniform(0.5, 1.1)
+            if c in share:
+                run *= (1 - share[c]) / 0.8
             t += run
             r = reason(c, n, t)
             off = period * rnd.uniform(0.1, 0.3)
+            if c in share:
+                off *= share[c] / 0.2
             if r == H_CEDE:
                 w2r, r2e, e2d = off * 0.8, off * 0.05, off * 0.15
             else:

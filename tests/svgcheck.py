@@ -9,12 +9,18 @@ rendered to PNG by rsvg-convert. python3 only: the PNG is read with zlib.
       summary of 'dtl report --format json' with its entries, the counts
       and legend names of every reason equal to the JSON's
   svgcheck.py lanes SVG PNG
-      every lane is drawn (its rows are mostly coloured) and the space
-      between lanes is white
+      every lane is drawn (its rows are coloured in most columns, somewhere
+      in their height) and the space between lanes is white
   svgcheck.py colour SVG PNG CPU ROW FROM TO COLOUR MIN [MAX]
       the share of the pixel columns between FROM and TO seconds (since
-      boot) where the middle of ROW (dispatch or preempt) of the CPU's lane
-      has COLOUR (#rrggbb) is at least MIN (and at most MAX)
+      boot) where ROW (dispatch or preempt) of the CPU's lane has COLOUR
+      (#rrggbb) at the lane's middle (the row's pixel next to the other
+      row, where an aggregated bar starts) is at least MIN (and at most MAX)
+  svgcheck.py fill SVG PNG CPU ROW FROM TO MIN MAX
+      the share of ROW's pixels, over the columns between FROM and TO
+      seconds, that are painted in a colour of ROW's legend (a reason of
+      that row) is between MIN and MAX: how much of the row a person sees
+      coloured
   svgcheck.py marker SVG PNG CPU AT COLOUR
       a pixel of COLOUR within 16 columns of AT seconds, just above or on
       the CPU's lane
@@ -170,8 +176,9 @@ def lanes(svgpath, pngpath):
         # The time dispatched fills its row; the time not dispatched is
         # short, but drawn at least a pixel an entry.
         for row, need in ((0, cols // 2), (1, cols // 50)):
-            yy = y + 6 + row * 14
-            coloured = sum(pixel(rows, bpp, x, yy) != "#ffffff"
+            ys_ = range(y + 1 + row * 14, y + 11 + row * 14)
+            coloured = sum(any(pixel(rows, bpp, x, yy) != "#ffffff"
+                               for yy in ys_)
                            for x in range(x0, x0 + cols))
             if coloured < need:
                 fail("lane of cpu %d, row %d: %d of %d columns coloured"
@@ -190,13 +197,41 @@ def lanes(svgpath, pngpath):
 
 def colour(svgpath, pngpath, cpu, row, frm, to, want, lo, hi=1.0):
     geo = geometry(svg(svgpath))
-    y = geo[4][int(cpu)] + 6 + (14 if row == "preempt" else 0)
+    y = geo[4][int(cpu)] + (14 if row == "preempt" else 11)
     rows, bpp = png_rows(pngpath, y + 1)
     xs = range(xcol(geo, float(frm)), xcol(geo, float(to)))
     hits = sum(pixel(rows, bpp, x, y) == want.lower() for x in xs)
     share = hits / max(1, len(xs))
     print("cpu %s %s %s..%s s: %s in %.3f of %d columns"
           % (cpu, row, frm, to, want, share, len(xs)))
+    if share < float(lo) or share > float(hi):
+        fail("share %.3f not in [%s, %s]" % (share, lo, hi))
+
+
+def legend_colours(root, row):
+    """The fills of the swatches of ROW's legend, each the rect before its
+    text of class "legend dispatch" or "legend preempt"."""
+    got, last = set(), None
+    for el in root.iter():
+        if el.tag == NS + "rect":
+            last = el.get("fill")
+        elif el.tag == NS + "text" and el.get("class") == "legend " + row:
+            got.add(last.lower())
+    return got
+
+
+def fill(svgpath, pngpath, cpu, row, frm, to, lo, hi):
+    root = svg(svgpath)
+    geo = geometry(root)
+    want = legend_colours(root, row)
+    y = geo[4][int(cpu)] + (14 if row == "preempt" else 0)
+    rows, bpp = png_rows(pngpath, y + 13)
+    xs = range(xcol(geo, float(frm)), xcol(geo, float(to)))
+    hits = sum(pixel(rows, bpp, x, yy) in want
+               for x in xs for yy in range(y, y + 12))
+    share = hits / max(1, 12 * len(xs))
+    print("cpu %s %s %s..%s s: %.3f of the row in its reasons' colours"
+          % (cpu, row, frm, to, share))
     if share < float(lo) or share > float(hi):
         fail("share %.3f not in [%s, %s]" % (share, lo, hi))
 
@@ -216,7 +251,7 @@ def marker(svgpath, pngpath, cpu, at, want):
 
 if __name__ == "__main__":
     cmds = {"structure": structure, "lanes": lanes, "colour": colour,
-            "marker": marker}
+            "fill": fill, "marker": marker}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         fail("usage: see the top of " + sys.argv[0])
     cmds[sys.argv[1]](*sys.argv[2:])

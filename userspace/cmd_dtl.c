@@ -691,6 +691,7 @@ struct report {
 	int have_clock;
 	__u64 dispatch[256], preempt[256];
 	__u64 entries, overwritten, dropped, lost_other, unknown;
+	__u64 bad_time;		/* entries dtl_entry_time() refuses */
 	int first;				/* JSON: no comma yet */
 	struct wait_hist dwait[256], pwait[256];	/* by reason */
 	/* --cpu and --time: what is reported (cpus NULL: every CPU). */
@@ -1182,6 +1183,9 @@ static void text_summary(struct report *r)
 	if (r->out_of_order)
 		printf(", out of time order: %llu",
 		       (unsigned long long)r->out_of_order);
+	if (r->bad_time)
+		printf(", ignored for a time out of range: %llu",
+		       (unsigned long long)r->bad_time);
 	putchar('\n');
 }
 
@@ -1456,6 +1460,15 @@ static int report_stream(struct report *r, const unsigned char *buf,
 		}
 		if (!cpu_listed(r->cpus, r->cpu_words, hdr.cpu))
 			continue;
+		/* A damaged timebase or clock: counted, not printed. */
+		if (hdr.type == HTMTRACE_DTL_REC_ENTRY && clock.tb_freq) {
+			memcpy(&er, buf + off, sizeof(er));
+			dtl_entry_decode(er.entry, &e);
+			if (dtl_entry_time(&clock, &e, NULL)) {
+				r->bad_time++;
+				continue;
+			}
+		}
 		s = cpu_sum(r, hdr.cpu);
 		if (!s)
 			return -ENOMEM;
@@ -1509,6 +1522,9 @@ static int report_stream(struct report *r, const unsigned char *buf,
 	/* The summary converts waits with the last clock. */
 	memcpy(&r->clock, &clock, sizeof(r->clock));
 	out_summary(r);
+	if (r->bad_time)
+		pr_err("%s: %llu entries ignored: time out of range (damaged timebase or clock record)",
+		       r->file, (unsigned long long)r->bad_time);
 	if (r->out_of_order)
 		pr_err("%s: %llu records more than %u records late in the file are printed out of time order",
 		       r->file, (unsigned long long)r->out_of_order,

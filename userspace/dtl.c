@@ -398,6 +398,44 @@ __u64 dtl_ticks_to_ns(__u64 ticks, __u64 tb_freq)
 	return (__u64)((unsigned __int128)ticks * 1000000000 / tb_freq);
 }
 
+/**
+ * dtl_entry_time() - an entry's times, if its timebase and clock are sane
+ * @c: the clock record in force; @c->tb_freq must not be 0
+ * @e: the entry
+ * @t: out, if not NULL: its dispatch and the time it was taken off (the
+ *	dispatch less its three waits), in ns since boot
+ *
+ * A damaged timebase (or clock record) puts an entry centuries away: its
+ * date prints as 1691, and differences of such times overflow. Refused:
+ * a clock whose boottime or realtime is at or above DTL_CLOCK_MAX (2^62
+ * ns, the year 2116), and an entry whose dispatch, or the time it was
+ * taken off, lies more than DTL_SPAN_MAX (2^55 ns, about 417 days) from
+ * the clock's sample. Within them, any two times on either clock differ
+ * by less than 2^63 ns.
+ *
+ * Return: 0, or -ERANGE for an entry to be ignored.
+ */
+int dtl_entry_time(const struct htmtrace_dtl_clock *c,
+		   const struct dtl_entry *e, struct dtl_time *t)
+{
+	__int128 at, wait;
+
+	if (c->boottime_ns >= DTL_CLOCK_MAX || c->realtime_ns >= DTL_CLOCK_MAX)
+		return -ERANGE;
+	at = floor_div((__int128)(__s64)(e->timebase - c->timebase) *
+		       1000000000, c->tb_freq);
+	wait = (__int128)dtl_ticks_to_ns((__u64)e->enqueue_to_dispatch +
+					 e->ready_to_enqueue +
+					 e->waiting_to_ready, c->tb_freq);
+	if (at > DTL_SPAN_MAX || at - wait < -DTL_SPAN_MAX)
+		return -ERANGE;
+	if (t) {
+		t->boot = (long long)(c->boottime_ns + at);
+		t->start = (long long)(c->boottime_ns + at - wait);
+	}
+	return 0;
+}
+
 static int fits(int n, size_t len)
 {
 	return n >= 0 && (size_t)n < len ? 0 : -ENOSPC;
@@ -417,11 +455,15 @@ int format_seconds(char *buf, size_t len, long long ns)
 int format_utc(char *buf, size_t len, long long ns)
 {
 	long long secs = (long long)floor_div(ns, 1000000000);
-	long usecs = (long)((ns - secs * 1000000000) / 1000);
+	/* In 128 bits: secs * 10^9 is below LLONG_MIN for ns near it. */
+	long usecs = (long)(((__int128)ns - (__int128)secs * 1000000000) /
+			    1000);
 	time_t t = (time_t)secs;
 	struct tm tm;
 	size_t n;
 
+	if (len)
+		buf[0] = 0;
 	if (!gmtime_r(&t, &tm))
 		return -EOVERFLOW;
 	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);

@@ -58,6 +58,16 @@ void dtl_entry_decode(const unsigned char *p, struct dtl_entry *e);
 long long dtl_tb_to_ns(const struct htmtrace_dtl_clock *c, __u64 tb,
 		       __u64 clock_ns);
 __u64 dtl_ticks_to_ns(__u64 ticks, __u64 tb_freq);
+/* dtl_entry_time(): the limits of a sane clock record and entry, in ns. */
+#define DTL_CLOCK_MAX		(1ULL << 62)
+#define DTL_SPAN_MAX		((__int128)1 << 55)
+struct dtl_time {
+	long long boot;		/* the dispatch, ns since boot */
+	long long start;	/* taken off: boot less the three waits */
+};
+
+int dtl_entry_time(const struct htmtrace_dtl_clock *c,
+		   const struct dtl_entry *e, struct dtl_time *t);
 int format_seconds(char *buf, size_t len, long long ns);
 int format_utc(char *buf, size_t len, long long ns);
 int format_us(char *buf, size_t len, __u64 ns);

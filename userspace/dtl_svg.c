@@ -14,12 +14,22 @@
  * entries came before it), an offline (or lost, failed) CPU where its last
  * entry was, a joined CPU where its first entry after it starts.
  *
- * Up to DTL_SVG_EXACT_MAX entries on every CPU each interval is drawn;
- * above, each lane is drawn per pixel column: a column's colour is the
- * reason that weighs most in it (time for the upper row, entries for the
- * lower), found by a weighted majority vote, and markers are merged per
- * column. Either way a lane has at most two rectangles and two markers per
+ * Up to DTL_SVG_EXACT_MAX entries on every CPU and DTL_SVG_EXACT_TOTAL in
+ * all, each interval is drawn (one shorter than a pixel as wide as it is,
+ * so that its colour fades with its share of the pixel). Above, each lane
+ * is drawn per pixel column: the upper row a bar up from the lane's middle
+ * as tall as the share of the column's time the CPU was dispatched, the
+ * lower row one down from it, the share it was not, each in the colour of
+ * the reason that weighs most in it by time (a weighted majority vote);
+ * markers are merged per column. A busy CPU is thus a full upper row over
+ * an empty lower one, an idle CPU the reverse. A tooltip (<title>) per
+ * pixel column, or per run of columns when there are many CPUs
+ * (DTL_SVG_TIPS in all), gives the shares of each reason in it and its
+ * entries. Either way a lane has at most a bar a row and two markers per
  * column, which bounds the file (dtl_svg.h).
+ *
+ * Entries whose timebase or clock record is damaged (dtl_entry_time())
+ * are left out and counted in the title.
  *
  * Below: per CPU, histograms of the dispatch wait (enqueue_to_dispatch)
  * and the ready-to-dispatch delay (ready_to_enqueue + enqueue_to_dispatch)
@@ -27,6 +37,7 @@
  * same counts as the summary of 'dtl report'.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +52,8 @@
 #define ROW_H		12			/* one row of a lane */
 #define LANE_H		(2 * ROW_H + 2)
 #define LANE_STEP	(LANE_H + 10)
+#define AXIS_H		42			/* an axis above lanes */
+#define AXIS_EVERY	16			/* ... repeated, lanes */
 #define HIST_BINS	36			/* 4 a decade, 10 ns .. 10 s */
 #define HIST_BW		12
 #define HIST_H		50
@@ -50,6 +63,9 @@
 #define ROW_DISPATCH	0
 #define ROW_PREEMPT	1
 #define NO_CODE		0xffff
+
+/* A tooltip's reasons: codes 0 to NCLASS - 2 each, the others together. */
+#define NCLASS		12
 
 #define EV_OFFLINE	1
 #define EV_JOINED	2
@@ -98,11 +114,17 @@ struct lane {
 	unsigned int prev_d;
 	__u64 pending_lost;
 	int pending_joined;
-	/* Exact mode: the spans; per column: the vote. */
+	/*
+	 * Exact mode: the spans; aggregated, per column and row: the vote
+	 * and the share of the column's time.
+	 */
 	struct span *spans;
 	size_t nspans, capspans;
 	__u16 *cand[2];
-	float *weight[2];
+	float *weight[2], *share[2];
+	/* Per tooltip cell: time per row and reason class, in columns. */
+	float (*cell)[2][NCLASS];
+	__u32 *cell_entries;
 	/* Markers, per column. */
 	__u64 *lost;
 	unsigned char *ev;
@@ -115,8 +137,9 @@ struct plot {
 	struct lane *lanes;
 	size_t nlanes;
 	long long t0, t1, real_off;	/* boottime ns; realtime - boottime */
-	int aggregated, have_time;
-	__u64 entries, dispatch[256], preempt[256];
+	int aggregated, have_time, have_off;
+	int cellw, ncells;		/* columns a tooltip, tooltips a lane */
+	__u64 entries, dispatch[256], preempt[256], bad_time;
 	__u64 overwritten, dropped, lost_other;
 	struct htmtrace_dtl_clock clock;
 	const struct dtl_svg_filter *filt;
@@ -124,7 +147,9 @@ struct plot {
 
 /*
  * --cpu and --time: a CLOCK record always counts; any other record only
- * on a CPU of the list; an entry only at a time in the range.
+ * on a CPU of the list; an entry only at a time in the range. Returns 1
+ * to keep, 0 not to, -1 for an entry of the list whose time is not sane
+ * (dtl_entry_time()).
  */
 static int keep(const struct plot *p, const struct htmtrace_dtl_rec *hdr,
 		const unsigned char *rec, const struct htmtrace_dtl_clock *c)
@@ -132,18 +157,22 @@ static int keep(const struct plot *p, const struct htmtrace_dtl_rec *hdr,
 	const struct dtl_svg_filter *filt = p->filt;
 	struct htmtrace_dtl_entry_rec er;
 	struct dtl_entry e;
-	long long t;
+	struct dtl_time t;
 
-	if (!filt || hdr->type == HTMTRACE_DTL_REC_CLOCK)
+	if (hdr->type == HTMTRACE_DTL_REC_CLOCK)
 		return 1;
-	if (!cpu_listed(filt->cpus, filt->cpu_words, hdr->cpu))
+	if (filt && !cpu_listed(filt->cpus, filt->cpu_words, hdr->cpu))
 		return 0;
-	if (hdr->type != HTMTRACE_DTL_REC_ENTRY || !c->tb_freq)
+	if (hdr->type != HTMTRACE_DTL_REC_ENTRY)
 		return 1;
+	/* check_stream() refuses an entry before a clock or at 0 Hz. */
+	if (!c->tb_freq)
+		return 0;
 	memcpy(&er, rec, sizeof(er));
 	dtl_entry_decode(er.entry, &e);
-	t = dtl_tb_to_ns(c, e.timebase, c->boottime_ns);
-	return t >= filt->t_start && t <= filt->t_end;
+	if (dtl_entry_time(c, &e, &t))
+		return -1;
+	return !filt || (t.boot >= filt->t_start && t.boot <= filt->t_end);
 }
 
 static struct lane *find_lane(struct plot *p, __u32 cpu)
@@ -243,6 +272,20 @@ static int span(struct plot *p, struct lane *l, int row, long long a,
 
 	if (b < a)
 		return 0;
+	c0 = col(p, a);
+	c1 = col(p, b);
+	for (c = c0; c <= c1; c++) {
+		double lo = x0 > c ? x0 : c, hi = x1 < c + 1 ? x1 : c + 1;
+
+		if (hi <= lo)
+			continue;
+		l->cell[c / p->cellw][row][code < NCLASS - 1 ? code :
+					   NCLASS - 1] += (float)(hi - lo);
+		if (!p->aggregated)
+			continue;
+		l->share[row][c] += (float)(hi - lo);
+		vote(l, row, c, code, (float)(hi - lo));
+	}
 	if (!p->aggregated) {
 		if (l->nspans == l->capspans) {
 			size_t ncap = l->capspans ? l->capspans * 2 : 64;
@@ -255,16 +298,6 @@ static int span(struct plot *p, struct lane *l, int row, long long a,
 		}
 		l->spans[l->nspans++] = (struct span){ (float)x0, (float)x1,
 						       row, code };
-		return 0;
-	}
-	c0 = col(p, a);
-	c1 = col(p, b);
-	for (c = c0; c <= c1; c++) {
-		double lo = x0 > c ? x0 : c, hi = x1 < c + 1 ? x1 : c + 1;
-
-		/* Time for the running row, entries for the other. */
-		vote(l, row, c, code, row == ROW_DISPATCH ?
-		     (float)(hi - lo > 1e-4 ? hi - lo : 1e-4) : 1.0f);
 	}
 	return 0;
 }
@@ -301,24 +334,29 @@ static int survey(struct plot *p, const unsigned char *buf, size_t len)
 	struct dtl_entry e;
 	struct lane *l;
 	size_t off, cap = 0, i;
-	int have_clock = 0;
-	long long t, t0;
+	struct dtl_time t;
+	int k, per_lane;
 
 	for (off = 0; dtl_rec_check(buf, len, off, &hdr) == DTL_REC_OK;
 	     off += hdr.len) {
-		if (!keep(p, &hdr, buf + off, &p->clock))
+		k = keep(p, &hdr, buf + off, &p->clock);
+		if (k < 0)
+			p->bad_time++;
+		if (k <= 0)
 			continue;
 		switch (hdr.type) {
 		case HTMTRACE_DTL_REC_CLOCK:
 			memcpy(&p->clock, buf + off, sizeof(p->clock));
-			if (!have_clock)
-				p->real_off = (long long)(p->clock.realtime_ns -
-							  p->clock.boottime_ns);
-			have_clock = 1;
 			break;
 		case HTMTRACE_DTL_REC_ENTRY:
 			memcpy(&er, buf + off, sizeof(er));
 			dtl_entry_decode(er.entry, &e);
+			dtl_entry_time(&p->clock, &e, &t);
+			/* The first sane clock's: both below DTL_CLOCK_MAX. */
+			if (!p->have_off)
+				p->real_off = (long long)(p->clock.realtime_ns -
+							  p->clock.boottime_ns);
+			p->have_off = 1;
 			l = add_lane(p, &cap, hdr.cpu);
 			if (!l)
 				return -ENOMEM;
@@ -326,16 +364,10 @@ static int survey(struct plot *p, const unsigned char *buf, size_t len)
 			p->entries++;
 			p->dispatch[e.dispatch_reason]++;
 			p->preempt[e.preempt_reason]++;
-			t = dtl_tb_to_ns(&p->clock, e.timebase,
-					 p->clock.boottime_ns);
-			t0 = t - (long long)dtl_ticks_to_ns(
-				(__u64)e.enqueue_to_dispatch +
-				e.ready_to_enqueue + e.waiting_to_ready,
-				p->clock.tb_freq);
-			if (!p->have_time || t0 < p->t0)
-				p->t0 = t0;
-			if (!p->have_time || t > p->t1)
-				p->t1 = t;
+			if (!p->have_time || t.start < p->t0)
+				p->t0 = t.start;
+			if (!p->have_time || t.boot > p->t1)
+				p->t1 = t.boot;
 			p->have_time = 1;
 			l->hist[0][hist_bin(dtl_ticks_to_ns(
 				e.enqueue_to_dispatch, p->clock.tb_freq))]++;
@@ -376,11 +408,23 @@ static int survey(struct plot *p, const unsigned char *buf, size_t len)
 	for (i = 0; i < p->nlanes; i++)
 		if (p->lanes[i].entries > DTL_SVG_EXACT_MAX)
 			p->aggregated = 1;
+	if (p->entries > DTL_SVG_EXACT_TOTAL)
+		p->aggregated = 1;
+	/* A tooltip a column, or a run of columns: DTL_SVG_TIPS in all. */
+	per_lane = p->nlanes ? DTL_SVG_TIPS / (int)p->nlanes : PW;
+	if (per_lane < 1)
+		per_lane = 1;
+	if (per_lane > PW)
+		per_lane = PW;
+	p->cellw = (PW + per_lane - 1) / per_lane;
+	p->ncells = (PW + p->cellw - 1) / p->cellw;
 	for (i = 0; i < p->nlanes; i++) {
 		l = &p->lanes[i];
 		l->lost = calloc(PW, sizeof(*l->lost));
 		l->ev = calloc(PW, 1);
-		if (!l->lost || !l->ev)
+		l->cell = calloc(p->ncells, sizeof(*l->cell));
+		l->cell_entries = calloc(p->ncells, sizeof(*l->cell_entries));
+		if (!l->lost || !l->ev || !l->cell || !l->cell_entries)
 			return -ENOMEM;
 		if (p->aggregated) {
 			int r, c;
@@ -388,7 +432,9 @@ static int survey(struct plot *p, const unsigned char *buf, size_t len)
 			for (r = 0; r < 2; r++) {
 				l->cand[r] = malloc(PW * sizeof(**l->cand));
 				l->weight[r] = calloc(PW, sizeof(**l->weight));
-				if (!l->cand[r] || !l->weight[r])
+				l->share[r] = calloc(PW, sizeof(**l->share));
+				if (!l->cand[r] || !l->weight[r] ||
+				    !l->share[r])
 					return -ENOMEM;
 				for (c = 0; c < PW; c++)
 					l->cand[r][c] = NO_CODE;
@@ -407,6 +453,7 @@ static int draw(struct plot *p, const unsigned char *buf, size_t len)
 	struct htmtrace_dtl_cpu cpu;
 	struct htmtrace_dtl_rec hdr;
 	struct dtl_entry e;
+	struct dtl_time tm;
 	struct lane *l;
 	long long t, start, at;
 	size_t off, i;
@@ -415,7 +462,7 @@ static int draw(struct plot *p, const unsigned char *buf, size_t len)
 	/* The first clock is the one in force until the next. */
 	for (off = 0; dtl_rec_check(buf, len, off, &hdr) == DTL_REC_OK;
 	     off += hdr.len) {
-		if (!keep(p, &hdr, buf + off, &clock))
+		if (keep(p, &hdr, buf + off, &clock) <= 0)
 			continue;
 		l = find_lane(p, hdr.cpu);
 		switch (hdr.type) {
@@ -425,11 +472,10 @@ static int draw(struct plot *p, const unsigned char *buf, size_t len)
 		case HTMTRACE_DTL_REC_ENTRY:
 			memcpy(&er, buf + off, sizeof(er));
 			dtl_entry_decode(er.entry, &e);
-			t = dtl_tb_to_ns(&clock, e.timebase, clock.boottime_ns);
-			start = t - (long long)dtl_ticks_to_ns(
-				(__u64)e.enqueue_to_dispatch +
-				e.ready_to_enqueue + e.waiting_to_ready,
-				clock.tb_freq);
+			dtl_entry_time(&clock, &e, &tm);
+			t = tm.boot;
+			start = tm.start;
+			l->cell_entries[col(p, t) / p->cellw]++;
 			if (l->prev_valid) {
 				err = span(p, l, ROW_DISPATCH, l->prev_t,
 					   start > l->prev_t ? start : l->prev_t,
@@ -585,6 +631,19 @@ static const char *reason_name(int row, unsigned int code, char *buf,
 	return buf;
 }
 
+/*
+ * The realtime of @t, on the first clock: each below DTL_CLOCK_MAX, but
+ * a @t of a later clock with its own boottime may add up to more than a
+ * long long holds, so saturated.
+ */
+static long long wall(const struct plot *p, long long t)
+{
+	__int128 w = (__int128)t + p->real_off;
+
+	return w > LLONG_MAX ? LLONG_MAX : w < LLONG_MIN ? LLONG_MIN :
+		(long long)w;
+}
+
 /* Seconds since boot with the digits the step needs, and UTC. */
 static void time_label(FILE *f, const struct plot *p, long long t, double x,
 		       int y, long long step)
@@ -596,13 +655,17 @@ static void time_label(FILE *f, const struct plot *p, long long t, double x,
 
 	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.*f s</text>\n",
 		x, y, decimals, t / 1e9);
-	format_utc(utc, sizeof(utc), t + p->real_off);
+	format_utc(utc, sizeof(utc), wall(p, t));
 	/* "HH:MM:SS.ffffff" of "YYYY-MM-DDTHH:MM:SS.ffffffZ". */
 	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" class=\"utc\">%.*s</text>\n",
 		x, y + 12, decimals ? 9 + decimals : 8, utc + 11);
 }
 
-static void axis(FILE *f, const struct plot *p, int y)
+/*
+ * A time axis whose line is at @y: below lanes (@above 0) with its labels
+ * under the line, above them with its labels over it.
+ */
+static void axis(FILE *f, const struct plot *p, int y, int above)
 {
 	static const long long steps[] = { 1, 2, 5 };
 	long long span = p->t1 - p->t0, step = 0, mag, t;
@@ -617,30 +680,114 @@ static void axis(FILE *f, const struct plot *p, int y)
 			}
 	if (!step)
 		step = span / 8 + 1;
-	fprintf(f, "<g class=\"axis\" data-t0-ns=\"%lld\" data-t1-ns=\"%lld\">\n",
-		p->t0, p->t1);
+	fprintf(f, "<g class=\"axis\" data-y=\"%d\" data-t0-ns=\"%lld\" data-t1-ns=\"%lld\">\n",
+		y, p->t0, p->t1);
 	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\"/>\n",
 		PX0, y, PX0 + PW, y);
 	for (t = (p->t0 / step + (p->t0 > 0)) * step; t <= p->t1; t += step) {
 		double x = PX0 + xpos(p, t);
 
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\"/>\n",
-			x, y, x, y + 5);
-		time_label(f, p, t, x, y + 17, step);
+			x, y, x, above ? y - 5 : y + 5);
+		time_label(f, p, t, x, above ? y - 20 : y + 17, step);
 	}
-	format_utc(utc, sizeof(utc), p->t0 + p->real_off);
+	format_utc(utc, sizeof(utc), wall(p, p->t0));
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">s since boot</text>\n",
-		PX0 - 6, y + 17);
+		PX0 - 6, above ? y - 20 : y + 17);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">UTC %.10s</text>\n",
-		PX0 - 6, y + 29, utc);
+		PX0 - 6, above ? y - 8 : y + 29, utc);
 	fputs("</g>\n", f);
+}
+
+/* A bar's height in tenths of a pixel: the share of its column's time. */
+static int bar_h(const struct lane *l, int r, int c)
+{
+	double h = l->share[r][c] * ROW_H * 10 + 0.5;
+
+	return l->cand[r][c] == NO_CODE || h < 1 ? 0 :
+		h > ROW_H * 10 ? ROW_H * 10 : (int)h;
+}
+
+/* @h tenths of a pixel, negative if @neg: "-12", "9.6". */
+static void tenths(FILE *f, int neg, int h)
+{
+	fprintf(f, "%s%d", neg ? "-" : "", h / 10);
+	if (h % 10)
+		fprintf(f, ".%d", h % 10);
+}
+
+/*
+ * One path of row @r's bars in @code's colour from @base: the runs of at
+ * least two equal columns (@wide) as filled rectangles, or the single
+ * columns as strokes a pixel wide (fewer bytes).
+ */
+static void agg_path(FILE *f, const struct lane *l, int r, int base,
+		     unsigned int code, int wide)
+{
+	int up = r == ROW_DISPATCH, c, run, h, last = -1, last_h = 0;
+
+	for (c = 0; c < PW; c += run) {
+		h = bar_h(l, r, c);
+		for (run = 1; c + run < PW &&
+		     l->cand[r][c + run] == l->cand[r][c] &&
+		     bar_h(l, r, c + run) == h; run++)
+			;
+		if (l->cand[r][c] != code || !h || wide != (run > 1))
+			continue;
+		if (last < 0) {
+			fprintf(f, "<path %s=\"%s\" d=\"M%d%s %d",
+				wide ? "fill" : "fill=\"none\" stroke",
+				colour(r, code), PX0 + c, wide ? "" : ".5",
+				base);
+		} else if (wide) {
+			/* After z the point is back at the last start. */
+			fprintf(f, "m%d 0", c - last);
+		} else {
+			/* Back from the last stroke's end to the base. */
+			fprintf(f, "m%d ", c - last);
+			tenths(f, !up, last_h);
+		}
+		if (wide)
+			fprintf(f, "h%d", run);
+		fputc('v', f);
+		tenths(f, up, h);
+		if (wide)
+			fprintf(f, "h-%dz", run);
+		last = c;
+		last_h = h;
+	}
+	if (last >= 0)
+		fputs("\"/>\n", f);
+}
+
+/*
+ * Aggregated: row @r of a lane at @y as bars from the lane's middle, up
+ * for the time dispatched, down for the time not, as tall as the share of
+ * the column's time, in the colour of the reason that weighs most; two
+ * paths per colour (agg_path()).
+ */
+static void agg_row(FILE *f, const struct lane *l, int r, int y)
+{
+	int base = r == ROW_DISPATCH ? y + ROW_H : y + ROW_H + 2;
+	unsigned char done[256] = { 0 };
+	unsigned int code;
+	int c;
+
+	for (c = 0; c < PW; c++) {
+		code = l->cand[r][c];
+		if (code == NO_CODE || done[code])
+			continue;
+		done[code] = 1;
+		agg_path(f, l, r, base, code, 1);
+		agg_path(f, l, r, base, code, 0);
+	}
 }
 
 static void lane_rows(FILE *f, const struct plot *p, const struct lane *l,
 		      int y)
 {
 	size_t i;
-	int r, c, run;
+	int r;
 
 	for (i = 0; i < l->nshade; i++)
 		fprintf(f, "<rect class=\"offline\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"" OFFLINE_FILL "\"/>\n",
@@ -649,34 +796,21 @@ static void lane_rows(FILE *f, const struct plot *p, const struct lane *l,
 	if (!p->aggregated) {
 		for (i = 0; i < l->nspans; i++) {
 			const struct span *s = &l->spans[i];
-			double w = s->x1 - s->x0;
 
-			/* Under a pixel: the whole pixel, not a blur. */
-			if (w < 1)
-				fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"1\" height=\"%d\" fill=\"%s\"/>\n",
-					PX0 + (int)((s->x0 + s->x1) / 2),
-					y + s->row * (ROW_H + 2), ROW_H,
-					colour(s->row, s->code));
-			else
-				fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>\n",
+			/*
+			 * As wide as it is: under a pixel, its colour fades
+			 * with its share of the pixel.
+			 */
+			if (s->x1 > s->x0)
+				fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.3f\" height=\"%d\" fill=\"%s\"/>\n",
 					PX0 + s->x0, y + s->row * (ROW_H + 2),
-					w, ROW_H, colour(s->row, s->code));
+					s->x1 - s->x0, ROW_H,
+					colour(s->row, s->code));
 		}
 		return;
 	}
 	for (r = 0; r < 2; r++)
-		for (c = 0; c < PW; c += run) {
-			unsigned int code = l->cand[r][c];
-
-			for (run = 1; c + run < PW &&
-			     l->cand[r][c + run] == code; run++)
-				;
-			if (code == NO_CODE)
-				continue;
-			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n",
-				PX0 + c, y + r * (ROW_H + 2), run, ROW_H,
-				colour(r, code));
-		}
+		agg_row(f, l, r, y);
 }
 
 /* Markers, a run of columns with the same marker as one element. */
@@ -713,6 +847,67 @@ static void lane_markers(FILE *f, const struct lane *l, int y)
 			PX0 + c, y - 1, run + 8, l->cpu,
 			(unsigned long long)n);
 	}
+}
+
+/* A row's reasons in a tooltip: the largest shares first, up to four. */
+static void tip_reasons(FILE *f, const float *t, int row, double width)
+{
+	int order[NCLASS], i, j, n = 0;
+	double rest = 0, sum = 0;
+	char num[8];
+
+	for (i = 0; i < NCLASS; i++) {
+		sum += t[i];
+		if (t[i] <= 0)
+			continue;
+		for (j = n++; j > 0 && t[order[j - 1]] < t[i]; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	fprintf(f, "%s %.1f%%", row == ROW_DISPATCH ? "dispatched" :
+		"not dispatched", 100 * sum / width);
+	for (i = 0; i < n; i++) {
+		if (i >= 4) {
+			rest += t[order[i]];
+			continue;
+		}
+		fprintf(f, "%s%s %.1f%%", i ? ", " : " (",
+			order[i] == NCLASS - 1 ? "other codes" :
+			reason_name(row, order[i], num, sizeof(num)),
+			100 * t[order[i]] / width);
+	}
+	if (rest > 0)
+		fprintf(f, ", other codes %.1f%%", 100 * rest / width);
+	if (n)
+		fputc(')', f);
+}
+
+/*
+ * The tooltips of a lane at @y: a transparent rectangle per cell of
+ * p->cellw columns, over what is drawn, with the shares of the cell's time
+ * dispatched and not, by reason, and its entries.
+ */
+static void lane_tips(FILE *f, const struct plot *p, const struct lane *l,
+		      int y)
+{
+	long long span = p->t1 - p->t0;
+	int i, x, w;
+
+	fprintf(f, "<g class=\"tips\" transform=\"translate(0 %d)\">\n", y);
+	for (i = 0; i < p->ncells; i++) {
+		x = i * p->cellw;
+		w = x + p->cellw > PW ? PW - x : p->cellw;
+		fprintf(f, "<rect x=\"%d\" width=\"%d\" height=\"%d\"><title>cpu %u, %.6f to %.6f s: %u entries; ",
+			PX0 + x, w, LANE_H, l->cpu,
+			(p->t0 + (double)span * x / PW) / 1e9,
+			(p->t0 + (double)span * (x + w) / PW) / 1e9,
+			l->cell_entries[i]);
+		tip_reasons(f, l->cell[i][ROW_DISPATCH], ROW_DISPATCH, w);
+		fputs("; ", f);
+		tip_reasons(f, l->cell[i][ROW_PREEMPT], ROW_PREEMPT, w);
+		fputs("</title></rect>\n", f);
+	}
+	fputs("</g>\n", f);
 }
 
 static void swatch(FILE *f, int x, int y, const char *clr, const char *text,
@@ -817,10 +1012,25 @@ static int counts(FILE *f, const struct plot *p, int row, int y)
 	return y + 8;
 }
 
+/* The y of lane @k: an axis above every AXIS_EVERY lanes. */
+static int lane_y(int lanes_y, size_t k)
+{
+	return lanes_y + AXIS_H * (1 + (int)(k / AXIS_EVERY)) +
+		(int)k * LANE_STEP;
+}
+
+/* Entries left out for their time, said in the title's second line. */
+static void ignored(FILE *f, const struct plot *p)
+{
+	if (p->bad_time)
+		fprintf(f, "; %llu entries ignored: time out of range (damaged timebase or clock record)",
+			(unsigned long long)p->bad_time);
+}
+
 static void output(FILE *f, const struct plot *p, const char *name)
 {
 	char from[48], to[48];
-	int y, lanes_y, height, hist_y, i;
+	int y, lanes_y, lanes_end, height, hist_y, i;
 	size_t k;
 	unsigned int nd = 0, np = 0, code;
 
@@ -828,8 +1038,10 @@ static void output(FILE *f, const struct plot *p, const char *name)
 		nd += !!p->dispatch[code];
 		np += !!p->preempt[code];
 	}
-	lanes_y = 60 + 16 * (2 + (nd + 4) / 5 + (np + 4) / 5) + 40;
-	hist_y = lanes_y + (int)p->nlanes * LANE_STEP + 60;
+	lanes_y = 60 + 16 * (2 + (nd + 4) / 5 + (np + 4) / 5);
+	lanes_end = p->nlanes ? lane_y(lanes_y, p->nlanes - 1) + LANE_STEP :
+		lanes_y;
+	hist_y = lanes_end + 60;
 	height = hist_y + (int)p->nlanes * HIST_STEP + 40 +
 		14 * (int)(nd + np) + 60;
 	if (!p->entries)
@@ -840,30 +1052,35 @@ static void output(FILE *f, const struct plot *p, const char *name)
 		WIDTH, height, WIDTH, height,
 		p->aggregated ? "aggregated" : "exact", PW, PX0,
 		(unsigned long long)p->entries);
-	fputs("<style>.small{font-size:9px}.utc{fill:#555}</style>\n", f);
+	fputs("<style>.small{font-size:9px}.utc{fill:#555}.tips rect{fill:#fff;fill-opacity:0}</style>\n",
+	      f);
 	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", WIDTH,
 		height);
-	format_utc(from, sizeof(from), p->t0 + p->real_off);
-	format_utc(to, sizeof(to), p->t1 + p->real_off);
+	format_utc(from, sizeof(from), wall(p, p->t0));
+	format_utc(to, sizeof(to), wall(p, p->t1));
 	fputs("<text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\">htmtrace dtl: ", f);
 	xml_text(f, name);
 	if (!p->entries) {
 		/* No time to draw: no axis, no lanes. */
-		fputs("</text>\n<text class=\"mode\" x=\"10\" y=\"40\">no entries</text>\n</svg>\n",
-		      f);
+		fputs("</text>\n<text class=\"mode\" x=\"10\" y=\"40\">no entries", f);
+		ignored(f, p);
+		fputs("</text>\n</svg>\n", f);
 		return;
 	}
-	fprintf(f, "</text>\n<text x=\"10\" y=\"38\">%llu entries on %zu CPUs, %s to %s; lost %llu (overwritten %llu, dropped %llu, other %llu)</text>\n",
+	fprintf(f, "</text>\n<text x=\"10\" y=\"38\">%llu entries on %zu CPUs, %s to %s; lost %llu (overwritten %llu, dropped %llu, other %llu)",
 		(unsigned long long)p->entries, p->nlanes, from, to,
 		(unsigned long long)(p->overwritten + p->dropped +
 				     p->lost_other),
 		(unsigned long long)p->overwritten,
 		(unsigned long long)p->dropped,
 		(unsigned long long)p->lost_other);
-	fprintf(f, "<text class=\"mode\" x=\"10\" y=\"54\">%s</text>\n",
+	ignored(f, p);
+	fputs("</text>\n", f);
+	fprintf(f, "<text class=\"mode\" x=\"10\" y=\"54\">%s; tooltips per %s</text>\n",
 		p->aggregated ?
-		"more than 600 entries on a CPU: intervals aggregated per pixel column (each column shows the reason that weighs most in it)" :
-		"every interval drawn (up to 600 entries per CPU; above, aggregated per pixel column)");
+		"more than 600 entries on a CPU or 9600 in all: per pixel column, bars as tall as the share of its time dispatched (up) and not (down), coloured by the reason that weighs most" :
+		"every interval drawn (up to 600 entries per CPU and 9600 in all; above, aggregated per pixel column)",
+		p->cellw == 1 ? "pixel column" : "run of pixel columns");
 	y = 76;
 	y = legend_row(f, p, ROW_DISPATCH, y);
 	y = legend_row(f, p, ROW_PREEMPT, y);
@@ -881,7 +1098,9 @@ static void output(FILE *f, const struct plot *p, const char *name)
 	for (k = 0; k < p->nlanes; k++) {
 		const struct lane *l = &p->lanes[k];
 
-		y = lanes_y + (int)k * LANE_STEP;
+		y = lane_y(lanes_y, k);
+		if (k % AXIS_EVERY == 0)
+			axis(f, p, y - 10, 1);
 		fprintf(f, "<g class=\"lane\" data-cpu=\"%u\" data-y=\"%d\" data-entries=\"%llu\">\n",
 			l->cpu, y, (unsigned long long)l->entries);
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">cpu %u</text>\n",
@@ -889,10 +1108,11 @@ static void output(FILE *f, const struct plot *p, const char *name)
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#bbb\"/>\n",
 			PX0, y, PW, LANE_H);
 		lane_rows(f, p, l, y);
+		lane_tips(f, p, l, y);
 		lane_markers(f, l, y);
 		fputs("</g>\n", f);
 	}
-	axis(f, p, lanes_y + (int)p->nlanes * LANE_STEP);
+	axis(f, p, lanes_end, 0);
 
 	for (k = 0; k < p->nlanes; k++) {
 		y = hist_y + (int)k * HIST_STEP + HIST_H;
@@ -928,9 +1148,12 @@ int dtl_svg_write(FILE *f, const char *name, const unsigned char *buf,
 		free(l->shade);
 		free(l->lost);
 		free(l->ev);
+		free(l->cell);
+		free(l->cell_entries);
 		for (r = 0; r < 2; r++) {
 			free(l->cand[r]);
 			free(l->weight[r]);
+			free(l->share[r]);
 		}
 	}
 	free(p->lanes);
