@@ -33,7 +33,8 @@
 #
 # What could not run (a failed install, build or boot) is counted: the
 # summary then reads "N passed, N failed, N not run" (KUnit by its cases).
-# A skip is a failure unless tests/skips.allow expects it on that kernel. Ctrl-C, SIGTERM or SIGHUP end the run
+# A skip is a failure unless tests/skips.allow expects it on that kernel
+# (a KUnit case's too: tests/kunit.sh counts it so). Ctrl-C, SIGTERM or SIGHUP end the run
 # at once: the running step and the guest are stopped, and nothing is left
 # behind (the guest's keeper also ends QEMU if this script is SIGKILLed).
 set -uo pipefail
@@ -159,19 +160,9 @@ not_run() {
 }
 
 # skip_allowed VARIANT TEST: tests/skips.allow expects TEST to skip on
-# VARIANT ("host" for the host suites).
-skip_allowed() {
-	local line pat
-	while IFS= read -r line; do
-		case $line in '' | '#'*) continue ;; esac
-		pat=${line%%: *}
-		# shellcheck disable=SC2053 # the variant is a pattern on purpose
-		if [[ $1 == $pat ]] && [ "${line#*: }" = "$2" ]; then
-			return 0
-		fi
-	done < "$top/tests/skips.allow"
-	return 1
-}
+# VARIANT ("host" for the host suites)
+# shellcheck source=tests/skips.sh
+. "$top/tests/skips.sh"
 
 # Run bats files, TAP to the terminal and to logs/check-NAME.tap, and count.
 # A skip tests/skips.allow does not expect for the variant counts as failed.
