@@ -76,7 +76,7 @@ setup() {
 	# tried); never 7.2's source
 	grep -q '^apt-get .*download -q linux-config-7.3:ppc64el=7.3.4-1~bpo13+1$' "$APT_LOG"
 	run -1 grep 'linux-source-7.2' "$APT_LOG"
-	[ -z "$(ls "$HTMTRACE_CACHE" | grep '^source-')" ]
+	run -1 compgen -G "$HTMTRACE_CACHE/source-*"
 }
 
 @test "source: no ppc64el config served for the newest source or below: unavailable" {
