@@ -18,9 +18,8 @@
 #     since that version their defaults);
 #   - the tree prepared with Debian 13's gcc-14 (tests/toolchain.sh):
 #     olddefconfig, modules_prepare; and a Module.symvers of every symbol
-#     the source exports (EXPORT_SYMBOL* and the macros built on it: no
-#     vmlinux is built), so that modpost fails on a symbol no longer
-#     exported. Kept, keyed by the source's and the config's versions
+#     the source exports for powerpc (tests/exports.py: no vmlinux is
+#     built), so that modpost fails on a symbol no longer exported. Kept, keyed by the source's and the config's versions
 #     (.prepared): a warm run only builds the modules (ccache, tests/kmake.sh).
 #
 # Status 3 with no test reported ("# unavailable: REASON"): apt lists no
@@ -150,33 +149,23 @@ if [ ! -f "$root/.prepared" ]; then
 		rm -rf "$root"
 		bail 1 "$what" "olddefconfig or modules_prepare failed ($log):" "$(tail -n 15 "$log")"
 	fi
-	# Every symbol the source exports, as modpost reads Module.symvers
-	# (CRC, symbol, module, export, namespace): no vmlinux is built.
-	grep -rhoE --include='*.[chS]' --exclude-dir=tools --exclude-dir=Documentation \
-		--exclude-dir=scripts --exclude-dir=samples \
-		'\bEXPORT_(SYMBOL|SYMBOL_GPL|SYMBOL_NS|SYMBOL_NS_GPL|PER_CPU_SYMBOL|PER_CPU_SYMBOL_GPL|TRACEPOINT_SYMBOL|TRACEPOINT_SYMBOL_GPL|STATIC_CALL|STATIC_CALL_GPL|STATIC_CALL_TRAMP|STATIC_CALL_TRAMP_GPL)\s*\(\s*[A-Za-z_][A-Za-z0-9_]*\s*(,\s*"?[A-Za-z0-9_.:-]*"?\s*)?\)' "$tree" |
-		awk -F '[(),]' '{
-			m = $1; gsub(/[ \t]/, "", m); s = $2; gsub(/[ \t]/, "", s)
-			ns = $3; gsub(/[ \t"]/, "", ns)
-			t = (m ~ /GPL/) ? "EXPORT_SYMBOL_GPL" : "EXPORT_SYMBOL"
-			if (m ~ /TRACEPOINT/) {
-				n[1] = "__tracepoint_" s; n[2] = "__traceiter_" s; n[3] = "__SCK__tp_func_" s; k = 3
-			} else if (m ~ /STATIC_CALL_TRAMP/) {
-				n[1] = "__SCT__" s; k = 1
-			} else if (m ~ /STATIC_CALL/) {
-				n[1] = "__SCK__" s; n[2] = "__SCT__" s; k = 2
-			} else {
-				n[1] = s; k = 1
-			}
-			if (m !~ /_NS/) ns = ""
-			for (i = 1; i <= k; i++) if (!(n[i] in seen)) {
-				seen[n[i]]; printf "0x00000000\t%s\tvmlinux\t%s\t%s\n", n[i], t, ns
-			}
-		}' > "$tree/Module.symvers" || { rm -rf "$root"; bail 1 "$what" "Module.symvers could not be made"; }
 	touch "$root/.prepared"
 	echo "source: $tree prepared in $((SECONDS - t0)) s" >&2
 	# Trees of other versions are of no further use.
 	find "$cache" -maxdepth 1 -name 'source-*-cfg-*' ! -path "$root" -exec rm -rf {} +
+fi
+# Every symbol the source exports, as modpost reads Module.symvers (no
+# vmlinux is built: tests/exports.py), made again when exports.py changes.
+sv=$root/.symvers-$(sha256sum < "$top/tests/exports.py" | cut -c1-12)
+if [ ! -f "$sv" ]; then
+	py=python3
+	[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+	"$py" "$top/tests/exports.py" "$tree" > "$tree/Module.symvers.new" &&
+		[ -s "$tree/Module.symvers.new" ] &&
+		mv "$tree/Module.symvers.new" "$tree/Module.symvers" ||
+		bail 1 "$what" "tests/exports.py could not list the source's exports"
+	rm -f "$root"/.symvers-*
+	touch "$sv"
 fi
 exec 8>&-
 echo "ok 1 $what, prepared with $cfgnote ($(grep -c . "$tree/Module.symvers") exports)"

@@ -69,7 +69,7 @@ unavailable() {
 	exit 3
 }
 
-what="Debian's $spec kernel headers${boot:+ and image}"
+what="Debian's $([ "$spec" = 7 ] && echo 7.x || echo "$spec") kernel headers${boot:+ and image}"
 # (deps.sh takes seconds: once.)
 "$top/tests/deps.sh" >&2 || bail 1 "$what" "deps.sh failed"
 who() { echo "stock $spec"; }

@@ -107,3 +107,34 @@ setup() {
 	grep -q 'download -q linux-source-7.3=7.3.4-1~bpo13+1$' "$APT_LOG"
 	[ "${lines[1]}" = "not ok 1 Debian's linux-source 7.3.4-1~bpo13+1 (the newest trixie-backports lists)" ]
 }
+
+@test "exports.py: the exports of a tree never built, as Module.symvers; pasted names expanded; other architectures left out" {
+	local t=$BATS_TEST_TMPDIR/tree
+	mkdir -p "$t/kernel" "$t/arch/powerpc/lib" "$t/arch/x86/lib" "$t/tools/lib"
+	cat > "$t/kernel/params.c" <<-'EOF2'
+	#define STANDARD_PARAM_DEF(name, type, format)		\
+		int param_set_##name(const char *val)		\
+		{ return 0; }					\
+		EXPORT_SYMBOL(param_ops_##name)
+	STANDARD_PARAM_DEF(uint,	unsigned int,	"%u");
+	STANDARD_PARAM_DEF(ulong,	unsigned long,	"%lu");
+	EXPORT_SYMBOL_GPL(plain_gpl);
+	EXPORT_SYMBOL_NS_GPL(in_ns, "CRYPTO_INTERNAL");
+	EXPORT_TRACEPOINT_SYMBOL_GPL(sched_switch);
+	EXPORT_SYMBOL(plain_gpl);
+	EOF2
+	echo 'EXPORT_SYMBOL(plpar_hcall_norets)' > "$t/arch/powerpc/lib/h.S"
+	echo 'EXPORT_SYMBOL(x86_only);' > "$t/arch/x86/lib/x.c"
+	echo 'EXPORT_SYMBOL(tools_only);' > "$t/tools/lib/t.c"
+	run -0 "${PY:-python3}" "$BATS_TEST_DIRNAME/../exports.py" "$t"
+	echo "$output"
+	[ "$output" = "$(printf '0x00000000\t%s\tvmlinux\t%s\t%s\n' \
+		plpar_hcall_norets EXPORT_SYMBOL '' \
+		param_ops_uint EXPORT_SYMBOL '' \
+		param_ops_ulong EXPORT_SYMBOL '' \
+		plain_gpl EXPORT_SYMBOL_GPL '' \
+		in_ns EXPORT_SYMBOL_GPL CRYPTO_INTERNAL \
+		__tracepoint_sched_switch EXPORT_SYMBOL_GPL '' \
+		__traceiter_sched_switch EXPORT_SYMBOL_GPL '' \
+		__SCK__tp_func_sched_switch EXPORT_SYMBOL_GPL '')" ]
+}
