@@ -33,7 +33,8 @@
 #
 # What could not run (a failed install, build or boot) is counted: the
 # summary then reads "N passed, N failed, N not run" (KUnit by its cases).
-# A skip is a failure unless tests/skips.allow expects it on that kernel. Ctrl-C, SIGTERM or SIGHUP end the run
+# A skip is a failure unless tests/skips.allow expects it on that kernel
+# (a KUnit case's too: tests/kunit.sh counts it so). Ctrl-C, SIGTERM or SIGHUP end the run
 # at once: the running step and the guest are stopped, and nothing is left
 # behind (the guest's keeper also ends QEMU if this script is SIGKILLed).
 set -uo pipefail
@@ -50,10 +51,13 @@ passed=0 failed=0 skipped=0 notrun=0 unavail=0
 # kmemleak: those stay with the debug test kernel.
 stock_boot=(6.12-64k 6.12)
 # Debian 13's kernels (trixie-backports), booted the same way in a lane of
-# their own: built with Debian 13's gcc-14 (tests/toolchain.sh); the
-# kernel's own vpa_dtl PMU is built in (ours then stays unregistered), and
-# kernel-vpa.bats runs /dev/vpa_dtl beside it.
-new_boot=(7.2)
+# their own: the newest 7.x whose packages are served (tests/stock.sh 7),
+# built with Debian 13's gcc-14 (tests/toolchain.sh); the kernel's own
+# vpa_dtl PMU is built in (ours then stays unregistered), and
+# kernel-vpa.bats runs /dev/vpa_dtl beside it. That lane also builds the
+# modules W=1 against Debian's linux-source of the newest kernel listed
+# (tests/source.sh), served or not as packages.
+new_boot=(7)
 # The suites each runs. The 64 KiB one runs htm.bats with every field only
 # the simulator defines random (the driver must not read one; the debug
 # guest runs it with the simulator's own choices) and dtl.bats in the mode
@@ -70,13 +74,13 @@ new_boot=(7.2)
 # debug guest's htm.bats and dtl.bats.
 declare -A stock_suites=([6.12-64k]="harness.bats htm.bats dtl.bats dtltop.bats tool.bats"
 	[6.12]="pmu.bats perf.bats htm.bats tool.bats"
-	[7.2]="kernel-vpa.bats htm.bats dtl.bats tool.bats examples.bats")
+	[7]="kernel-vpa.bats htm.bats dtl.bats tool.bats examples.bats")
 # examples.bats (the two examples of examples/, built as a user builds
-# them) runs on the 7.2 guest only, whose lane is done long before the
+# them) runs on the 7.x guest only, whose lane is done long before the
 # others (then takes host suites): its seconds there lengthen no path;
 # the driver paths it takes run under KASAN in the debug guest's htm.bats
 # and dtl.bats.
-# (Not pmu.bats on 7.2: its event_init test opens a per-task vpa_dtl event,
+# (Not pmu.bats on 7.x: its event_init test opens a per-task vpa_dtl event,
 # and mainline's vpa_dtl_event_init() oopses on one there, taking the guest
 # down; its htm tests run on the 6.12 guests. README.md, "Kernels".)
 stock_strict=6.12-64k
@@ -164,19 +168,9 @@ not_run() {
 }
 
 # skip_allowed VARIANT TEST: tests/skips.allow expects TEST to skip on
-# VARIANT ("host" for the host suites).
-skip_allowed() {
-	local line pat
-	while IFS= read -r line; do
-		case $line in '' | '#'*) continue ;; esac
-		pat=${line%%: *}
-		# shellcheck disable=SC2053 # the variant is a pattern on purpose
-		if [[ $1 == $pat ]] && [ "${line#*: }" = "$2" ]; then
-			return 0
-		fi
-	done < "$top/tests/skips.allow"
-	return 1
-}
+# VARIANT ("host" for the host suites)
+# shellcheck source=tests/skips.sh
+. "$top/tests/skips.sh"
 
 # Run bats files, TAP to the terminal and to logs/check-NAME.tap, and count.
 # A skip tests/skips.allow does not expect for the variant counts as failed.
@@ -376,8 +370,8 @@ if ! HTMTRACE_DEPS_SYSROOT=$(step "$top/tests/deps.sh" --sysroot); then
 		done
 		n=$((n + 1))
 	done
-	not_run "every suite, KUnit, the post-mortems, the dkms run, lint and the uapi check (and what tests/stock.sh checks)" \
-		$((n + 7 + 4 + 1))
+	not_run "every suite, KUnit, the post-mortems, the dkms run, lint, the uapi check, the newest source's build (and what tests/stock.sh checks)" \
+		$((n + 7 + 4 + 1 + 2))
 	summary
 fi
 export HTMTRACE_DEPS_SYSROOT
@@ -478,15 +472,28 @@ lane_wait() {
 	fi
 }
 
-# The third lane: Debian 13's 7.2 kernel (its compiler and kernel fetched
-# from trixie and trixie-backports, built, booted, its suites), then host
-# suites. It starts with the others: its downloads and builds overlap the
-# debug build.
+# The third lane: Debian 13's newest 7.x kernel (its compiler and kernel
+# fetched from trixie and trixie-backports, built, booted, its suites),
+# then the build against the newest linux-source (tests/source.sh: the
+# lane that ends first takes it; cold, it fetches and prepares the tree),
+# then host suites. It starts with the others: its downloads and builds
+# overlap the debug build.
 new_all() {
-	local spec
+	local spec why
 	for spec in "${new_boot[@]}"; do
 		stock_guest "$spec"
 	done
+	say "newest source: tests/source.sh (Debian's newest linux-source, its ppc64el config: W=1 builds)"
+	run_tap source "$top/tests/source.sh"
+	case $? in
+	0) lane "linux-source-$(cat "$top/build/source/version" 2>/dev/null)" ran ;;
+	3)
+		why=$(sed -n 's/^# unavailable: //p' "$logs/check-source.tap" | head -n 1)
+		unavailable "the build against the newest linux-source" 2 "$why"
+		lane newest-source unavailable "$why"
+		;;
+	*) lane newest-source failed "its build (above)" ;;
+	esac
 	host_share
 }
 

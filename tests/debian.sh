@@ -18,7 +18,11 @@
 # cross compiler they were built with from trixie, mainline perf from sid)
 # come through an apt of the cache's own, $cache/apt-foreign: its own
 # sources, lists and state, the host's keyring. Nothing is ever installed
-# from it: it only downloads (foreign_apt).
+# from it: it only downloads (foreign_apt). Its sources name the Debian
+# archive the host's own apt reads (debian_mirror): a local mirror or a
+# proxy's URI there is the one used, and the rest of the host's apt
+# configuration (Acquire::*::Proxy, say) applies as it is. No archive's
+# address is written here.
 
 # retry_delay TRY: the seconds to wait before try TRY + 1; false after the last
 retry_delay() {
@@ -187,13 +191,38 @@ deb_pool_get() {
 	echo "$ver"
 }
 
+# debian_mirror: the URI of the Debian archive the host's apt reads, no
+# trailing slash: the Repo-URI (apt-get indextargets) of the first index
+# whose Release file says "Origin: Debian" and "Label: Debian" (not the
+# security archive, not backports), whatever the host names it by (a local
+# mirror, a proxy's URI). HTMTRACE_DEBIAN_MIRROR, when set, is taken
+# instead. False, naming what to do, if the host's apt reads no such
+# archive (or has never fetched its lists).
+debian_mirror() {
+	local uri
+	if [ -n "${HTMTRACE_DEBIAN_MIRROR:-}" ]; then
+		echo "${HTMTRACE_DEBIAN_MIRROR%/}"
+		return 0
+	fi
+	# shellcheck disable=SC2016 # apt's own $(FIELD) placeholders
+	uri=$(apt-get indextargets --format '$(ORIGIN)|$(LABEL)|$(TARGET_OF)|$(REPO_URI)' 2>/dev/null |
+		awk -F '|' '$1 == "Debian" && $2 == "Debian" && $3 == "deb" && $4 != "" { print $4; exit }')
+	if [ -z "$uri" ]; then
+		echo "$(who): the host's apt reads no Debian archive (apt-get indextargets names no index whose Release says Origin: Debian, Label: Debian): run apt-get update, or name a mirror in HTMTRACE_DEBIAN_MIRROR" >&2
+		return 1
+	fi
+	echo "${uri%/}"
+}
+
 # foreign_apt: set FAPT to the options of the cache's own apt for Debian 13
 # (trixie: amd64; trixie-backports: ppc64el and amd64) and sid (ppc64el),
-# with a package cache of its own (the host's apt may keep none), and bring its
-# lists up to date when they are older than an hour (under a lock: both
-# lanes of make check use it).
+# from the archive the host's apt reads (debian_mirror), with a package
+# cache of its own (the host's apt may keep none), and bring its lists up
+# to date when they are older than an hour or name another archive (under
+# a lock: both lanes of make check use it).
 foreign_apt() {
-	local root=${cache:?}/apt-foreign
+	local root=${cache:?}/apt-foreign mirror
+	mirror=$(debian_mirror) || return 1
 	FAPT=(-o "Dir::Etc::SourceList=$root/sources.list" -o Dir::Etc::SourceParts=/dev/null
 	      -o "Dir::State=$root/state" -o "Dir::State::Lists=$root/lists"
 	      -o "Dir::State::status=$root/state/status" -o "Dir::Cache=$root/cache"
@@ -201,13 +230,13 @@ foreign_apt() {
 	      -o APT::Architectures::=ppc64el -o Acquire::Languages=none
 	      -o Dir::Cache::pkgcache=pkgcache.bin -o Dir::Cache::srcpkgcache=srcpkgcache.bin
 	      -o Acquire::Retries=2)
-	APT_LOOKED_IN="trixie (amd64), trixie-backports (ppc64el, amd64) and sid (ppc64el) in $root"
+	APT_LOOKED_IN="trixie (amd64), trixie-backports (ppc64el, amd64) and sid (ppc64el) of $mirror in $root"
 	mkdir -p "$root/lists/partial" "$root/state" "$root/cache/archives/partial" || return 1
 	touch "$root/state/status"
 	cat > "$root/sources.list.new" <<-EOF
-	deb [arch=amd64] http://deb.debian.org/debian trixie main
-	deb [arch=amd64,ppc64el] http://deb.debian.org/debian trixie-backports main
-	deb [arch=ppc64el] http://deb.debian.org/debian sid main
+	deb [arch=amd64] $mirror trixie main
+	deb [arch=amd64,ppc64el] $mirror trixie-backports main
+	deb [arch=ppc64el] $mirror sid main
 	EOF
 	cmp -s "$root/sources.list.new" "$root/sources.list" ||
 		{ mv "$root/sources.list.new" "$root/sources.list"; rm -f "$root/.updated"; }
@@ -215,7 +244,7 @@ foreign_apt() {
 	(
 		flock 9 || exit 1
 		[ -n "$(find "$root/.updated" -mmin -60 2>/dev/null)" ] && exit 0
-		echo "$(who): updating the lists of trixie, trixie-backports and sid (the cache's own apt)" >&2
+		echo "$(who): updating the lists of trixie, trixie-backports and sid from $mirror (the cache's own apt)" >&2
 		apt_update_tolerant "${FAPT[@]}"
 		touch "$root/.updated"
 	) 9>"$root/lock"

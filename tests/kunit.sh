@@ -8,6 +8,10 @@
 #   tests/kunit.sh --cases         "SUITE CASES" for each: its KUNIT_CASE
 #                                  entries (a parameterised case counts once,
 #                                  though a run counts each parameter)
+#   tests/kunit.sh --names         "SUITE.CASE" for each KUNIT_CASE entry
+#   tests/kunit.sh --judge VARIANT JSON
+#                                  count kunit.py's JSON results as a run
+#                                  on VARIANT does: "PASSED FAILED SKIPPED"
 #
 # Boots a guest, loads htmtrace.ko then htmtrace_kunit.ko (whose init runs the
 # suites), reads each suite's KTAP from /sys/kernel/debug/kunit/<suite>/results
@@ -15,8 +19,12 @@
 # it, and writes build/<variant>/logs/kunit.{ktap,json,counts}. kunit.counts is
 # one line "passed N failed N skipped N notrun N" for tests/check.sh; a failed
 # or crashed case, a broken run, or a splat/leak in the guest post-mortem
-# counts as failed; the cases of every suite of kunit/*.c that did not report
-# count as not run (and fail the run). Exit status 0 only if nothing failed.
+# counts as failed; so does a skipped case that tests/skips.allow does not
+# expect on the variant (a line "VARIANT: kunit SUITE.CASE", ".PARAM" after
+# it for one parameter: a two-CPU case that skips on a guest of one CPU
+# would otherwise leave the run green); the cases of every suite of
+# kunit/*.c that did not report count as not run (and fail the run). Exit
+# status 0 only if nothing failed.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,6 +46,58 @@ suite_cases() {
 	     s && match($0, /\.test_cases = [a-z0-9_]+/) { cases = substr($0, RSTART + 14, RLENGTH - 14) }
 	     s && /^\};/ { print name, n[cases] + 0; s = 0 }' "$top"/kunit/*.c
 }
+# "SUITE.CASE" for each KUNIT_CASE and KUNIT_CASE_PARAM entry.
+case_names() {
+	awk '/^static struct kunit_case [a-z0-9_]+\[\] = \{/ {
+		arr = $4; sub(/\[\]$/, "", arr); next }
+	     arr && match($0, /KUNIT_CASE(_PARAM)?\([a-z0-9_]+/) {
+		k = substr($0, RSTART, RLENGTH); sub(/.*\(/, "", k); cs[arr] = cs[arr] " " k }
+	     arr && /^\};/ { arr = "" }
+	     /struct kunit_suite [a-z0-9_]+ = \{/ { s = 1; name = ""; cases = ""; next }
+	     s && match($0, /\.name = "[^"]+"/) { name = substr($0, RSTART + 9, RLENGTH - 10) }
+	     s && match($0, /\.test_cases = [a-z0-9_]+/) { cases = substr($0, RSTART + 14, RLENGTH - 14) }
+	     s && /^\};/ { n = split(cs[cases], c, " "); for (i = 1; i <= n; i++) print name "." c[i]; s = 0 }' \
+		"$top"/kunit/*.c
+}
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+# shellcheck source=tests/skips.sh
+. "$top/tests/skips.sh"
+
+# judge VARIANT JSON: the cases of kunit.py's JSON results counted,
+# "PASSED FAILED SKIPPED" on stdout. A skipped case that tests/skips.allow
+# does not expect on VARIANT ("kunit SUITE.CASE", "kunit SUITE.CASE.PARAM"
+# for a parameter) counts as failed, named on stderr.
+judge() {
+	local variant=$1 passed failed skipped name
+	{
+		read -r passed failed skipped || return 1
+		while IFS= read -r name; do
+			skip_allowed "$variant" "kunit $name" && continue
+			echo "kunit: an unexpected skip on $variant (not in tests/skips.allow): kunit $name" >&2
+			skipped=$((skipped - 1)) failed=$((failed + 1))
+		done
+	} < <("$py" - "$2" <<-'EOF'
+		import json, sys
+		count = {'PASS': 0, 'FAIL': 0, 'SKIP': 0}
+		skips = []
+		def walk(group, path):
+		    for case in group['test_cases']:
+		        status = case['status']
+		        count['FAIL' if status not in count else status] += 1
+		        if status == 'SKIP':
+		            skips.append('.'.join(path + [case['name']]))
+		    for sub in group['sub_groups']:
+		        walk(sub, path + [sub['name']])
+		walk(json.load(open(sys.argv[1])), [])
+		print(count['PASS'], count['FAIL'], count['SKIP'])
+		for name in skips:
+		    print(name)
+		EOF
+	)
+	echo "$passed $failed $skipped"
+}
+
 if [ "${1:-}" = --list ]; then
 	expected_suites
 	exit 0
@@ -46,13 +106,20 @@ if [ "${1:-}" = --cases ]; then
 	suite_cases
 	exit 0
 fi
+if [ "${1:-}" = --names ]; then
+	case_names
+	exit 0
+fi
+if [ "${1:-}" = --judge ]; then
+	[ $# -eq 3 ] || { echo "usage: $0 --judge VARIANT JSON" >&2; exit 2; }
+	judge "$2" "$3"
+	exit
+fi
 
 variant=${1:-debug}
 logs=$top/build/$variant/logs
 mkdir -p "$logs"
 ktap=$logs/kunit.ktap json=$logs/kunit.json counts=$logs/kunit.counts
-py=python3
-[ -x /usr/bin/python3 ] && py=/usr/bin/python3
 rm -f "$ktap" "$json" "$counts"
 
 # HTMTRACE_GUEST=NAME: run in that running guest; its owner stops it.
@@ -112,19 +179,8 @@ fi
 
 "$py" "$kunit_py" parse --json="$json" "$ktap" || true
 [ -s "$json" ] || { fail "kunit.py parse wrote no results"; exit 1; }
-read -r passed failed skipped < <("$py" - "$json" <<-'EOF'
-	import json, sys
-	count = {'PASS': 0, 'FAIL': 0, 'SKIP': 0}
-	def walk(group):
-	    for case in group['test_cases']:
-	        status = case['status']
-	        count['FAIL' if status not in count else status] += 1
-	    for sub in group['sub_groups']:
-	        walk(sub)
-	walk(json.load(open(sys.argv[1])))
-	print(count['PASS'], count['FAIL'], count['SKIP'])
-	EOF
-)
+read -r passed failed skipped < <(judge "$variant" "$json") ||
+	{ fail "kunit.py's results could not be counted"; exit 1; }
 [ $((passed + failed + skipped)) -gt 0 ] || fail "no test case ran"
 while read -r s cases; do
 	if ! grep -qE "^(not )?ok [0-9]+ $s( |\$)" "$ktap"; then

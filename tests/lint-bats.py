@@ -41,9 +41,25 @@ and anywhere:
                 status.
   run-not       `run ! cmd` accepts 124 and 125 too: `run -N cmd`.
 
-What a guest's shell runs (quoted text) is not looked at: only what bash
-runs on the host. Prints FILE:LINE: RULE: text for each finding; exit
-status 1 if there is one, 0 if none.
+  guest-script-pipe  a pipe in the script a guest call runs (its quoted
+                arguments, as the guest's sh -c gets them), fed by a command
+                that reports its verdict by its status (htmcheck, htmtrace,
+                htmtest, htmperf, perf, sleep ...: anything but the text and
+                listing tools of PIPE_SAFE, whose failure shows in what they
+                print): sh runs it without pipefail, so `htmcheck verify F |
+                grep valid` passes when htmcheck fails. `set -o pipefail` in
+                the script first, or the output to a file, then the check.
+  alt-unset     a test of the simulator's alternative (`$(alt NAME)`, or a
+                variable set from it) against a VALUE that no lane of make
+                check runs the file with: neither the default (helpers.bash,
+                alt()) nor a profile (tests/check.sh, htm_alt) of a lane
+                whose stock_suites run the file: the branch it decides never
+                runs. Loop over the values and set them, as the tests about
+                an alternative do.
+
+Apart from guest-script-pipe, what a guest's shell runs (quoted text) is
+not looked at: only what bash runs on the host. Prints FILE:LINE: RULE:
+text for each finding; exit status 1 if there is one, 0 if none.
 """
 
 import glob
@@ -302,6 +318,203 @@ def checked_vars(text):
     return out
 
 
+# commands of a guest's script that may feed a pipe: text and listing
+# tools, whose failure shows in what they print (nothing, or less, which
+# the test's assertion on the output sees; and grep's status 1 for no
+# match is no failure). Any other command (the project's tools, perf, a
+# sleep the test times) reports its verdict by its status: a pipe loses it.
+PIPE_SAFE = {'echo', 'printf', 'cat', 'ls', 'ps', 'dmesg', 'sed', 'grep', 'head',
+             'tail', 'tr', 'od', 'cut', 'sort', 'uniq', 'wc', 'awk', 'seq', 'find'}
+# what starts a command in a guest's script (after it, the next word is a
+# command's name)
+SCRIPT_SEP = re.compile(r'(?:\|\||&&|[;&(){}`\n]|\$\()')
+SCRIPT_KEYWORDS = {'if', 'then', 'elif', 'else', 'while', 'until', 'do', '!', 'time'}
+
+
+def host_words(raw, i):
+    """The script a guest call passes (its arguments, joined with spaces as
+    the guest helper does), read from raw[i:] up to the end of the host's
+    command: quotes removed as bash removes them; an expansion of the host
+    ($var, ${...}, $(...)) is the word X (what it holds is not known)."""
+    words, cur, have = [], [], False
+
+    def skip_sub(j):
+        # raw[j] is the "(" of "$(": the index after its ")"
+        depth, q = 0, None
+        while j < len(raw):
+            ch = raw[j]
+            if q:
+                if ch == '\\' and q == '"':
+                    j += 1
+                elif ch == q:
+                    q = None
+            elif ch in '\'"':
+                q = ch
+            elif ch == '(':
+                depth += 1
+            elif ch == ')':
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+            j += 1
+        return j
+
+    def expansion(j):
+        # raw[j] is "$": (index after the expansion, True) or (j, False)
+        if raw.startswith('$(', j):
+            return skip_sub(j + 1), True
+        if raw.startswith('${', j):
+            k = raw.find('}', j)
+            return (k + 1 if k >= 0 else len(raw)), True
+        m = re.match(r'\$(?:[A-Za-z_]\w*|[0-9#?@*$!-])', raw[j:])
+        if m:
+            return j + m.end(), True
+        return j, False
+
+    while i < len(raw):
+        ch = raw[i]
+        if ch == '\\' and raw.startswith('\\\n', i):
+            i += 2
+            continue
+        if ch in ' \t':
+            if have:
+                words.append(''.join(cur))
+                cur, have = [], False
+            i += 1
+            continue
+        if ch in '\n|&;<>)`':
+            break
+        have = True
+        if ch == "'" or raw.startswith("$'", i):
+            i += 1 if ch == "'" else 2
+            k = raw.find("'", i)
+            k = len(raw) if k < 0 else k
+            cur.append(raw[i:k])
+            i = k + 1
+        elif ch == '"':
+            i += 1
+            while i < len(raw) and raw[i] != '"':
+                if raw[i] == '\\' and i + 1 < len(raw):
+                    nxt = raw[i + 1]
+                    if nxt == '\n':
+                        i += 2
+                        continue
+                    cur.append(nxt if nxt in '$`"\\' else raw[i:i + 2])
+                    i += 2
+                    continue
+                if raw[i] == '$':
+                    j, ok = expansion(i)
+                    if ok:
+                        cur.append('X')
+                        i = j
+                        continue
+                cur.append(raw[i])
+                i += 1
+            i += 1
+        elif ch == '\\' and i + 1 < len(raw):
+            cur.append(raw[i + 1])
+            i += 2
+        elif ch == '$':
+            j, ok = expansion(i)
+            cur.append('X' if ok else '$')
+            i = j if ok else i + 1
+        else:
+            cur.append(ch)
+            i += 1
+    if have:
+        words.append(''.join(cur))
+    return ' '.join(words)
+
+
+def script_pipes(script):
+    """The commands of a shell script (a guest's) whose status a pipe
+    loses: the first word of every stage of a pipeline but the last, but
+    those of PIPE_SAFE, and none after a `set -o pipefail`."""
+    out, i, q = [], 0, None
+    first = None        # the current command's name, once read
+    at_cmd = True       # the next word is a command's name
+    while i < len(script):
+        ch = script[i]
+        if q:
+            if ch == '\\' and q == '"':
+                i += 2
+                continue
+            if ch == q:
+                q = None
+            i += 1
+            continue
+        if ch == '\\':
+            i += 2
+            continue
+        if ch in '\'"':
+            q = ch
+            i += 1
+            continue
+        if ch == '#' and (i == 0 or script[i - 1] in ' \t\n;'):
+            k = script.find('\n', i)
+            i = len(script) if k < 0 else k
+            continue
+        if re.match(r'set\s+-o\s+pipefail\b', script[i:]) and at_cmd:
+            return out
+        if ch == '|' and not script.startswith('||', i):
+            if first and first not in PIPE_SAFE:
+                out.append(first)
+            first, at_cmd = None, True
+            i += 1
+            continue
+        m = SCRIPT_SEP.match(script, i)
+        if m:
+            first, at_cmd = None, True
+            i = m.end()
+            continue
+        if ch in ' \t':
+            i += 1
+            continue
+        m = re.match(r'[^\s|&;(){}`\'"\\]+', script[i:])
+        if m:
+            word = m.group(0)
+            if at_cmd and word not in SCRIPT_KEYWORDS and \
+                    not re.fullmatch(r'[A-Za-z_]\w*=.*', word):
+                first, at_cmd = word, False
+            i += m.end()
+            continue
+        i += 1
+    return out
+
+
+def alt_profiles():
+    """What make check runs the simulator's alternatives with: the default
+    of each (helpers.bash's alt()), and the values tests/check.sh's
+    profiles (htm_alt) set, for the suites that take a profile in the lanes
+    that run them: ({NAME: {VALUE}}, {SUITE: {NAME: {VALUE}}})."""
+    defaults, per_suite = {}, {}
+    try:
+        helpers = open(os.path.join(TOP, 'tests/bats/helpers.bash')).read()
+        check = open(os.path.join(TOP, 'tests/check.sh')).read()
+    except OSError:
+        return defaults, per_suite
+    m = re.search(r'^alt\(\) \{\n(.*?)^\}', helpers, re.M | re.S)
+    for name, value in re.findall(r'^\s*([a-z_]+)\)\s*echo\s+(\w+)\s*;;', m.group(1) if m else '',
+                                  re.M):
+        defaults.setdefault(name, set()).add(value)
+    profiles = {}
+    m = re.search(r'declare -A htm_alt=\((.*?)\)\n', check, re.S)
+    for spec, values in re.findall(r'\[([^\]]+)\]="([^"]*)"', m.group(1) if m else ''):
+        profiles[spec] = [v.split('=', 1) for v in values.split() if '=' in v]
+    suites = {}
+    m = re.search(r'declare -A stock_suites=\((.*?)\)\n', check, re.S)
+    for spec, files in re.findall(r'\[([^\]]+)\]="([^"]*)"', m.group(1) if m else ''):
+        suites[spec] = files.split()
+    m = re.search(r'^\s*([\w.|]+)\)\s*\n\s*alt=\$\{htm_alt', check, re.M)
+    takers = m.group(1).split('|') if m else []
+    for spec, values in profiles.items():
+        for suite in suites.get(spec, []):
+            if suite in takers:
+                for name, value in values:
+                    per_suite.setdefault(suite, {}).setdefault(name, set()).add(value)
+    return defaults, per_suite
+
+
 def lint(path, wrapped=None, funcs=(), numeric=()):
     with open(path) as f:
         text = f.read()
@@ -409,7 +622,55 @@ def lint(path, wrapped=None, funcs=(), numeric=()):
                 add(line, 'guest-pipe', "a guest command piped: its status is lost")
             if RUN_NOT.search(t):
                 add(line, 'run-not', 'run ! accepts the harness\'s 124 and 125: run -N')
-    return sorted(set(findings), key=lambda f: int(f.split(':')[1]))
+    # the guest's own script: a pipe there loses a command's status too
+    call = re.compile(r'(?:^|[;&|({!`]|\$\(|\brun(?:\s+-\d+|\s+--[a-z-]+|\s+!)*|'
+                      r'\b(?:if|elif|while|until|then|do|else|time)|^\s*(?:[A-Za-z_]\w*=\S*\s+)+)'
+                      r'\s*(' + names + r')(?=\s|$)', re.M)
+    for line, c, t, ns in statements(code, top, nosq, open_at_eol, 0, len(code)):
+        stmt = '\n'.join(raw[line - 1:line + c.count('\n')])
+        for m in call.finditer(c):
+            lost = script_pipes(host_words(stmt, m.end()))
+            if lost:
+                add(line, 'guest-script-pipe', f"a pipe in the guest's script loses the status "
+                    f"of {', '.join(lost)} (set -o pipefail there, or take the output first)")
+    # a branch on a value of the simulator's alternatives that no lane of
+    # make check runs this file with
+    defaults, per_suite = alt_profiles()
+    runs = {n: set(v) for n, v in defaults.items()}
+    for suite, alts in per_suite.items():
+        if os.path.basename(path) in (suite, 'helpers.bash'):
+            for n, v in alts.items():
+                runs.setdefault(n, set()).update(v)
+    alt_vars = dict(re.findall(r'\b([A-Za-z_]\w*)=\$\(alt\s+([a-z_]+)\)', '\n'.join(nosq)))
+    ref = (r'(?<![\w)])"?\$(?:\(alt\s+([a-z_]+)\)|\{?(' + '|'.join(map(re.escape, alt_vars)) + r')\b\}?)"?'
+           if alt_vars else r'(?<![\w)])"?\$\(alt\s+([a-z_]+)\)()"?')
+    cmp_re = [re.compile(ref + r'\s+(?:==?|!=)\s+"?([A-Za-z0-9_]+)\b'),
+              re.compile(r'(?<![\w$])"?([A-Za-z0-9_]+)"?\s+(?:==?|!=)\s+' + ref)]
+    case_re = re.compile(r'\bcase\s+' + ref + r'\s+in\b')
+
+    def unset_alt(line, name, value):
+        if name in runs and value not in runs[name]:
+            add(line, 'alt-unset', f'{name}={value}: no lane of make check runs this file '
+                f'with it (tests/check.sh htm_alt, helpers.bash alt()): what depends on it never runs')
+
+    for k, text in enumerate(nosq):
+        m = cmp_re[0].search(text)
+        if m:
+            unset_alt(k + 1, m.group(1) or alt_vars.get(m.group(2)), m.group(3))
+        m = cmp_re[1].search(text)
+        if m:
+            unset_alt(k + 1, m.group(2) or alt_vars.get(m.group(3)), m.group(1))
+        m = case_re.search(text)
+        if m:
+            name = m.group(1) or alt_vars.get(m.group(2))
+            for j in range(k + 1, len(nosq)):
+                if re.match(r'\s*esac\b', nosq[j]):
+                    break
+                pm = re.match(r'\s*\(?([\w|]+)\)', nosq[j])
+                if pm:
+                    for value in pm.group(1).split('|'):
+                        unset_alt(j + 1, name, value)
+    return sorted(set(findings), key=lambda f: (int(f.split(':')[1]), f))
 
 
 def main():

@@ -10,6 +10,11 @@
 #   SPEC     6.1        the newest linux-headers-6.1.0-*-powerpc64le
 #            6.12       the newest 6.12 (6.12.N+debNN), 4 KiB pages
 #            6.12-64k   the same, the powerpc64le-64k flavour (64 KiB pages)
+#            7          the newest 7.x of Debian 13 (trixie-backports,
+#                       7.X.N+deb13) whose packages are served: a version
+#                       listed before its ppc64el packages are served
+#                       gives way to the next one down
+#            7.2        the same, of the 7.2 series only
 #   --boot   also the kernel itself (vmlinux, out of linux-image-*: only its
 #            /boot is unpacked) and the guest tool and helpers, for a QEMU
 #            pseries guest of that kernel (tests/check.sh boots it)
@@ -45,8 +50,8 @@ foreign='' abi_re='(-[0-9]+|\+deb[0-9]+)'
 case $spec in
 6.1 | 6.12) series=$spec suffix=powerpc64le ;;
 6.12-64k) series=6.12 suffix=powerpc64le-64k ;;
-7.2) series=7.2 suffix=powerpc64le foreign=trixie-backports abi_re='\+deb13' ;;
-*) echo "usage: $0 6.1|6.12|6.12-64k|7.2 [--boot]" >&2; exit 2 ;;
+7 | 7.2) series=$spec suffix=powerpc64le foreign=trixie-backports abi_re='\+deb13' ;;
+*) echo "usage: $0 6.1|6.12|6.12-64k|7|7.2 [--boot]" >&2; exit 2 ;;
 esac
 
 echo "1..$([ -n "$boot" ] && echo 5 || echo 3)"
@@ -64,7 +69,7 @@ unavailable() {
 	exit 3
 }
 
-what="Debian's $spec kernel headers${boot:+ and image}"
+what="Debian's $([ "$spec" = 7 ] && echo 7.x || echo "$spec") kernel headers${boot:+ and image}"
 # (deps.sh takes seconds: once.)
 "$top/tests/deps.sh" >&2 || bail 1 "$what" "deps.sh failed"
 who() { echo "stock $spec"; }

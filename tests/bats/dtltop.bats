@@ -178,7 +178,7 @@ assert_released() {
 	load_sim
 	run -0 guest "echo $RATE > $HVSIM/dtl_rate && htmtrace dtl record -o /tmp/d.bin --duration 2 >/dev/null &&
 		echo 0 > $HVSIM/dtl_rate && htmtrace dtl report /tmp/d.bin --format svg -o /tmp/d.svg &&
-		htmtrace dtl report /tmp/d.bin | grep -E '^[01] ' ; grep -o '<g class=\"lane\" data-cpu=\"[0-9]*\" data-y=\"[0-9]*\" data-entries=\"[0-9]*\"' /tmp/d.svg; grep -c '<script' /tmp/d.svg || true"
+		htmtrace dtl report /tmp/d.bin > /tmp/d.txt || exit 1; grep -E '^[01] ' /tmp/d.txt; grep -o '<g class=\"lane\" data-cpu=\"[0-9]*\" data-y=\"[0-9]*\" data-entries=\"[0-9]*\"' /tmp/d.svg; grep -c '<script' /tmp/d.svg || true"
 	echo "$output"
 	e0=$(awk '$1 == 0 { print $2 }' <<<"$output")
 	e1=$(awk '$1 == 1 { print $2 }' <<<"$output")

@@ -85,7 +85,7 @@ $(seq 100)" ]
 
 @test "guest: a command that times out is killed, its whole process group too" {
 	# a pipeline and a background job: all of it must go at the timeout
-	GUEST_TIMEOUT=2 run --separate-stderr guest 'echo before
+	GUEST_TIMEOUT=2 run --separate-stderr guest 'set -o pipefail; echo before
 		sleep 301 < /dev/zero & sleep 302 | cat; echo after'
 	[ "$status" -eq 124 ]
 	[ "$output" = before ]

@@ -14,12 +14,13 @@ setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
 }
 
-# lint_sample: lint the sample on stdin (a .bats file; "@TEST" for
-# "@test", which bats would take for a test of this file); its findings,
-# without the file's name
+# lint_sample [NAME]: lint the sample on stdin (a .bats file, named NAME,
+# sample.bats by default; "@TEST" for "@test", which bats would take for a
+# test of this file); its findings, without the file's name
 lint_sample() {
-	sed 's/^@TEST /@test /' > sample.bats
-	"$PY" "$LINT" sample.bats | sed 's/^[^:]*sample\.bats://'
+	local name=${1:-sample.bats}
+	sed 's/^@TEST /@test /' > "$name"
+	"$PY" "$LINT" "$name" | sed "s/^[^:]*$name://"
 	return "${PIPESTATUS[0]}"
 }
 
@@ -82,7 +83,8 @@ lint_sample() {
 	[ "${lines[1]}" = "5: guest-pipe: a guest command piped: its status is lost: guest \"sed -n p \$HVSIM/op_calls\" | tr '\\n' ' '" ]
 	[ "${lines[2]}" = '8: guest-pipe: a guest command piped: its status is lost: [ "$(guest cat /tmp/r | md5sum)" = "$sum" ]' ]
 	[ "${lines[3]}" = '9: guest-pipe: a guest command piped: its status is lost: run guest "a | b" | tail -n 1' ]
-	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[4]}" = '9: guest-script-pipe: a pipe in the guest'"'"'s script loses the status of a (set -o pipefail there, or take the output first): run guest "a | b" | tail -n 1' ]
+	[ "${#lines[@]}" -eq 5 ]
 }
 
 @test "lint: a status check that accepts any failure, and a negation mid-test" {
@@ -116,11 +118,11 @@ lint_sample() {
 		guest cat /tmp/x | wc -l
 	}
 	@TEST "x" {
-		guest "[ -d /a ] && [ -d /b ] | cat; [ \"\$status\" -ne 0 ]"
-		run guest 'a | b && [ -e c ]'
+		guest "[ -d /a ] && ls /b | cat; [ \"\$status\" -ne 0 ]"
+		run guest 'ls a | grep b && [ -e c ]'
 		run guest "x
 			[ 1 ] && [ 2 ]
-			y | z"
+			cat y | wc -l"
 		out=$(guest_dmesg) || return
 		[ "${PIPESTATUS[0]}" -eq 0 ] || guest true | cat "${PIPESTATUS[0]}"
 		"$PY" - <<-'PYEOF'
@@ -266,6 +268,86 @@ lint_sample() {
 	echo "$output"
 }
 
+@test "lint: a pipe in the guest's script fed by a command whose status is its verdict" {
+	run -1 lint_sample <<-'EOF'
+	devices() {
+		guest 'htmtest list /dev | sort -n'
+	}
+	@TEST "x" {
+		run guest "htmcheck verify /tmp/t | grep '^records valid'"
+		guest 'echo 1 > /x && htmtest dtl-stats /dev/vpa_dtl | grep -q dropped && echo ok'
+		run -0 guest "cd /tmp &&
+			htmperf htm 0 -a 64 | sed 's/ .*//' | sort"
+		n=$(guest_number "htmtrace dtl report /tmp/d | grep -c x") || return
+		GUEST_TIMEOUT=2 run guest 'echo a; sleep 3 | cat'
+		run guest htmtest stop /dev/htm0 "a|b"
+		true
+	}
+	EOF
+	echo "$output"
+	local fix="(set -o pipefail there, or take the output first)"
+	[ "${lines[0]}" = "2: guest-script-pipe: a pipe in the guest's script loses the status of htmtest $fix: guest 'htmtest list /dev | sort -n'" ]
+	[ "${lines[1]}" = "5: guest-script-pipe: a pipe in the guest's script loses the status of htmcheck $fix: run guest \"htmcheck verify /tmp/t | grep '^records valid'\"" ]
+	[ "${lines[2]}" = "6: guest-script-pipe: a pipe in the guest's script loses the status of htmtest $fix: guest 'echo 1 > /x && htmtest dtl-stats /dev/vpa_dtl | grep -q dropped && echo ok'" ]
+	[ "${lines[3]}" = "7: guest-script-pipe: a pipe in the guest's script loses the status of htmperf $fix: run -0 guest \"cd /tmp &&" ]
+	[ "${lines[4]}" = "9: guest-script-pipe: a pipe in the guest's script loses the status of htmtrace $fix: n=\$(guest_number \"htmtrace dtl report /tmp/d | grep -c x\") || return" ]
+	[ "${lines[5]}" = "10: guest-script-pipe: a pipe in the guest's script loses the status of sleep $fix: GUEST_TIMEOUT=2 run guest 'echo a; sleep 3 | cat'" ]
+	# the guest joins the words into one script for sh -c: a bar quoted on
+	# the host is a pipe there
+	[ "${lines[6]}" = "11: guest-script-pipe: a pipe in the guest's script loses the status of htmtest $fix: run guest htmtest stop /dev/htm0 \"a|b\"" ]
+	[ "${#lines[@]}" -eq 7 ]
+}
+
+@test "lint: what the guest-script rule lets pass: pipefail, text tools, quoted and escaped bars, ||" {
+	run -0 lint_sample <<-'EOF'
+	@TEST "x" {
+		run guest "set -o pipefail; htmcheck verify /tmp/t | grep '^records valid'"
+		run guest "htmcheck verify /tmp/t > /tmp/v && cat /tmp/v | grep valid"
+		run guest 'ls /dev | grep "^htm" | sort -n | sed s/htm//'
+		run guest "dmesg | tail -n 3; printf '%s|' a b; echo 'htmtest x | y'"
+		run guest "sed -n 's/^\(stop\|dump\) //p' /x; htmtest stop /dev/htm0 || echo failed"
+		run guest "htmtest \"x | y\" && echo \$(cat /x | wc -l)"
+		# guest "htmtest x | grep y" in a comment
+		true
+	}
+	EOF
+	echo "$output"
+}
+
+@test "lint: a branch on an alternative's value that no lane runs the file with" {
+	# sample.bats: no lane takes a profile for it; its runs: the defaults
+	run -1 lint_sample <<-'EOF'
+	@TEST "x" {
+		[ "$(alt stop_full)" = state ]
+		[ "$(alt dump_end)" = written ]
+		v=$(alt partial)
+		[ "$v" != truncated ]
+		case $(alt iter_end) in
+		minus1) true ;;
+		zero|never) false ;;
+		esac
+		[ "$(alt stop_full)" = success ]
+		[ "$(alt iter_end)$(alt partial)" != minus1none ]
+		for v in success state; do guest "echo $v > /x"; done
+	}
+	EOF
+	echo "$output"
+	local tail="no lane of make check runs this file with it (tests/check.sh htm_alt, helpers.bash alt()): what depends on it never runs"
+	[ "${lines[0]}" = "2: alt-unset: stop_full=state: $tail: [ \"\$(alt stop_full)\" = state ]" ]
+	[ "${lines[1]}" = "3: alt-unset: dump_end=written: $tail: [ \"\$(alt dump_end)\" = written ]" ]
+	[ "${lines[2]}" = "5: alt-unset: partial=truncated: $tail: [ \"\$v\" != truncated ]" ]
+	[ "${lines[3]}" = "8: alt-unset: iter_end=never: $tail: zero|never) false ;;" ]
+	[ "${lines[4]}" = "8: alt-unset: iter_end=zero: $tail: zero|never) false ;;" ]
+	[ "${#lines[@]}" -eq 5 ]
+	# htm.bats: the 6.12 lanes run it with their profiles (dump_end=written,
+	# partial=truncated, iter_end=zero); stop_full=state and never, no lane
+	run -1 lint_sample htm.bats < sample.bats
+	echo "$output"
+	[ "${lines[0]}" = "2: alt-unset: stop_full=state: $tail: [ \"\$(alt stop_full)\" = state ]" ]
+	[ "${lines[1]}" = "8: alt-unset: iter_end=never: $tail: zero|never) false ;;" ]
+	[ "${#lines[@]}" -eq 2 ]
+}
+
 @test "lint: lint.sh runs it, and fails on what it finds (make check and make lint)" {
 	mkdir -p top/tests/bats
 	cp "$BATS_TEST_DIRNAME/../lint.sh" "$BATS_TEST_DIRNAME/../lint-bats.py" top/tests/
@@ -291,7 +373,9 @@ check_counts() {
 	bash -c '
 		top=$1 logs=$2 variant=debug passed=0 failed=0 skipped=0
 		say() { :; }
-		eval "$(sed -n "/^skip_allowed() {/,/^}/p; /^run_bats() {/,/^}/p" "$top/tests/check.sh")"
+		. "$top/tests/skips.sh"
+		eval "$(sed -n "/^run_bats() {/,/^}/p" "$top/tests/check.sh")"
+		grep -qx "\. \"\$top/tests/skips.sh\"" "$top/tests/check.sh" || exit 1
 		if [ "$3" = host ]; then
 			run_bats host "$2/sample.bats" > /dev/null
 		else
@@ -318,12 +402,73 @@ check_counts() {
 	[ "${lines[-1]}" = "passed 1 failed 2 skipped 0" ]
 }
 
-@test "skips.allow: every test it names exists" {
-	local line name
+@test "skips.allow: every test it names exists (a bats test, or a KUnit case)" {
+	local line name cases
+	cases=$("$BATS_TEST_DIRNAME/../kunit.sh" --names) || return 1
+	[ -n "$cases" ]
 	while IFS= read -r line; do
 		case $line in '' | '#'*) continue ;; esac
 		name=${line#*: }
-		grep -qF "@test \"$name\" {" "$BATS_TEST_DIRNAME"/*.bats ||
-			{ echo "no such test: $name"; return 1; }
+		case $name in
+		"kunit "*)
+			# SUITE.CASE, or SUITE.CASE.PARAM
+			grep -qxF -e "${name#kunit }" -e "$(cut -d. -f1,2 <<<"${name#kunit }")" <<<"$cases" ||
+				{ echo "no such KUnit case: $name"; return 1; }
+			;;
+		*)
+			grep -qF "@test \"$name\" {" "$BATS_TEST_DIRNAME"/*.bats ||
+				{ echo "no such test: $name"; return 1; }
+			;;
+		esac
 	done < "$BATS_TEST_DIRNAME/../skips.allow"
+}
+
+# kunit_results: kunit.py's JSON (kunit_json.py's layout: a group per
+# suite, a parameterised case a group of its parameters) of a run where
+# htmtrace_dtl's two-CPU case and one parameter of htmtrace_hv's skipped
+kunit_results() {
+	cat > results.json <<-'EOF'
+	{"name": "KUnit Test Group", "sub_groups": [
+	  {"name": "htmtrace_dtl", "sub_groups": [], "test_cases": [
+	    {"name": "dtl_end_once", "status": "PASS"},
+	    {"name": "dtl_read_cpus_in_turn", "status": "SKIP"},
+	    {"name": "dtl_spans", "status": "FAIL"}]},
+	  {"name": "htmtrace_hv", "test_cases": [
+	    {"name": "hv_ok", "status": "PASS"}], "sub_groups": [
+	    {"name": "hv_long_busy_bounded", "sub_groups": [], "test_cases": [
+	      {"name": "default", "status": "PASS"},
+	      {"name": "teardown", "status": "SKIP"},
+	      {"name": "crashed", "status": "ERROR"}]}]}],
+	 "test_cases": []}
+	EOF
+}
+
+@test "kunit.sh: a skipped KUnit case counts as failed unless skips.allow expects it on that kernel" {
+	kunit_results
+	# the project's skips.allow expects no KUnit skip
+	run -0 --separate-stderr "$BATS_TEST_DIRNAME/../kunit.sh" --judge debug results.json
+	echo "$stderr"
+	[ "$output" = "3 4 0" ]
+	[ "$stderr" = "kunit: an unexpected skip on debug (not in tests/skips.allow): kunit htmtrace_dtl.dtl_read_cpus_in_turn
+kunit: an unexpected skip on debug (not in tests/skips.allow): kunit htmtrace_hv.hv_long_busy_bounded.teardown" ]
+	# one that expects them on debug (a case, a parameter): skipped there,
+	# failed on release
+	mkdir -p top/tests
+	cp "$BATS_TEST_DIRNAME/../kunit.sh" "$BATS_TEST_DIRNAME/../skips.sh" top/tests/
+	printf '# x\n%s\n' "debug: kunit htmtrace_dtl.dtl_read_cpus_in_turn" \
+		"deb*: kunit htmtrace_hv.hv_long_busy_bounded.teardown" > top/tests/skips.allow
+	run -0 --separate-stderr top/tests/kunit.sh --judge debug "$BATS_TEST_TMPDIR/results.json"
+	echo "$stderr"
+	[ "$output" = "3 2 2" ]
+	[ -z "$stderr" ]
+	run -0 --separate-stderr top/tests/kunit.sh --judge release "$BATS_TEST_TMPDIR/results.json"
+	[ "$output" = "3 4 0" ]
+	[ "$(grep -c 'unexpected skip on release' <<<"$stderr")" -eq 2 ]
+}
+
+@test "kunit.sh: its run counts with judge, and check.sh adds kunit.counts' failed to its own" {
+	# kunit.sh's run path takes its counts from judge (no count of its own)
+	grep -qx 'read -r passed failed skipped < <(judge "$variant" "$json") ||' \
+		"$BATS_TEST_DIRNAME/../kunit.sh"
+	grep -q 'passed=$((passed + p)) failed=$((failed + f))' "$BATS_TEST_DIRNAME/../check.sh"
 }

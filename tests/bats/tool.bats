@@ -261,7 +261,7 @@ core 0 1 2 state=stopped log2_size=18 nowrap=0 full=0 records=$RECORDS"* ]]
 	echo "$output"
 	echo "$stderr"
 	[ "$status" -eq 0 ]
-	run guest "htmcheck verify $TARGET /tmp/f/$TRACE | grep -e valid -e mismatched &&
+	run guest "set -o pipefail; htmcheck verify $TARGET /tmp/f/$TRACE | grep -e valid -e mismatched &&
 		htmtrace sysmem -o /tmp/sysmem.bin >/dev/null && cmp /tmp/sysmem.bin /tmp/f/$XLATE"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -307,7 +307,7 @@ core 0 1 2 state=stopped log2_size=18 nowrap=1 full=0 records=$RECORDS"* ]]
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "wrote $((dump - kept)) bytes from offset $kept of /dev/htm0 to $TRACE, which holds $dump bytes of a buffer of $SIZE$(ended_early "$dump")" ]
-	run guest "htmcheck verify $TARGET /tmp/full/$TRACE | grep -e valid -e zero -e mismatched &&
+	run guest "set -o pipefail; htmcheck verify $TARGET /tmp/full/$TRACE | grep -e valid -e zero -e mismatched &&
 		htmtrace sysmem -o /tmp/sysmem.bin >/dev/null && cmp /tmp/sysmem.bin /tmp/full/$XLATE"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -364,7 +364,7 @@ htmtrace dump: /dev/htm0 still holds the trace; to resume the dump once there is
 	entries=${entries%% entries*}
 	[ "$entries" -gt 0 ]
 	# the file is whole records: dtl report decodes every entry
-	run guest "htmtrace dtl report /tmp/full/dtl.bin --format csv | grep -c '^entry,'"
+	run guest "set -o pipefail; htmtrace dtl report /tmp/full/dtl.bin --format csv | grep -c '^entry,'"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" -eq "$entries" ]
@@ -418,7 +418,7 @@ htmtrace dump: /dev/htm0 still holds the trace; to resume the dump:
 	finish_dump=$(stderr=$output finish_cmds)
 
 	# both finish, at full speed, and agree with each other
-	run --separate-stderr guest "echo 0 > $HVSIM/latency_us && cd /tmp/i && $finish_dump && $finish_record &&
+	run --separate-stderr guest "set -o pipefail; echo 0 > $HVSIM/latency_us && cd /tmp/i && $finish_dump && $finish_record &&
 		cmp d.bin $TRACE && htmcheck verify $TARGET $TRACE | grep -e valid -e mismatched"
 	echo "$output"
 	echo "$stderr"
@@ -441,7 +441,7 @@ htmtrace dump: /dev/htm0 still holds the trace; to resume the dump:
 	[ "$len" -ge $((RECORDS * 128)) ]
 	[ "$len" -lt "$SIZE" ]
 	[ "${lines[2]}" = "wrote $len bytes of a buffer of $SIZE to /tmp/r/$TRACE: the trace ended before the buffer filled" ]
-	run guest "htmcheck verify $TARGET /tmp/r/$TRACE | grep -e valid -e mismatched"
+	run guest "set -o pipefail; htmcheck verify $TARGET /tmp/r/$TRACE | grep -e valid -e mismatched"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "records valid: $RECORDS
@@ -476,7 +476,7 @@ $IDLE" ]
 		[ "$status" -eq 0 ]
 		[ -z "$stderr" ]
 		[ "${lines[2]}" = "wrote $SIZE bytes of a buffer of $SIZE to /tmp/r/$TRACE" ]
-		run guest "htmcheck verify $TARGET /tmp/r/$TRACE | grep -e written -e valid -e mismatched"
+		run guest "set -o pipefail; htmcheck verify $TARGET /tmp/r/$TRACE | grep -e written -e valid -e mismatched"
 		echo "$output"
 		[ "$status" -eq 0 ]
 		[ "$output" = "written:       $((SIZE / 128))
@@ -537,7 +537,7 @@ targets8() {
 	[ "$(grep -cxF "$IDLE" <<<"$output")" -eq 8 ]
 	# each trace holds its own core's records, byte for byte, and each
 	# translation file the memory configuration
-	run guest "cd /tmp/r && htmtrace sysmem -o /tmp/sysmem.bin >/dev/null &&
+	run guest "set -o pipefail; cd /tmp/r && htmtrace sysmem -o /tmp/sysmem.bin >/dev/null &&
 		for t in '0 0' '0 1' '0 2' '0 3' '1 0' '1 1' '1 2' '1 3'; do
 			set -- \$t
 			htmcheck verify -t core -n 0 -p \$1 -c \$2 htm.bin.n0.p\$1.c\$2.t2 | grep -e valid -e mismatched | paste -s -d ' ' &&
@@ -617,7 +617,7 @@ state 3 flags 1 size $SIZE" ]
 	echo "$output"
 	echo "$stderr"
 	[ "$status" -eq 0 ]
-	run guest "cd /tmp/full && htmtrace sysmem -o /tmp/sysmem.bin >/dev/null &&
+	run guest "set -o pipefail; cd /tmp/full && htmtrace sysmem -o /tmp/sysmem.bin >/dev/null &&
 		for c in 0 1 2; do
 			htmcheck verify -t core -n 0 -p 1 -c \$c htm.bin.n0.p1.c\$c.t2 | grep -e valid -e mismatched | paste -s -d ' ' &&
 			cmp /tmp/sysmem.bin translation.n0.p1.c\$c.t2 || exit 1
