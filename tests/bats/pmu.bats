@@ -282,8 +282,10 @@ ok" ]
 	[ "$status" -eq 0 ]
 	[ "$(field reads "$output")" -eq 1 ]
 	[ "$(field aux_bytes "$output")" -eq 0 ]
+	# the perf core tries the group at every tick while it is enabled
+	# (its add fails each time): the line comes once, not per try
 	run guest_dmesg
-	[[ $output == *"htm pmu: an htm event with siblings in its group is never scheduled: open the others on their own"* ]]
+	[ "$(grep -c "htm pmu: an htm event with siblings in its group is never scheduled: open the others on their own" <<<"$output")" -eq 1 ]
 	# the target was given back at the close
 	run guest htmtest configure /dev/htm0 2 0 0 1
 	[ "$output" = ok ]
@@ -936,11 +938,13 @@ ok" ]
 	# the count says 1 for the bound (1 s), then 0; the close then waits
 	# out its own bounds in process context, STOP's and DECONFIGURE's
 	# (each ends once its next 10 ms hint would pass 1 s: after 991 ms at
-	# the least): 2.98 s in all at the least (centiseconds of /proc/uptime)
+	# the least): 2.98 s in all at the least (centiseconds of /proc/uptime).
+	# Without the cap any one of the three waits takes 10 s: under 8 s
+	# (4.3 s measured on the debug guest) proves each was capped.
 	[ "${lines[1]}" -ge 298 ]
-	[ "${lines[1]}" -lt 9000 ]
+	[ "${lines[1]}" -lt 800 ]
 	run guest_dmesg
-	[[ $output == *"htm pmu: type 2 node 0 chip 0 core 1: STOP failed (-16)"* ]]
+	[ "$(grep -c "htm pmu: type 2 node 0 chip 0 core 1: STOP failed (-16)" <<<"$output")" -eq 1 ]
 }
 
 # start_fault RC COUNT: START (op 5) answers RC, COUNT times (0: every time)
