@@ -37,8 +37,9 @@
  * the bound) also ends the AUX stream with one PERF_RECORD_AUX of size 0
  * flagged PERF_AUX_FLAG_TRUNCATED, in the read that meets it or the first
  * one after it with an AUX area: perf report and perf script warn "AUX
- * data lost N times", and the perf core disables the event, as htm-perf.c
- * (@b64f8fcc) does with a failed add. The kernel log names the request.
+ * data lost N times", and the perf core is asked to disable the event, as
+ * htm-perf.c (@b64f8fcc) disables it after a failed add; reads count 0
+ * from then on. The kernel log names the request.
  *
  * The HTM perf series also sends the memory configuration as RAW samples.
  * A module cannot: the kernel exports nothing that writes a sample
@@ -269,9 +270,11 @@ static void htm_pmu_failed(struct htm_pmu_event *ev, const char *what, int err)
 /*
  * Tell a failed dump's end in the AUX stream, through @handle (begun on the
  * event's AUX area, ended by the caller): a PERF_RECORD_AUX of size 0
- * flagged TRUNCATED, once. perf_aux_output_end() then has the perf core
- * disable the event, as htm-perf.c@b64f8fcc disables an event whose add
- * failed (perf_event_disable_inatomic(), which a module cannot call).
+ * flagged TRUNCATED, once. perf_aux_output_end() then asks the perf core
+ * to disable the event (at its next sched-out; 6.12 loses the request on
+ * CPU 0, whose number it stores as the flag), as htm-perf.c@b64f8fcc
+ * disables an event whose add failed (perf_event_disable_inatomic(),
+ * which a module cannot call). Either way the reads count 0 from here.
  */
 static void htm_pmu_truncate(struct htm_pmu_event *ev,
 			     struct perf_output_handle *handle)
