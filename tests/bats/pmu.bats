@@ -943,8 +943,11 @@ ok" ]
 	# (4.3 s measured on the debug guest) proves each was capped.
 	[ "${lines[1]}" -ge 298 ]
 	[ "${lines[1]}" -lt 800 ]
-	run guest_dmesg
-	[ "$(grep -c "htm pmu: type 2 node 0 chip 0 core 1: STOP failed (-16)" <<<"$output")" -eq 1 ]
+	# the read's STOP failed once, and the close's STOP and DECONFIGURE
+	run -0 guest_dmesg
+	echo "$output"
+	[ "$(grep -c "htm pmu: type 2 node 0 chip 0 core 1: STOP failed (-16)$" <<<"$output")" -eq 1 ]
+	[ "$(grep -c "htm pmu: type 2 node 0 chip 0 core 1: STOP failed (-16), DECONFIGURE -16$" <<<"$output")" -eq 1 ]
 }
 
 # start_fault RC COUNT: START (op 5) answers RC, COUNT times (0: every time)
