@@ -348,6 +348,143 @@ static void pmu_xfer_shrink(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, x, P);
 }
 
+/*
+ * A scripted backend for START: answers the statuses of start_script in
+ * turn, then start_final; counts the calls and checks each is START. The
+ * tests run in one kthread at a time, so plain statics do.
+ */
+static long start_script[4];
+static unsigned int start_len, start_pos, start_calls, start_bad_op;
+static long start_final;
+
+static long start_htm(unsigned long flags, unsigned long target,
+		      unsigned long op, unsigned long p1, unsigned long p2,
+		      unsigned long p3)
+{
+	start_calls++;
+	if (op != (HTM_OP(HTM_OP_START) | HTM_TYPE(2)))
+		start_bad_op++;
+	if (start_pos < start_len)
+		return start_script[start_pos++];
+	return start_final;
+}
+
+static const struct htmtrace_hv_ops start_ops = {
+	.name = "kunit",
+	.htm = start_htm,
+};
+
+static void start_reset(long final)
+{
+	start_len = 0;
+	start_pos = 0;
+	start_calls = 0;
+	start_bad_op = 0;
+	start_final = final;
+}
+
+static const struct htm_target start_target = { .type = 2, .core = 1 };
+
+/*
+ * Ask START from 5 s on, each time when the hint says, until the answer is
+ * not -EAGAIN (in *@ret). Return: the tries, -1 if a hint went backwards.
+ */
+static int start_until_done(struct htm_pmu_start *st, unsigned int bound_ms,
+			    int *ret)
+{
+	struct htm_hv_stats stats = {};
+	ktime_t t = ms_to_ktime(5000);
+
+	for (;;) {
+		*ret = htm_pmu_start_try(&start_ops, &stats, &start_target, st,
+					 t, bound_ms);
+		if (*ret != -EAGAIN || st->tries > 100000)
+			return st->tries;
+		/* never asked before the hint said */
+		if (ktime_before(st->next, t))
+			return -1;
+		t = st->next;
+	}
+}
+
+/*
+ * An htm event's START under a busy hypervisor (issue 41 item 3): a busy
+ * answer keeps START waiting for its hint, never a failure at once; the
+ * bound of 10 s ends it with -EBUSY; any other error ends it at once.
+ */
+static void pmu_start_busy(struct kunit *test)
+{
+	struct htm_hv_stats stats = {};
+	struct htm_pmu_start st = {};
+	ktime_t t0 = ms_to_ktime(5000);
+	int ret;
+
+	/* one 10 ms long-busy answer, then the trace runs */
+	start_reset(H_SUCCESS);
+	start_script[0] = H_LONG_BUSY_ORDER_10_MSEC;
+	start_len = 1;
+	KUNIT_EXPECT_EQ(test, htm_pmu_start_try(&start_ops, &stats,
+						&start_target, &st, t0, 10000),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, st.tries, 1);
+	KUNIT_EXPECT_EQ(test, st.busy_since, t0);
+	KUNIT_EXPECT_EQ(test, st.next, ktime_add_ms(t0, 10));
+	KUNIT_EXPECT_EQ(test, htm_pmu_start_try(&start_ops, &stats,
+						&start_target, &st,
+						st.next, 10000), 0);
+	KUNIT_EXPECT_EQ(test, st.tries, 2);
+	KUNIT_EXPECT_EQ(test, start_calls, 2);
+	KUNIT_EXPECT_EQ(test, stats.hcalls, 2);
+
+	/*
+	 * Busy for good, 10 ms hints: asked at 0, 10, ..., 10000 ms; at
+	 * 10000 the next hint would pass the bound: -EBUSY, 1001 STARTs.
+	 */
+	start_reset(H_LONG_BUSY_ORDER_10_MSEC);
+	memset(&st, 0, sizeof(st));
+	KUNIT_EXPECT_EQ(test, start_until_done(&st, 10000, &ret), 1001);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	KUNIT_EXPECT_EQ(test, start_calls, 1001);
+	/* 1 s hints: 0, 1, ..., 10 s, 11 STARTs; the 1 s cap of the tests */
+	start_reset(H_LONG_BUSY_ORDER_1_SEC);
+	memset(&st, 0, sizeof(st));
+	KUNIT_EXPECT_EQ(test, start_until_done(&st, 10000, &ret), 11);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	start_reset(H_LONG_BUSY_ORDER_10_MSEC);
+	memset(&st, 0, sizeof(st));
+	KUNIT_EXPECT_EQ(test, start_until_done(&st, 1000, &ret), 101);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	/* a hint beyond the bound: no wait at all */
+	start_reset(H_LONG_BUSY_ORDER_100_SEC);
+	memset(&st, 0, sizeof(st));
+	KUNIT_EXPECT_EQ(test, start_until_done(&st, 10000, &ret), 1);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+
+	/* H_BUSY past the atomic policy's 100 retries: again in 1 ms */
+	start_reset(H_BUSY);
+	memset(&st, 0, sizeof(st));
+	memset(&stats, 0, sizeof(stats));
+	KUNIT_EXPECT_EQ(test, htm_pmu_start_try(&start_ops, &stats,
+						&start_target, &st, t0, 10000),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, start_calls, 101);
+	KUNIT_EXPECT_EQ(test, st.next, ktime_add_ms(t0, 1));
+
+	/* busy, then a hard error: that error, at once */
+	start_reset(H_HARDWARE);
+	start_script[0] = H_LONG_BUSY_ORDER_1_MSEC;
+	start_len = 1;
+	memset(&st, 0, sizeof(st));
+	KUNIT_EXPECT_EQ(test, start_until_done(&st, 10000, &ret), 2);
+	KUNIT_EXPECT_EQ(test, ret, -EIO);
+	/* H_STATE the first time: -EIO, one START */
+	start_reset(H_STATE);
+	memset(&st, 0, sizeof(st));
+	KUNIT_EXPECT_EQ(test, start_until_done(&st, 10000, &ret), 1);
+	KUNIT_EXPECT_EQ(test, ret, -EIO);
+	KUNIT_EXPECT_EQ(test, start_bad_op, 0);
+}
+
 static struct kunit_case htmtrace_pmu_cases[] = {
 	KUNIT_CASE(pmu_config_decode),
 	KUNIT_CASE_PARAM(pmu_aux_plan, plan_gen_params),
@@ -357,6 +494,7 @@ static struct kunit_case htmtrace_pmu_cases[] = {
 	KUNIT_CASE(pmu_dtl_cpu_lock),
 	KUNIT_CASE(pmu_status_size),
 	KUNIT_CASE(pmu_xfer_shrink),
+	KUNIT_CASE(pmu_start_busy),
 	{}
 };
 

@@ -215,7 +215,23 @@ ssize_t htm_chan_read(struct htm_reader *rd, char __user *ubuf, size_t count,
 loff_t htm_chan_size(struct htm_chan *chan);
 __poll_t htm_chan_poll_mask(struct htm_reader *rd);
 
+/**
+ * struct htm_pmu_start - an htm event's START, while the hypervisor is busy
+ * @busy_since: when START was first answered busy, 0 if never
+ * @next: when START may be asked again: the last busy answer's hint on
+ * @tries: START requests so far (each a retry loop of htm_hv_call_policy())
+ */
+struct htm_pmu_start {
+	ktime_t busy_since;
+	ktime_t next;
+	unsigned int tries;
+};
+
 /* htm_pmu.c, for the KUnit suites */
+int htm_pmu_start_try(const struct htmtrace_hv_ops *hv,
+		      struct htm_hv_stats *stats, const struct htm_target *t,
+		      struct htm_pmu_start *st, ktime_t now,
+		      unsigned int bound_ms);
 int htm_pmu_event_check(struct perf_event *event);
 int htm_pmu_config_decode(u64 config, struct htm_target *t);
 size_t htm_aux_plan(const phys_addr_t *phys, unsigned int nr_pages,

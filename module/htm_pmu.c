@@ -10,7 +10,10 @@
  *	perf_event_open	claim the target, CONFIGURE it (no-wrap, the
  *			hypervisor's default mode) and learn the size of its
  *			buffer (STATUS): an error is the open's errno
- *	first add	START the trace, once in the event's life
+ *	first add	START the trace, once in the event's life; a
+ *			hypervisor busy for it is asked again when its hint
+ *			says, by a timer on the event's CPU or a read,
+ *			within 10 s (htm_pmu_start_try())
  *	read()		the first STOPs the trace (a STOP that fails ends the
  *			dump: no DUMP_DATA of a trace the hypervisor may still
  *			write, as htm-perf.c); each streams the next part of
@@ -28,8 +31,15 @@
  *
  * The count a read() returns says what to do next (the HTM perf series'
  * semantics): N > 0 trace records (128 bytes each) were just written into
- * the AUX area; 1 when the AUX area has too little room: drain it and read
- * again; 0 when the dump is over, or failed (the kernel log says why).
+ * the AUX area; 1 when the AUX area has too little room, or the hypervisor
+ * is busy: drain it and read again; 0 when the dump is over, or ended on
+ * an error. An error (START, STOP or DUMP_DATA failed, or stayed busy past
+ * the bound) also ends the AUX stream with one PERF_RECORD_AUX of size 0
+ * flagged PERF_AUX_FLAG_TRUNCATED, in the read that meets it or the first
+ * one after it with an AUX area: perf report and perf script warn "AUX
+ * data lost N times", and the perf core is asked to disable the event, as
+ * htm-perf.c (@b64f8fcc) disables it after a failed add; reads count 0
+ * from then on. The kernel log names the request.
  *
  * The HTM perf series also sends the memory configuration as RAW samples.
  * A module cannot: the kernel exports nothing that writes a sample
@@ -38,11 +48,17 @@
  * and gets none; the configuration is read with HTMTRACE_IOC_SYSMEM
  * (htmtrace sysmem, htmtrace record's translation file) instead.
  *
- * perf_event_open and close run in process context and use the full retry
- * policy. add, del and read run with interrupts off: H_BUSY is retried,
- * H_LONG_BUSY_* ends the request rather than sleeping. A dump the
- * hypervisor is busy for reads 1 (read again: the reader's pace is the
- * wait), for 10 s at most, like the channels' bound on long-busy sleeps.
+ * perf_event_open runs in process context under the default policy
+ * (long-busy answers waited out up to 10 s; a signal ends the wait, and
+ * the open fails with -ERESTARTSYS); close (destroy) under the teardown
+ * policy (the same bound, signals ignored: a close cannot be restarted).
+ * add, del, read and the START timer run with interrupts off: H_BUSY is
+ * retried, H_LONG_BUSY_* ends the request rather than sleeping. A STOP or
+ * a dump the hypervisor is busy for reads 1 (read again: the reader's pace
+ * is the wait), for 10 s at most, like the channels' bound on long-busy
+ * sleeps. A START it is busy for is asked again no sooner than its hint
+ * says, never per read or per tick: a non-zero return from add would have
+ * the perf core retry it at every tick (htm-perf.c@b64f8fcc, htm_event_add()).
  *
  * The hypervisor writes the trace straight into the AUX pages: each
  * DUMP_DATA covers one physically contiguous run of them (htm_aux_plan()).
@@ -50,6 +66,7 @@
 #define pr_fmt(fmt) "htmtrace: " fmt
 
 #include <linux/errno.h>
+#include <linux/hrtimer.h>
 #include <linux/io.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -61,6 +78,7 @@
 #include <kunit/visibility.h>
 
 #include <asm/byteorder.h>
+#include <asm/hvcall.h>
 
 #include "htmtrace.h"
 #include "htm_internal.h"
@@ -69,6 +87,7 @@
 enum htm_pmu_phase {
 	HTM_PMU_TRACE,		/* not dumped yet: the trace may run */
 	HTM_PMU_DATA,		/* the trace is being streamed into AUX */
+	HTM_PMU_FAILED,		/* ended on an error the AUX stream has not told */
 	HTM_PMU_DONE,		/* nothing more: reads count 0 */
 };
 
@@ -80,6 +99,10 @@ enum htm_pmu_phase {
  * @hv: the backend
  * @phase: HTM_PMU_*
  * @tracing: START succeeded and no STOP since
+ * @start: START's progress; @start.tries is 0 until the first add asks
+ * @start_timer: asks START again when a busy answer's hint has passed
+ *	(pinned to the event's CPU, hard interrupt context)
+ * @truncated: PERF_AUX_FLAG_TRUNCATED records written (0 or 1)
  * @stop_refused: the hypervisor answered STOP with H_STATE: the dump ended
  *	without a DUMP_DATA, and the close DECONFIGUREs without a new STOP
  * @hw_size: the HTM buffer's size, from STATUS at open; 0 if unknown (the
@@ -94,8 +117,10 @@ enum htm_pmu_phase {
  * @busy_since: when the hypervisor began answering the dump busy, 0 if not
  * @stats: hypervisor call counters
  *
- * Written at open and close (process context, no callback can run) and on
- * the event's CPU with interrupts off (add, del, read): never concurrently.
+ * Written at open and close (process context, no callback can run, the
+ * timer cancelled first) and on the event's CPU with interrupts off (add,
+ * del, read, and @start_timer's callback, which runs there in hard
+ * interrupt context): never concurrently.
  * debugfs reads it without a lock: a snapshot, maybe torn between fields.
  */
 struct htm_pmu_event {
@@ -105,6 +130,9 @@ struct htm_pmu_event {
 	const struct htmtrace_hv_ops *hv;
 	enum htm_pmu_phase phase;
 	bool tracing;
+	struct htm_pmu_start start;
+	struct hrtimer start_timer;
+	unsigned int truncated;
 	bool stop_refused;
 	u64 hw_size;
 	u64 pos;
@@ -227,12 +255,130 @@ static int htm_pmu_call(struct htm_pmu_event *ev, const struct htm_target *t,
 				  HTM_FLAGS_NOWRAP, op, p1, p2, p3, hrc);
 }
 
+/*
+ * A request ended the dump on an error: named in the kernel log, and told
+ * in the AUX stream by the read that meets it (htm_pmu_truncate()).
+ */
 static void htm_pmu_failed(struct htm_pmu_event *ev, const char *what, int err)
 {
 	pr_warn_ratelimited("htm pmu: type %u node %u chip %u core %u: %s failed (%d)\n",
 			    ev->target.type, ev->target.node, ev->target.chip,
 			    ev->target.core, what, err);
+	ev->phase = HTM_PMU_FAILED;
+}
+
+/*
+ * Tell a failed dump's end in the AUX stream, through @handle (begun on the
+ * event's AUX area, ended by the caller): a PERF_RECORD_AUX of size 0
+ * flagged TRUNCATED, once. perf_aux_output_end() then asks the perf core
+ * to disable the event (at its next sched-out; 6.12 loses the request on
+ * CPU 0, whose number it stores as the flag), as htm-perf.c@b64f8fcc
+ * disables an event whose add failed (perf_event_disable_inatomic(),
+ * which a module cannot call). Either way the reads count 0 from here.
+ */
+static void htm_pmu_truncate(struct htm_pmu_event *ev,
+			     struct perf_output_handle *handle)
+{
+	perf_aux_output_flag(handle, PERF_AUX_FLAG_TRUNCATED);
+	WRITE_ONCE(ev->truncated, ev->truncated + 1);
 	ev->phase = HTM_PMU_DONE;
+}
+
+/*
+ * A failed dump with no AUX record said yet (the error came outside the
+ * dump: START, STOP): say it now, if an AUX area is mapped; else the first
+ * read that finds one does.
+ */
+static void htm_pmu_say_failed(struct perf_event *event,
+			       struct htm_pmu_event *ev)
+{
+	struct perf_output_handle handle;
+
+	if (!perf_aux_output_begin(&handle, event))
+		return;
+	htm_pmu_truncate(ev, &handle);
+	perf_aux_output_end(&handle, 0);
+}
+
+/**
+ * htm_pmu_start_try() - ask START of an htm event's trace, with interrupts off
+ * @hv: the backend
+ * @stats: the event's counters
+ * @t: the event's target
+ * @st: START's progress, zeroed before the first try
+ * @now: the time of this try (ktime_get())
+ * @bound_ms: the long-busy bound (10 s)
+ *
+ * Under the atomic policy: H_BUSY is retried at once, a long-busy answer
+ * ends the request. Such a busy answer sets when START may be asked again:
+ * its hint later (1 ms after H_BUSY answered past its retries); and ends
+ * START with -EBUSY once that would pass @bound_ms from the first busy
+ * answer, the rule of the channels' long-busy sleeps (hv.c).
+ *
+ * Return: 0 once the trace runs; -EAGAIN if the hypervisor was busy: ask
+ * again at @st->next; else the errno that ends START for good (-EBUSY
+ * past the bound, or htm_hv_op_errno() of the answer).
+ */
+int htm_pmu_start_try(const struct htmtrace_hv_ops *hv,
+		      struct htm_hv_stats *stats, const struct htm_target *t,
+		      struct htm_pmu_start *st, ktime_t now,
+		      unsigned int bound_ms)
+{
+	long hrc = H_SUCCESS;
+	unsigned int ms;
+	int ret;
+
+	st->tries++;
+	ret = htm_hv_call_policy(hv, &htm_hv_atomic_policy, stats, t,
+				 HTM_FLAGS_NOWRAP, HTM_OP_START, 0, 0, 0,
+				 &hrc);
+	if (ret != -EBUSY)
+		return ret;
+	ms = H_IS_LONG_BUSY(hrc) ? get_longbusy_msecs(hrc) : 1;
+	if (!st->busy_since)
+		st->busy_since = now;
+	if (ktime_ms_delta(now, st->busy_since) + ms > bound_ms)
+		return -EBUSY;
+	st->next = ktime_add_ms(now, ms);
+	return -EAGAIN;
+}
+EXPORT_SYMBOL_IF_KUNIT(htm_pmu_start_try);
+
+/*
+ * START, or START again: on the event's CPU with interrupts off. Return:
+ * as htm_pmu_start_try(); on -EAGAIN the caller sees that @start_timer
+ * fires at @start.next.
+ */
+static int htm_pmu_start_trace(struct htm_pmu_event *ev)
+{
+	int ret;
+
+	ret = htm_pmu_start_try(ev->hv, &ev->stats, &ev->target, &ev->start,
+				ktime_get(),
+				htm_hv_long_busy_max_ms(&htm_hv_default_policy));
+	if (!ret)
+		ev->tracing = true;
+	else if (ret != -EAGAIN)
+		htm_pmu_failed(ev, "START", ret);
+	return ret;
+}
+
+/* Is START waited for: asked, busy, and neither done nor failed? */
+static bool htm_pmu_start_waits(const struct htm_pmu_event *ev)
+{
+	return ev->phase == HTM_PMU_TRACE && !ev->tracing && ev->start.tries;
+}
+
+/* START's hint has passed: ask again, on the event's CPU. */
+static enum hrtimer_restart htm_pmu_start_timer(struct hrtimer *timer)
+{
+	struct htm_pmu_event *ev = container_of(timer, struct htm_pmu_event,
+						start_timer);
+
+	if (!htm_pmu_start_waits(ev) || htm_pmu_start_trace(ev) != -EAGAIN)
+		return HRTIMER_NORESTART;
+	hrtimer_set_expires(timer, ev->start.next);
+	return HRTIMER_RESTART;
 }
 
 /* How the event asks the hypervisor about its target. */
@@ -301,7 +447,8 @@ static int htm_pmu_fetch(struct htm_pmu_event *ev, void *dst, size_t *len,
  * page, the records of one page that fit. Return: records written; 1 if
  * the AUX area has no room for a record; 0 once the trace is all there
  * (the hypervisor said the data ends, or the buffer size STATUS gave is
- * reached) or on an error (the dump ends).
+ * reached) or on an error (the dump ends, its AUX record flagged
+ * TRUNCATED).
  */
 static u64 htm_pmu_dump(struct perf_event *event, struct htm_pmu_event *ev)
 {
@@ -370,15 +517,19 @@ static u64 htm_pmu_dump(struct perf_event *event, struct htm_pmu_event *ev)
 	return max_t(u64, len / HTM_RECORD_SIZE, 1);
 
 fail:
-	perf_aux_output_end(&handle, 0);
 	if (ret == -ENODATA) {
 		/* The end of the data, wherever it comes (htm-perf.c). */
 		ev->phase = HTM_PMU_DONE;
+		perf_aux_output_end(&handle, 0);
 		return 0;
 	}
-	if (htm_pmu_busy(ev, ret))
+	if (htm_pmu_busy(ev, ret)) {
+		perf_aux_output_end(&handle, 0);
 		return 1;
+	}
 	htm_pmu_failed(ev, "DUMP_DATA", ret);
+	htm_pmu_truncate(ev, &handle);
+	perf_aux_output_end(&handle, 0);
 	return 0;
 }
 
@@ -464,6 +615,8 @@ static void htm_pmu_destroy(struct perf_event *event)
 	struct htm_pmu_event *ev = event->pmu_private;
 	int stop = 0;
 
+	/* No START after this: a START that still waits never comes. */
+	hrtimer_cancel(&ev->start_timer);
 	if (ev->tracing && !ev->stop_refused)
 		stop = htm_pmu_stop_trace(ev, &htm_hv_teardown_policy);
 	htm_pmu_deconfigure(ev, stop);
@@ -507,6 +660,9 @@ static int htm_pmu_event_init(struct perf_event *event)
 	}
 	/* The page holds no trace (STATUS is asked into it below). */
 	ev->page_pos = U64_MAX;
+	/* Hard, also on PREEMPT_RT: serialized with add, del and read. */
+	hrtimer_setup(&ev->start_timer, htm_pmu_start_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 	if (event->attr.sample_type & PERF_SAMPLE_RAW)
 		pr_info_once("htm pmu: no memory configuration samples from a module: see htmtrace sysmem\n");
 
@@ -545,7 +701,8 @@ free:
 }
 
 /*
- * Scheduled on its CPU: the first time, the trace starts; never again (see
+ * Scheduled on its CPU: the first time, the trace starts (or, the
+ * hypervisor busy, will start: htm_pmu_start_timer()); never again (see
  * the top of this file). An event with siblings in its group is not
  * scheduled: pmu::read could not tell its own reader's read() from a
  * sibling's PERF_SAMPLE_READ, so the count would never move.
@@ -553,22 +710,21 @@ free:
 static int htm_pmu_add(struct perf_event *event, int flags)
 {
 	struct htm_pmu_event *ev = event->pmu_private;
-	int ret;
 
 	event->hw.state = PERF_HES_STOPPED;
 	if (event->nr_siblings) {
 		pr_warn_once("htm pmu: an htm event with siblings in its group is never scheduled: open the others on their own\n");
 		return -EINVAL;
 	}
-	if (ev->phase == HTM_PMU_TRACE && !ev->tracing) {
-		ret = htm_pmu_call(ev, &ev->target, &htm_hv_atomic_policy,
-				   HTM_OP_START, 0, 0, 0, NULL);
-		if (ret) {
-			htm_pmu_failed(ev, "START", ret);
-			return 0;
-		}
-		ev->tracing = true;
-	}
+	/*
+	 * Never a non-zero return for a busy or failed START: the perf core
+	 * would retry it at every tick (htm-perf.c@b64f8fcc). A busy START
+	 * is asked again by the timer, at the hypervisor's hint.
+	 */
+	if (ev->phase == HTM_PMU_TRACE && !ev->start.tries &&
+	    htm_pmu_start_trace(ev) == -EAGAIN)
+		hrtimer_start(&ev->start_timer, ev->start.next,
+			      HRTIMER_MODE_ABS_PINNED_HARD);
 	if (flags & PERF_EF_START)
 		event->hw.state = 0;
 	return 0;
@@ -615,6 +771,24 @@ static void htm_pmu_read(struct perf_event *event)
 
 	if (in_nmi() || event->nr_siblings)
 		return;
+	/*
+	 * START waits out a busy hypervisor: read again (count 1). Once its
+	 * hint has passed this read asks it, not the timer; the timer runs
+	 * on this CPU in hard interrupt context, so it is not running now.
+	 */
+	if (htm_pmu_start_waits(ev)) {
+		if (ktime_before(ktime_get(), ev->start.next) ||
+		    hrtimer_try_to_cancel(&ev->start_timer) < 0) {
+			local64_set(&event->count, 1);
+			return;
+		}
+		if (htm_pmu_start_trace(ev) == -EAGAIN) {
+			hrtimer_start(&ev->start_timer, ev->start.next,
+				      HRTIMER_MODE_ABS_PINNED_HARD);
+			local64_set(&event->count, 1);
+			return;
+		}
+	}
 	if (ev->phase == HTM_PMU_TRACE && ev->tracing) {
 		ret = htm_pmu_stop_trace(ev, &htm_hv_atomic_policy);
 		if (htm_pmu_busy(ev, ret)) {
@@ -635,6 +809,8 @@ static void htm_pmu_read(struct perf_event *event)
 		ev->phase = HTM_PMU_DATA;
 	if (ev->phase == HTM_PMU_DATA)
 		count = htm_pmu_dump(event, ev);
+	if (ev->phase == HTM_PMU_FAILED)
+		htm_pmu_say_failed(event, ev);
 	local64_set(&event->count, count);
 }
 
@@ -718,7 +894,8 @@ static const struct pmu htm_pmu_template = {
 static void htm_pmu_event_show(struct seq_file *m,
 			       const struct list_head *node)
 {
-	static const char * const phases[] = { "trace", "data", "done" };
+	static const char * const phases[] = { "trace", "data", "failed",
+						"done" };
 	const struct htm_pmu_event *ev = list_entry(node, struct htm_pmu_event,
 						    node);
 
@@ -727,6 +904,8 @@ static void htm_pmu_event_show(struct seq_file *m,
 		   ev->target.chip, ev->target.core);
 	seq_printf(m, "  phase: %s%s\n", phases[READ_ONCE(ev->phase)],
 		   READ_ONCE(ev->tracing) ? ", tracing" : "");
+	seq_printf(m, "  start_tries: %u\n", READ_ONCE(ev->start.tries));
+	seq_printf(m, "  truncated: %u\n", READ_ONCE(ev->truncated));
 	seq_printf(m, "  buffer_size: %llu\n", ev->hw_size);
 	seq_printf(m, "  transfer_bytes: %zu\n", READ_ONCE(ev->max_xfer));
 	htm_debugfs_show_stats(m, "  ", &ev->stats, READ_ONCE(ev->pos));
