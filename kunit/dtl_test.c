@@ -406,11 +406,17 @@ static void dtl_cpu_ring_shares(struct kunit *test)
 			72 * sizeof(struct htmtrace_dtl_entry_rec));
 }
 
-/* What a read gave: a record's type, CPU and (an entry's) fill byte. */
+/*
+ * What a read gave: a record's type, CPU, (an entry's) fill byte, (a CPU
+ * record's) event, (a LOST record's) why and count.
+ */
 struct got_rec {
 	u16 type;
 	u32 cpu;
 	u8 fill;
+	u32 event;
+	u32 why;
+	u64 count;
 };
 
 /*
@@ -444,6 +450,12 @@ static int read_recs(struct kunit *test, struct vpa_dtl *dtl, size_t room,
 			got[n].cpu = hdr->cpu;
 			got[n].fill = hdr->type == HTMTRACE_DTL_REC_ENTRY ?
 				      buf[off + sizeof(*hdr)] : 0;
+			got[n].event = hdr->type == HTMTRACE_DTL_REC_CPU ?
+				       ((struct htmtrace_dtl_cpu *)hdr)->event : 0;
+			got[n].why = hdr->type == HTMTRACE_DTL_REC_LOST ?
+				     ((struct htmtrace_dtl_lost *)hdr)->why : 0;
+			got[n].count = hdr->type == HTMTRACE_DTL_REC_LOST ?
+				       ((struct htmtrace_dtl_lost *)hdr)->count : 0;
 			n++;
 		}
 	}
@@ -617,7 +629,140 @@ static void dtl_read_start_clock(struct kunit *test)
 	mutex_destroy(&dtl.read_lock);
 }
 
+/* A hypervisor of the test's: one index and one event mask for every CPU. */
+static u64 fake_index;
+static u8 fake_mask;
+
+static long fake_register(int cpu, phys_addr_t buf)
+{
+	fake_index = 0;
+	return 0;
+}
+
+static long fake_unregister(int cpu)
+{
+	return 0;
+}
+
+static u64 fake_dtl_index(int cpu)
+{
+	return fake_index;
+}
+
+static u8 fake_dtl_mask(int cpu)
+{
+	return fake_mask;
+}
+
+static void fake_set_mask(int cpu, u8 mask)
+{
+	fake_mask = mask;
+}
+
+static const struct htmtrace_hv_ops fake_log_ops = {
+	.name = "kunit",
+	.register_dtl = fake_register,
+	.unregister_dtl = fake_unregister,
+	.dtl_index = fake_dtl_index,
+	.dtl_mask = fake_dtl_mask,
+	.dtl_set_mask = fake_set_mask,
+};
+
+/* The hypervisor logs entries up to index @to in @c's own buffer. */
+static void fake_log(struct dtl_cpu *c, u64 to)
+{
+	struct dtl_entry *log = c->own;
+
+	for (; fake_index < to; fake_index++) {
+		memset(&log[fake_index % DTL_ENTRIES], 0, sizeof(*log));
+		log[fake_index % DTL_ENTRIES].timebase =
+			cpu_to_be64(1000 + fake_index);
+	}
+}
+
+/*
+ * A configured session of every possible CPU (4 KiB each) whose first CPU
+ * captures into its own buffer with mask 7, as dtl_cpu_begin() leaves it,
+ * but for its timer (the test runs it by hand). Return: that CPU.
+ */
+static struct dtl_cpu *fake_capture(struct kunit *test, struct vpa_dtl *dtl)
+{
+	struct dtl_cpu *c;
+
+	fake_index = 0;
+	fake_mask = 0;
+	dtl_test_session(dtl);
+	KUNIT_ASSERT_EQ(test, dtl_configure(dtl, &fake_log_ops,
+					    cpu_possible_mask, 7, 4096, NULL),
+			0);
+	c = dtl->pcpu[cpumask_first(dtl->cpus)];
+	c->kernel_owned = false;
+	c->log = c->own;
+	c->last = 0;
+	c->last_tb = 0;
+	fake_mask = 7;
+	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_CAPTURING);
+	return c;
+}
+
+/* The CPU's capture timer fires (its callback, run by hand). */
+static enum hrtimer_restart fire_timer(struct dtl_cpu *c)
+{
+	return ACCESS_PRIVATE(&c->timer, function)(&c->timer);
+}
+
+/*
+ * A capture that one path ended is polled by none: a FLUSH's poll finds
+ * another user's mask and ends the capture (one CPU_LOST record) while
+ * the CPU's timer is still armed. When the timer fires, with the mask
+ * still the other user's, and again once the other user put ours back and
+ * entries were logged, it polls nothing: no second CPU_LOST, no entry
+ * after it, and @other_change still says the mask was changed. The end
+ * of the session adds no record either (a capture ends once).
+ */
+static void dtl_poll_ended_capture(struct kunit *test)
+{
+	struct got_rec *got;
+	struct dtl_cpu *c;
+	struct vpa_dtl dtl;
+	int i, n;
+
+	got = kunit_kcalloc(test, 128, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	c = fake_capture(test, &dtl);
+	fake_log(c, 3);
+	dtl_cpu_flush_ipi(c);
+	KUNIT_EXPECT_EQ(test, c->entries, 3);
+	/* another user narrows the mask; two more entries are logged */
+	fake_mask = 1;
+	fake_log(c, 5);
+	dtl_cpu_flush_ipi(c);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->state), HTMTRACE_DTL_CPU_ENDED);
+	KUNIT_EXPECT_EQ(test, c->other_change, DTL_OTHER_MASK);
+	/* the CPU's timer fires: the mask is still theirs */
+	KUNIT_EXPECT_EQ(test, fire_timer(c), HRTIMER_NORESTART);
+	/* they put ours back, more entries are logged; the timer fires */
+	fake_mask = 7;
+	fake_log(c, 9);
+	KUNIT_EXPECT_EQ(test, fire_timer(c), HRTIMER_NORESTART);
+	KUNIT_EXPECT_EQ(test, c->other_change, DTL_OTHER_MASK);
+	KUNIT_EXPECT_EQ(test, c->entries, 3);
+	KUNIT_EXPECT_EQ(test, c->last, 3);
+	dtl_cpu_end(c, HTMTRACE_DTL_CPU_OFFLINE);
+
+	n = read_recs(test, &dtl, 64 * 1024, got, 128);
+	KUNIT_ASSERT_EQ(test, n, 4);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, got[i].type, HTMTRACE_DTL_REC_ENTRY);
+	KUNIT_EXPECT_EQ(test, got[3].type, HTMTRACE_DTL_REC_CPU);
+	KUNIT_EXPECT_EQ(test, got[3].event, HTMTRACE_DTL_CPU_LOST);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	mutex_destroy(&dtl.lock);
+	mutex_destroy(&dtl.read_lock);
+}
+
 static struct kunit_case htmtrace_dtl_cases[] = {
+	KUNIT_CASE(dtl_poll_ended_capture),
 	KUNIT_CASE(dtl_end_once),
 	KUNIT_CASE(dtl_read_copy_unlocked),
 	KUNIT_CASE(dtl_cpu_ring_shares),

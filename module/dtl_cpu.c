@@ -167,6 +167,12 @@ static void dtl_cpu_ended(struct vpa_dtl *dtl, struct dtl_cpu *c,
  * Copy the entries logged since the last poll into the CPU's ring, and
  * count in c->logged what the hypervisor logged. @wake: as for
  * dtl_cpu_ended().
+ *
+ * Only a capture that is CAPTURING is polled, whichever path polls it (the
+ * CPU's timer, the FLUSH IPI, the PMU's deadline poll, the end): once one
+ * of them ended it (another user changed the log), the log is no longer
+ * ours to read, its end record is out, and @other_change says what STOP
+ * must not give back.
  */
 static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 			      bool wake)
@@ -178,6 +184,8 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	bool room, began = false;
 	u64 *lost;
 
+	if (READ_ONCE(c->state) != HTMTRACE_DTL_CPU_CAPTURING)
+		return;
 	cur = htm_hv_dtl_index(dtl->hv, c->cpu);
 	c->other_change = dtl_cpu_other_change(dtl, c, cur);
 	if (c->other_change) {
@@ -256,7 +264,10 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 		dtl_wake(dtl);
 }
 
-/* Poll from the CPU's timer, or from anywhere with the timer cancelled. */
+/*
+ * Poll from the CPU's timer, or from anywhere with the timer cancelled (a
+ * capture that is not CAPTURING is left alone).
+ */
 void dtl_cpu_poll(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
 	dtl_cpu_poll_wake(dtl, c, true);
@@ -373,11 +384,10 @@ void dtl_cpu_end(struct dtl_cpu *c, unsigned int why)
 	int cpu = c->cpu, ret;
 
 	hrtimer_cancel(&c->timer);
-	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING) {
-		dtl_cpu_poll(dtl, c);
-		if (why)
-			dtl_cpu_ended(dtl, c, why, true);
-	}
+	dtl_cpu_poll(dtl, c);
+	/* (unless that last poll ended it: a capture ends once) */
+	if (why && READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
+		dtl_cpu_ended(dtl, c, why, true);
 	/* The mask is given back only if it is still exactly what we set. */
 	if (c->log && c->other_change != DTL_OTHER_LOG &&
 	    htm_hv_dtl_mask(dtl->hv, cpu) == dtl_cpu_our_mask(c))
@@ -398,6 +408,7 @@ void dtl_cpu_end(struct dtl_cpu *c, unsigned int why)
 		WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_WAITING);
 	dtl_wake(dtl);
 }
+EXPORT_SYMBOL_IF_KUNIT(dtl_cpu_end);
 
 /*
  * A CPU's capture, allocated and idle. Its timer is hard, also on
@@ -425,6 +436,6 @@ void dtl_cpu_flush_ipi(void *arg)
 {
 	struct dtl_cpu *c = arg;
 
-	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
-		dtl_cpu_poll_wake(c->dtl, c, false);
+	dtl_cpu_poll_wake(c->dtl, c, false);
 }
+EXPORT_SYMBOL_IF_KUNIT(dtl_cpu_flush_ipi);
