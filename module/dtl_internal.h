@@ -172,7 +172,8 @@ struct dtl_cpu {
  * struct dtl_claim - what one round of a read copies: the records a
  *	reader claimed under the read lock and copies without it
  * @cpu: the CPU whose records, or -1 for the session's clock record
- * @from: that CPU's ring as it was (its buffer, size and tail)
+ * @from: that CPU's ring's buffer, size and tail (what the copy uses; not
+ *	its head, which the CPU's capture writes meanwhile: 0 here)
  * @clock: the clock record, copied from the session (@cpu -1)
  * @len: bytes claimed
  */

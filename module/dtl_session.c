@@ -495,7 +495,11 @@ ssize_t dtl_read_claim(struct vpa_dtl *dtl, size_t count, bool nonblock,
 				if (!claim->len)
 					goto out;
 				claim->cpu = c->cpu;
-				claim->from = c->ring;
+				/* Not the head: the CPU's capture moves it. */
+				claim->from.buf = c->ring.buf;
+				claim->from.size = c->ring.size;
+				claim->from.tail = c->ring.tail;
+				claim->from.head = 0;
 				break;
 			}
 			if (dtl->clock_first != dtl->clock_last) {
