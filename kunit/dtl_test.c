@@ -453,11 +453,11 @@ static int read_recs(struct kunit *test, struct vpa_dtl *dtl, size_t room,
 			got[n].fill = hdr->type == HTMTRACE_DTL_REC_ENTRY ?
 				      buf[off + sizeof(*hdr)] : 0;
 			got[n].event = hdr->type == HTMTRACE_DTL_REC_CPU ?
-				       ((struct htmtrace_dtl_cpu *)hdr)->event : 0;
+				       ((const struct htmtrace_dtl_cpu *)hdr)->event : 0;
 			got[n].why = hdr->type == HTMTRACE_DTL_REC_LOST ?
-				     ((struct htmtrace_dtl_lost *)hdr)->why : 0;
+				     ((const struct htmtrace_dtl_lost *)hdr)->why : 0;
 			got[n].count = hdr->type == HTMTRACE_DTL_REC_LOST ?
-				       ((struct htmtrace_dtl_lost *)hdr)->count : 0;
+				       ((const struct htmtrace_dtl_lost *)hdr)->count : 0;
 			n++;
 		}
 	}
@@ -571,7 +571,7 @@ static void dtl_read_start_clock(struct kunit *test)
 	for (old1 = 0; old1 < 128 && put_cpu_entry(&dtl, cpu1, old1); old1++)
 		;
 	/* ... and its OFFLINE record waiting for room */
-	set_bit(HTMTRACE_DTL_CPU_OFFLINE, &c1->events);
+	set_bit(HTMTRACE_DTL_CPU_OFFLINE, &dtl_pend_cur(c1)->events);
 
 	mutex_lock(&dtl.read_lock);
 	dtl_start_clock(&dtl);
@@ -763,8 +763,218 @@ static void dtl_poll_ended_capture(struct kunit *test)
 	mutex_destroy(&dtl.read_lock);
 }
 
+/* @n more entries logged in @c's log (its own buffer or the kernel's). */
+static void fake_log_more(struct dtl_cpu *c, u64 n)
+{
+	fake_log(c, fake_index + n);
+}
+
+/*
+ * Begin @c's capture as a START or the CPU's coming online does, with the
+ * test's hypervisor (the kernel's log read alongside, if the kernel has
+ * one, else the CPU's own buffer registered); its timer is stopped again
+ * (the test polls by hand; a poll of the timer's meanwhile finds nothing
+ * new).
+ */
+static void fake_begin(struct kunit *test, struct dtl_cpu *c)
+{
+	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_WAITING);
+	KUNIT_ASSERT_EQ(test, dtl_cpu_begin(c), 0);
+	hrtimer_cancel(&c->timer);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->state), HTMTRACE_DTL_CPU_CAPTURING);
+}
+
+/* A START: its clock record, then every CPU's capture begins. */
+static void fake_start(struct kunit *test, struct vpa_dtl *dtl,
+		       struct dtl_cpu *c)
+{
+	mutex_lock(&dtl->read_lock);
+	dtl_start_clock(dtl);
+	mutex_unlock(&dtl->read_lock);
+	fake_begin(test, c);
+}
+
+/*
+ * Fill @c's ring to the last byte: entries, then a record of a type no
+ * reader knows (skipped by its length) for the rest. Return: the entries.
+ */
+static int fill_ring(struct kunit *test, struct vpa_dtl *dtl,
+		     struct dtl_cpu *c)
+{
+	struct {
+		struct htmtrace_dtl_rec hdr;
+		u8 pad[HTMTRACE_DTL_REC_MAX - 8];
+	} filler = { .hdr = { 0x7f, 0, c->cpu } };
+	int n;
+
+	for (n = 0; put_cpu_entry(dtl, c->cpu, n); n++)
+		;
+	filler.hdr.len = c->ring.size - (c->ring.head - c->ring.tail);
+	KUNIT_ASSERT_LE(test, filler.hdr.len, sizeof(filler));
+	if (filler.hdr.len)
+		KUNIT_ASSERT_TRUE(test, put_rec(dtl, c->cpu, &filler));
+	return n;
+}
+
+/* @got[*i] is a CPU record of @event; then *i is past it. */
+static void expect_cpu_rec(struct kunit *test, const struct got_rec *got,
+			   int *i, u32 event)
+{
+	KUNIT_EXPECT_EQ_MSG(test, got[*i].type, HTMTRACE_DTL_REC_CPU,
+			    "record %d", *i);
+	KUNIT_EXPECT_EQ_MSG(test, got[*i].event, event, "record %d", *i);
+	(*i)++;
+}
+
+/* @got[*i] is a LOST record of @count dropped entries; then *i is past it. */
+static void expect_dropped(struct kunit *test, const struct got_rec *got,
+			   int *i, u64 count)
+{
+	KUNIT_EXPECT_EQ_MSG(test, got[*i].type, HTMTRACE_DTL_REC_LOST,
+			    "record %d", *i);
+	KUNIT_EXPECT_EQ_MSG(test, got[*i].why, HTMTRACE_DTL_LOST_DROPPED,
+			    "record %d", *i);
+	KUNIT_EXPECT_EQ_MSG(test, got[*i].count, count, "record %d", *i);
+	(*i)++;
+}
+
+/*
+ * Captures across a START while the ring is full keep their order and
+ * their ends. CPU X's ring full with capture A's records waiting (its
+ * losses, OFFLINE); X back online: capture B, which drops 7 entries and
+ * ends CPU_LOST (another user's mask); STOP; START: capture C, which drops
+ * 11. B's LOST 7 and its CPU_LOST come before the START's CLOCK, C's
+ * JOINED and LOST 11 after it: no loss is merged into another capture's.
+ */
+static void dtl_captures_across_start(struct kunit *test)
+{
+	struct got_rec *got;
+	struct dtl_cpu *c;
+	struct vpa_dtl dtl;
+	int i, n, entries;
+
+	got = kunit_kcalloc(test, 128, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	fake_index = 0;
+	fake_mask = 0;
+	dtl_test_session(&dtl);
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &fake_log_ops,
+					    cpu_possible_mask, 7, 4096, NULL),
+			0);
+	c = dtl.pcpu[cpumask_first(dtl.cpus)];
+	/* A: JOINED, a full ring, 3 entries dropped, OFFLINE: all waiting */
+	fake_start(test, &dtl, c);
+	entries = fill_ring(test, &dtl, c);
+	fake_log_more(c, 3);
+	dtl_cpu_flush_ipi(c);
+	dtl_cpu_end(c, HTMTRACE_DTL_CPU_OFFLINE);
+	/* B: the CPU back; 7 dropped; another user's mask ends it */
+	fake_begin(test, c);
+	fake_log_more(c, 7);
+	dtl_cpu_flush_ipi(c);
+	fake_mask = 1;
+	dtl_cpu_flush_ipi(c);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->state), HTMTRACE_DTL_CPU_ENDED);
+	/* they give the mask back; STOP */
+	fake_mask = c->saved_mask | c->mask;
+	dtl_cpu_end(c, 0);
+	/* START: C, which drops 11 */
+	fake_start(test, &dtl, c);
+	fake_log_more(c, 11);
+	dtl_cpu_flush_ipi(c);
+	KUNIT_EXPECT_EQ(test, c->pend_n, 3);
+	KUNIT_EXPECT_EQ(test, c->dropped, 3 + 7 + 11);
+
+	n = read_recs(test, &dtl, 64 * 1024, got, 128);
+	KUNIT_ASSERT_EQ(test, n, entries + 11);
+	i = 0;
+	KUNIT_EXPECT_EQ(test, got[i++].type, HTMTRACE_DTL_REC_CLOCK);
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_JOINED);
+	for (; i < 2 + entries; i++)
+		KUNIT_EXPECT_EQ(test, got[i].type, HTMTRACE_DTL_REC_ENTRY);
+	KUNIT_EXPECT_EQ(test, got[i++].type, 0x7f);
+	expect_dropped(test, got, &i, 3);
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_OFFLINE);
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_JOINED);
+	expect_dropped(test, got, &i, 7);
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_LOST);
+	KUNIT_EXPECT_EQ(test, got[i++].type, HTMTRACE_DTL_REC_CLOCK);
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_JOINED);
+	expect_dropped(test, got, &i, 11);
+	KUNIT_EXPECT_EQ(test, i, n);
+	KUNIT_EXPECT_EQ(test, c->pend_n, 1);
+	KUNIT_EXPECT_EQ(test, c->folded, 0);
+	dtl_cpu_end(c, 0);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	mutex_destroy(&dtl.lock);
+	mutex_destroy(&dtl.read_lock);
+}
+
+/*
+ * The bound: with the ring full, a CPU goes offline and online
+ * DTL_PENDING times; the capture that begins while DTL_PENDING captures'
+ * records wait takes over the newest: one OFFLINE record fewer, its
+ * JOINED and losses shared, @folded 1. Every other record is there, in
+ * order.
+ */
+static void dtl_captures_beyond_bound(struct kunit *test)
+{
+	struct got_rec *got;
+	struct dtl_cpu *c;
+	struct vpa_dtl dtl;
+	int i, k, n, entries;
+
+	got = kunit_kcalloc(test, 128, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	fake_index = 0;
+	fake_mask = 0;
+	dtl_test_session(&dtl);
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &fake_log_ops,
+					    cpu_possible_mask, 7, 4096, NULL),
+			0);
+	c = dtl.pcpu[cpumask_first(dtl.cpus)];
+	fake_start(test, &dtl, c);
+	entries = fill_ring(test, &dtl, c);
+	/* capture k drops k + 1 entries, then the CPU goes offline */
+	for (k = 0; k <= DTL_PENDING; k++) {
+		if (k)
+			fake_begin(test, c);
+		fake_log_more(c, k + 1);
+		dtl_cpu_flush_ipi(c);
+		dtl_cpu_end(c, HTMTRACE_DTL_CPU_OFFLINE);
+		KUNIT_EXPECT_EQ(test, c->pend_n, min(k + 1, DTL_PENDING));
+	}
+	KUNIT_EXPECT_EQ(test, c->folded, 1);
+
+	n = read_recs(test, &dtl, 64 * 1024, got, 128);
+	/*
+	 * clock, JOINED, entries, filler; the first capture's LOST and
+	 * OFFLINE; JOINED, LOST and OFFLINE of the DTL_PENDING - 1 after it
+	 */
+	KUNIT_ASSERT_EQ(test, n, 3 + entries + 2 + 3 * (DTL_PENDING - 1));
+	i = 2 + entries + 1;
+	expect_dropped(test, got, &i, 1);
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_OFFLINE);
+	for (k = 1; k < DTL_PENDING - 1; k++) {
+		expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_JOINED);
+		expect_dropped(test, got, &i, k + 1);
+		expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_OFFLINE);
+	}
+	/* the last two captures as one */
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_JOINED);
+	expect_dropped(test, got, &i, DTL_PENDING + DTL_PENDING + 1);
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_OFFLINE);
+	KUNIT_EXPECT_EQ(test, i, n);
+	KUNIT_EXPECT_EQ(test, c->pend_n, 1);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	mutex_destroy(&dtl.lock);
+	mutex_destroy(&dtl.read_lock);
+}
+
 static struct kunit_case htmtrace_dtl_cases[] = {
 	KUNIT_CASE(dtl_poll_ended_capture),
+	KUNIT_CASE(dtl_captures_across_start),
+	KUNIT_CASE(dtl_captures_beyond_bound),
 	KUNIT_CASE(dtl_end_once),
 	KUNIT_CASE(dtl_read_copy_unlocked),
 	KUNIT_CASE(dtl_cpu_ring_shares),

@@ -240,10 +240,9 @@ static void flush_beside(struct kunit *test, struct vpa_dtl *dtl,
 	raw_spin_lock_irqsave(&other->lock, flags);
 	/* two CPUs' locks held at once: only here, never in the driver */
 	raw_spin_lock_nested(&c->lock, SINGLE_DEPTH_NESTING);
-	set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
-	KUNIT_EXPECT_TRUE(test, c->sink ? dtl_flush_cpu(dtl, c) :
-			  dtl_flush_own(dtl, c));
-	KUNIT_EXPECT_EQ(test, c->events, 0UL);
+	set_bit(HTMTRACE_DTL_CPU_JOINED, &dtl_pend_cur(c)->events);
+	KUNIT_EXPECT_TRUE(test, dtl_flush_cpu(dtl, c));
+	KUNIT_EXPECT_EQ(test, dtl_pend_cur(c)->events, 0UL);
 	raw_spin_unlock(&c->lock);
 	raw_spin_unlock_irqrestore(&other->lock, flags);
 }

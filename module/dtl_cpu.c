@@ -138,25 +138,26 @@ static void dtl_wake(struct vpa_dtl *dtl)
 static void dtl_cpu_push(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
 	if (!c->sink)
-		dtl_flush_own(dtl, c);
+		dtl_flush_cpu(dtl, c);
 }
 
 /*
- * The CPU's capture is over: record why, and stop polling. @wake: wake the
- * readers (false in an IPI, where their wait queue's lock may not be
- * taken: the caller wakes them after).
+ * The CPU's capture is over: record why (@error: for
+ * HTMTRACE_DTL_CPU_FAILED), and stop polling. @wake: wake the readers
+ * (false in an IPI, where their wait queue's lock may not be taken: the
+ * caller wakes them after).
  */
 static void dtl_cpu_ended(struct vpa_dtl *dtl, struct dtl_cpu *c,
-			  unsigned int why, bool wake)
+			  unsigned int why, int error, bool wake)
 {
+	struct dtl_pend *p;
 	unsigned long flags;
 
 	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_ENDED);
 	raw_spin_lock_irqsave(&c->lock, flags);
-	if (c->next_waits)
-		c->next_end = why;
-	else
-		set_bit(why, &c->events);
+	p = dtl_pend_cur(c);
+	set_bit(why, &p->events);
+	p->error = error;
 	dtl_cpu_push(dtl, c);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 	if (wake)
@@ -189,7 +190,7 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	cur = htm_hv_dtl_index(dtl->hv, c->cpu);
 	c->other_change = dtl_cpu_other_change(dtl, c, cur);
 	if (c->other_change) {
-		dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST, wake);
+		dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST, 0, wake);
 		return;
 	}
 	if (cur == c->last)
@@ -213,7 +214,7 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	if (c->kernel_owned &&
 	    READ_ONCE(paca_ptrs[c->cpu]->dispatch_log) != c->log) {
 		c->other_change = DTL_OTHER_LOG;
-		dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST, wake);
+		dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST, 0, wake);
 		return;
 	}
 	dtl_span(first, again, &valid, &i);
@@ -229,8 +230,8 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	t1 = local_clock();
 	raw_spin_lock_irqsave(&c->lock, flags);
 	WRITE_ONCE(c->lock_wait_ns, c->lock_wait_ns + local_clock() - t1);
-	/* While the last capture's end waits for room, this one's losses wait too. */
-	lost = c->next_waits ? c->next_lost : c->lost;
+	/* This capture's losses (after older captures' records, if they wait). */
+	lost = dtl_pend_cur(c)->lost;
 	c->overwritten += over;
 	lost[0] += over;
 	/*
@@ -241,7 +242,7 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 		began = c->sink->begin(c->sink_arg, false);
 		room = began && dtl_flush_cpu(dtl, c);
 	} else {
-		room = dtl_flush_own(dtl, c);
+		room = dtl_flush_cpu(dtl, c);
 	}
 	for (; i < n; i++) {
 		memcpy(rec.entry, &c->stage[i], sizeof(rec.entry));
@@ -308,6 +309,13 @@ long dtl_cpu_begin(void *arg)
 	unsigned long flags;
 	int cpu = c->cpu, ret;
 
+	/*
+	 * The capture's records come after those of the captures before it
+	 * (those may still wait for room, and a START may have come between).
+	 */
+	raw_spin_lock_irqsave(&c->lock, flags);
+	dtl_pend_begin(c);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
 	c->saved_mask = htm_hv_dtl_mask(dtl->hv, cpu);
 	c->other_change = 0;
 	c->last_tb = 0;
@@ -335,8 +343,7 @@ long dtl_cpu_begin(void *arg)
 			ret = htm_hv_dtl_register(dtl->hv, cpu, c->own);
 		}
 		if (ret) {
-			c->error = ret;
-			dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_FAILED, true);
+			dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_FAILED, ret, true);
 			return ret;
 		}
 		c->log = c->own;
@@ -350,18 +357,8 @@ long dtl_cpu_begin(void *arg)
 		htm_hv_dtl_set_mask(dtl->hv, cpu, c->mask);
 	}
 	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_CAPTURING);
-	/*
-	 * If records of the last capture (its end, or losses counted before
-	 * a STOP) still wait for room, this capture's records wait after
-	 * them (@next_waits). A capture that ends and begins again while they
-	 * wait is folded into this one.
-	 */
 	raw_spin_lock_irqsave(&c->lock, flags);
-	if (dtl_cpu_pending(c) && !c->next_waits)
-		c->next_waits = true;
-	else if (!c->next_waits)
-		set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
-	c->next_end = 0;
+	set_bit(HTMTRACE_DTL_CPU_JOINED, &dtl_pend_cur(c)->events);
 	dtl_cpu_push(dtl, c);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 	/* A CPU with a sink may begin under perf's raw locks: no wake-up. */
@@ -372,6 +369,7 @@ long dtl_cpu_begin(void *arg)
 		      HRTIMER_MODE_REL_PINNED_HARD);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(dtl_cpu_begin);
 
 /*
  * End capturing on a CPU (from any CPU): stop the timer, take what is left,
@@ -387,7 +385,7 @@ void dtl_cpu_end(struct dtl_cpu *c, unsigned int why)
 	dtl_cpu_poll(dtl, c);
 	/* (unless that last poll ended it: a capture ends once) */
 	if (why && READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
-		dtl_cpu_ended(dtl, c, why, true);
+		dtl_cpu_ended(dtl, c, why, 0, true);
 	/* The mask is given back only if it is still exactly what we set. */
 	if (c->log && c->other_change != DTL_OTHER_LOG &&
 	    htm_hv_dtl_mask(dtl->hv, cpu) == dtl_cpu_our_mask(c))
@@ -422,6 +420,7 @@ void dtl_cpu_setup(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	c->dtl = dtl;
 	c->cpu = cpu;
 	c->mask = mask;
+	c->pend_n = 1;
 	raw_spin_lock_init(&c->lock);
 	hrtimer_setup(&c->timer, dtl_timer, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_PINNED_HARD);
