@@ -971,7 +971,96 @@ static void dtl_captures_beyond_bound(struct kunit *test)
 	mutex_destroy(&dtl.read_lock);
 }
 
+/*
+ * The session's ring is shared among its CPUs: two CPUs of a 16 KiB ring
+ * hold 8 KiB of records each (146 entries), not 16 KiB each.
+ */
+static void dtl_ring_kb_shared(struct kunit *test)
+{
+	const size_t rec = sizeof(struct htmtrace_dtl_entry_rec);
+	cpumask_var_t two;
+	struct vpa_dtl dtl;
+	int cpu0, cpu1, n;
+
+	cpu0 = cpumask_first(cpu_possible_mask);
+	cpu1 = cpumask_next(cpu0, cpu_possible_mask);
+	if (cpu1 >= nr_cpu_ids)
+		kunit_skip(test, "one possible CPU");
+	KUNIT_ASSERT_TRUE(test, zalloc_cpumask_var(&two, GFP_KERNEL));
+	cpumask_set_cpu(cpu0, two);
+	cpumask_set_cpu(cpu1, two);
+	dtl_test_session(&dtl);
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops, two, 7,
+					    16 * 1024, NULL), 0);
+	free_cpumask_var(two);
+	KUNIT_EXPECT_EQ(test, cpumask_weight(dtl.cpus), 2);
+	KUNIT_EXPECT_EQ(test, dtl.pcpu[cpu0]->ring.size, 8 * 1024);
+	KUNIT_EXPECT_EQ(test, dtl.pcpu[cpu1]->ring.size, 8 * 1024);
+	for (n = 0; put_cpu_entry(&dtl, cpu0, n); n++)
+		;
+	KUNIT_EXPECT_EQ(test, n, 8 * 1024 / rec);
+	for (n = 0; put_cpu_entry(&dtl, cpu1, n); n++)
+		;
+	KUNIT_EXPECT_EQ(test, n, 8 * 1024 / rec);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	mutex_destroy(&dtl.lock);
+	mutex_destroy(&dtl.read_lock);
+}
+
+/*
+ * A read takes at most one round more than there are CPUs (a round: one
+ * CPU's records, or a clock record), however many are ready: 16 STARTs,
+ * each followed by an entry of every CPU, are 16 * (1 + CPUs) rounds; a
+ * read with room for all returns the first nr_cpu_ids + 1 records (a
+ * round each here), and the next read goes on from there.
+ */
+static void dtl_read_rounds(struct kunit *test)
+{
+	const size_t rec = sizeof(struct htmtrace_dtl_entry_rec);
+	size_t room = 64 * 1024;
+	char __user *ubuf = user_buf(test, room);
+	struct htmtrace_dtl_rec hdr;
+	unsigned int cpu, g, ncpus;
+	struct vpa_dtl dtl;
+	ssize_t len;
+
+	KUNIT_ASSERT_EQ(test, sizeof(struct htmtrace_dtl_clock), rec);
+	dtl_test_session(&dtl);
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops,
+					    cpu_possible_mask, 7, 4096, NULL),
+			0);
+	ncpus = cpumask_weight(dtl.cpus);
+	for (g = 0; g < DTL_CLOCKS; g++) {
+		mutex_lock(&dtl.read_lock);
+		dtl_start_clock(&dtl);
+		mutex_unlock(&dtl.read_lock);
+		for_each_cpu(cpu, dtl.cpus)
+			KUNIT_EXPECT_TRUE(test, put_cpu_entry(&dtl, cpu, g));
+	}
+	KUNIT_ASSERT_GT(test, DTL_CLOCKS * (1 + ncpus), nr_cpu_ids + 1);
+	len = dtl_read(&dtl, ubuf, room, true);
+	KUNIT_EXPECT_EQ(test, len, (ssize_t)((nr_cpu_ids + 1) * rec));
+	/* the first round the clock record, the next an entry of START 0's */
+	KUNIT_ASSERT_EQ(test, copy_from_user(&hdr, ubuf, sizeof(hdr)), 0);
+	KUNIT_EXPECT_EQ(test, hdr.type, HTMTRACE_DTL_REC_CLOCK);
+	KUNIT_ASSERT_EQ(test, copy_from_user(&hdr, ubuf + rec, sizeof(hdr)), 0);
+	KUNIT_EXPECT_EQ(test, hdr.type, HTMTRACE_DTL_REC_ENTRY);
+	/* the rest, a read at a time, each of at most nr_cpu_ids + 1 rounds */
+	g = len / rec;
+	while ((len = dtl_read(&dtl, ubuf, room, true)) > 0) {
+		KUNIT_EXPECT_LE(test, len, (ssize_t)((nr_cpu_ids + 1) * rec));
+		g += len / rec;
+	}
+	KUNIT_EXPECT_EQ(test, len, -EAGAIN);
+	KUNIT_EXPECT_EQ(test, g, DTL_CLOCKS * (1 + ncpus));
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	mutex_destroy(&dtl.lock);
+	mutex_destroy(&dtl.read_lock);
+}
+
 static struct kunit_case htmtrace_dtl_cases[] = {
+	KUNIT_CASE(dtl_ring_kb_shared),
+	KUNIT_CASE(dtl_read_rounds),
 	KUNIT_CASE(dtl_poll_ended_capture),
 	KUNIT_CASE(dtl_captures_across_start),
 	KUNIT_CASE(dtl_captures_beyond_bound),
