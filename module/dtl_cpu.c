@@ -361,7 +361,7 @@ long dtl_cpu_begin(void *arg)
 	set_bit(HTMTRACE_DTL_CPU_JOINED, &dtl_pend_cur(c)->events);
 	dtl_cpu_push(dtl, c);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
-	/* A CPU with a sink may begin under perf's raw locks: no wake-up. */
+	/* A CPU with a sink puts its records there: no reader waits for them. */
 	if (!c->sink)
 		dtl_wake(dtl);
 	c->period_ns = DTL_PERIOD_START;

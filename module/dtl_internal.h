@@ -131,13 +131,14 @@ struct dtl_pend {
  * @poll_ns: time spent in the polls that found entries (make bench)
  * @lock_wait_ns: of which waiting for @lock
  * @lock: guards the CPU's records: @ring (its head, and the reader's move
- *	of its tail), the pending records and @gens; taken in the
- *	capture timer (interrupt context) and under perf's raw context lock:
- *	hence raw, and held for short copies only. Only this CPU's capture
- *	and the session's reader take it: no CPU's poll waits for another's,
- *	as in mainline's vpa-dtl.c, per CPU
- * @ring: the CPU's ring of records, a share of the session's (struct
- *	vpa_dtl @rings); not used with a @sink
+ *	of its tail), the pending records and @gens; taken in hard interrupt
+ *	context, also on PREEMPT_RT (the capture timer, the FLUSH IPI, the
+ *	vpa_dtl PMU's irq_work and deadline timer, never under perf's raw
+ *	context lock): hence raw, and held for short copies only. Only this
+ *	CPU's capture and the session's reader take it: no CPU's poll waits
+ *	for another's, as in mainline's vpa-dtl.c, per CPU
+ * @ring: the CPU's ring of records, its share of the session's ring_kb
+ *	(dtl_cpu_ring_size()); not used with a @sink
  * @stage: the entries of one poll, checked before they go to the ring
  *
  * The pending records (@clock_pending, @pend, @pend_first, @pend_n,
