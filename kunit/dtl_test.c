@@ -347,6 +347,8 @@ static void dtl_read_copy_unlocked(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dtl_read_claim(&dtl, 4096, true, &claim),
 			2 * rec);
 	KUNIT_EXPECT_EQ(test, claim.from.tail, 0);
+	/* not the head, which the CPU's capture writes (a data race) */
+	KUNIT_EXPECT_EQ(test, claim.from.head, 0);
 	KUNIT_EXPECT_EQ(test, dtl_read_done(&dtl, 2 * rec, &claim), 2 * rec);
 	KUNIT_EXPECT_EQ(test, c->ring.tail, 2 * rec);
 	KUNIT_EXPECT_EQ(test, atomic_read(&dtl.filled), 0);
@@ -406,11 +408,17 @@ static void dtl_cpu_ring_shares(struct kunit *test)
 			72 * sizeof(struct htmtrace_dtl_entry_rec));
 }
 
-/* What a read gave: a record's type, CPU and (an entry's) fill byte. */
+/*
+ * What a read gave: a record's type, CPU, (an entry's) fill byte, (a CPU
+ * record's) event, (a LOST record's) why and count.
+ */
 struct got_rec {
 	u16 type;
 	u32 cpu;
 	u8 fill;
+	u32 event;
+	u32 why;
+	u64 count;
 };
 
 /*
@@ -444,6 +452,12 @@ static int read_recs(struct kunit *test, struct vpa_dtl *dtl, size_t room,
 			got[n].cpu = hdr->cpu;
 			got[n].fill = hdr->type == HTMTRACE_DTL_REC_ENTRY ?
 				      buf[off + sizeof(*hdr)] : 0;
+			got[n].event = hdr->type == HTMTRACE_DTL_REC_CPU ?
+				       ((const struct htmtrace_dtl_cpu *)hdr)->event : 0;
+			got[n].why = hdr->type == HTMTRACE_DTL_REC_LOST ?
+				     ((const struct htmtrace_dtl_lost *)hdr)->why : 0;
+			got[n].count = hdr->type == HTMTRACE_DTL_REC_LOST ?
+				       ((const struct htmtrace_dtl_lost *)hdr)->count : 0;
 			n++;
 		}
 	}
@@ -557,7 +571,7 @@ static void dtl_read_start_clock(struct kunit *test)
 	for (old1 = 0; old1 < 128 && put_cpu_entry(&dtl, cpu1, old1); old1++)
 		;
 	/* ... and its OFFLINE record waiting for room */
-	set_bit(HTMTRACE_DTL_CPU_OFFLINE, &c1->events);
+	set_bit(HTMTRACE_DTL_CPU_OFFLINE, &dtl_pend_cur(c1)->events);
 
 	mutex_lock(&dtl.read_lock);
 	dtl_start_clock(&dtl);
@@ -617,7 +631,439 @@ static void dtl_read_start_clock(struct kunit *test)
 	mutex_destroy(&dtl.read_lock);
 }
 
+/* A hypervisor of the test's: one index and one event mask for every CPU. */
+static u64 fake_index;
+static u8 fake_mask;
+
+static long fake_register(int cpu, phys_addr_t buf)
+{
+	fake_index = 0;
+	return 0;
+}
+
+static long fake_unregister(int cpu)
+{
+	return 0;
+}
+
+static u64 fake_dtl_index(int cpu)
+{
+	return fake_index;
+}
+
+static u8 fake_dtl_mask(int cpu)
+{
+	return fake_mask;
+}
+
+static void fake_set_mask(int cpu, u8 mask)
+{
+	fake_mask = mask;
+}
+
+static const struct htmtrace_hv_ops fake_log_ops = {
+	.name = "kunit",
+	.register_dtl = fake_register,
+	.unregister_dtl = fake_unregister,
+	.dtl_index = fake_dtl_index,
+	.dtl_mask = fake_dtl_mask,
+	.dtl_set_mask = fake_set_mask,
+};
+
+/* The hypervisor logs entries up to index @to in @c's own buffer. */
+static void fake_log(struct dtl_cpu *c, u64 to)
+{
+	struct dtl_entry *log = c->own;
+
+	for (; fake_index < to; fake_index++) {
+		memset(&log[fake_index % DTL_ENTRIES], 0, sizeof(*log));
+		log[fake_index % DTL_ENTRIES].timebase =
+			cpu_to_be64(1000 + fake_index);
+	}
+}
+
+/*
+ * A configured session of every possible CPU (4 KiB each) whose first CPU
+ * captures into its own buffer with mask 7, as dtl_cpu_begin() leaves it,
+ * but for its timer (the test runs it by hand). Return: that CPU.
+ */
+static struct dtl_cpu *fake_capture(struct kunit *test, struct vpa_dtl *dtl)
+{
+	struct dtl_cpu *c;
+
+	fake_index = 0;
+	fake_mask = 0;
+	dtl_test_session(dtl);
+	KUNIT_ASSERT_EQ(test, dtl_configure(dtl, &fake_log_ops,
+					    cpu_possible_mask, 7, 4096, NULL),
+			0);
+	c = dtl->pcpu[cpumask_first(dtl->cpus)];
+	c->kernel_owned = false;
+	c->log = c->own;
+	c->last = 0;
+	c->last_tb = 0;
+	fake_mask = 7;
+	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_CAPTURING);
+	return c;
+}
+
+/* The CPU's capture timer fires (its callback, run by hand). */
+static enum hrtimer_restart fire_timer(struct dtl_cpu *c)
+{
+	return ACCESS_PRIVATE(&c->timer, function)(&c->timer);
+}
+
+/*
+ * A capture that one path ended is polled by none: a FLUSH's poll finds
+ * another user's mask and ends the capture (one CPU_LOST record) while
+ * the CPU's timer is still armed. When the timer fires, with the mask
+ * still the other user's, and again once the other user put ours back and
+ * entries were logged, it polls nothing: no second CPU_LOST, no entry
+ * after it, and @other_change still says the mask was changed. The end
+ * of the session adds no record either (a capture ends once).
+ */
+static void dtl_poll_ended_capture(struct kunit *test)
+{
+	struct got_rec *got;
+	struct dtl_cpu *c;
+	struct vpa_dtl dtl;
+	int i, n;
+
+	got = kunit_kcalloc(test, 128, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	c = fake_capture(test, &dtl);
+	fake_log(c, 3);
+	dtl_cpu_flush_ipi(c);
+	KUNIT_EXPECT_EQ(test, c->entries, 3);
+	/* another user narrows the mask; two more entries are logged */
+	fake_mask = 1;
+	fake_log(c, 5);
+	dtl_cpu_flush_ipi(c);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->state), HTMTRACE_DTL_CPU_ENDED);
+	KUNIT_EXPECT_EQ(test, c->other_change, DTL_OTHER_MASK);
+	/* the CPU's timer fires: the mask is still theirs */
+	KUNIT_EXPECT_EQ(test, fire_timer(c), HRTIMER_NORESTART);
+	/* they put ours back, more entries are logged; the timer fires */
+	fake_mask = 7;
+	fake_log(c, 9);
+	KUNIT_EXPECT_EQ(test, fire_timer(c), HRTIMER_NORESTART);
+	KUNIT_EXPECT_EQ(test, c->other_change, DTL_OTHER_MASK);
+	KUNIT_EXPECT_EQ(test, c->entries, 3);
+	KUNIT_EXPECT_EQ(test, c->last, 3);
+	dtl_cpu_end(c, HTMTRACE_DTL_CPU_OFFLINE);
+
+	n = read_recs(test, &dtl, 64 * 1024, got, 128);
+	KUNIT_ASSERT_EQ(test, n, 4);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, got[i].type, HTMTRACE_DTL_REC_ENTRY);
+	KUNIT_EXPECT_EQ(test, got[3].type, HTMTRACE_DTL_REC_CPU);
+	KUNIT_EXPECT_EQ(test, got[3].event, HTMTRACE_DTL_CPU_LOST);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	mutex_destroy(&dtl.lock);
+	mutex_destroy(&dtl.read_lock);
+}
+
+/* @n more entries logged in @c's log (its own buffer or the kernel's). */
+static void fake_log_more(struct dtl_cpu *c, u64 n)
+{
+	fake_log(c, fake_index + n);
+}
+
+/*
+ * Begin @c's capture as a START or the CPU's coming online does, with the
+ * test's hypervisor (the kernel's log read alongside, if the kernel has
+ * one, else the CPU's own buffer registered); its timer is stopped again
+ * (the test polls by hand; a poll of the timer's meanwhile finds nothing
+ * new).
+ */
+static void fake_begin(struct kunit *test, struct dtl_cpu *c)
+{
+	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_WAITING);
+	KUNIT_ASSERT_EQ(test, dtl_cpu_begin(c), 0);
+	hrtimer_cancel(&c->timer);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->state), HTMTRACE_DTL_CPU_CAPTURING);
+}
+
+/* A START: its clock record, then every CPU's capture begins. */
+static void fake_start(struct kunit *test, struct vpa_dtl *dtl,
+		       struct dtl_cpu *c)
+{
+	mutex_lock(&dtl->read_lock);
+	dtl_start_clock(dtl);
+	mutex_unlock(&dtl->read_lock);
+	fake_begin(test, c);
+}
+
+/*
+ * Fill @c's ring to the last byte: entries, then a record of a type no
+ * reader knows (skipped by its length) for the rest. Return: the entries.
+ */
+static int fill_ring(struct kunit *test, struct vpa_dtl *dtl,
+		     struct dtl_cpu *c)
+{
+	struct {
+		struct htmtrace_dtl_rec hdr;
+		u8 pad[HTMTRACE_DTL_REC_MAX - 8];
+	} filler = { .hdr = { 0x7f, 0, c->cpu } };
+	int n;
+
+	for (n = 0; put_cpu_entry(dtl, c->cpu, n); n++)
+		;
+	filler.hdr.len = c->ring.size - (c->ring.head - c->ring.tail);
+	KUNIT_ASSERT_LE(test, filler.hdr.len, sizeof(filler));
+	if (filler.hdr.len)
+		KUNIT_ASSERT_TRUE(test, put_rec(dtl, c->cpu, &filler));
+	return n;
+}
+
+/* @got[*i] is a CPU record of @event; then *i is past it. */
+static void expect_cpu_rec(struct kunit *test, const struct got_rec *got,
+			   int *i, u32 event)
+{
+	KUNIT_EXPECT_EQ_MSG(test, got[*i].type, HTMTRACE_DTL_REC_CPU,
+			    "record %d", *i);
+	KUNIT_EXPECT_EQ_MSG(test, got[*i].event, event, "record %d", *i);
+	(*i)++;
+}
+
+/* @got[*i] is a LOST record of @count dropped entries; then *i is past it. */
+static void expect_dropped(struct kunit *test, const struct got_rec *got,
+			   int *i, u64 count)
+{
+	KUNIT_EXPECT_EQ_MSG(test, got[*i].type, HTMTRACE_DTL_REC_LOST,
+			    "record %d", *i);
+	KUNIT_EXPECT_EQ_MSG(test, got[*i].why, HTMTRACE_DTL_LOST_DROPPED,
+			    "record %d", *i);
+	KUNIT_EXPECT_EQ_MSG(test, got[*i].count, count, "record %d", *i);
+	(*i)++;
+}
+
+/*
+ * Captures across a START while the ring is full keep their order and
+ * their ends. CPU X's ring full with capture A's records waiting (its
+ * losses, OFFLINE); X back online: capture B, which drops 7 entries and
+ * ends CPU_LOST (another user's mask); STOP; START: capture C, which drops
+ * 11. B's LOST 7 and its CPU_LOST come before the START's CLOCK, C's
+ * JOINED and LOST 11 after it: no loss is merged into another capture's.
+ */
+static void dtl_captures_across_start(struct kunit *test)
+{
+	struct got_rec *got;
+	struct dtl_cpu *c;
+	struct vpa_dtl dtl;
+	int i, n, entries;
+
+	got = kunit_kcalloc(test, 128, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	fake_index = 0;
+	fake_mask = 0;
+	dtl_test_session(&dtl);
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &fake_log_ops,
+					    cpu_possible_mask, 7, 4096, NULL),
+			0);
+	c = dtl.pcpu[cpumask_first(dtl.cpus)];
+	/* A: JOINED, a full ring, 3 entries dropped, OFFLINE: all waiting */
+	fake_start(test, &dtl, c);
+	entries = fill_ring(test, &dtl, c);
+	fake_log_more(c, 3);
+	dtl_cpu_flush_ipi(c);
+	dtl_cpu_end(c, HTMTRACE_DTL_CPU_OFFLINE);
+	/* B: the CPU back; 7 dropped; another user's mask ends it */
+	fake_begin(test, c);
+	fake_log_more(c, 7);
+	dtl_cpu_flush_ipi(c);
+	fake_mask = 1;
+	dtl_cpu_flush_ipi(c);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->state), HTMTRACE_DTL_CPU_ENDED);
+	/* they give the mask back; STOP */
+	fake_mask = c->saved_mask | c->mask;
+	dtl_cpu_end(c, 0);
+	/* START: C, which drops 11 */
+	fake_start(test, &dtl, c);
+	fake_log_more(c, 11);
+	dtl_cpu_flush_ipi(c);
+	KUNIT_EXPECT_EQ(test, c->pend_n, 3);
+	KUNIT_EXPECT_EQ(test, c->dropped, 3 + 7 + 11);
+
+	n = read_recs(test, &dtl, 64 * 1024, got, 128);
+	KUNIT_ASSERT_EQ(test, n, entries + 11);
+	i = 0;
+	KUNIT_EXPECT_EQ(test, got[i++].type, HTMTRACE_DTL_REC_CLOCK);
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_JOINED);
+	for (; i < 2 + entries; i++)
+		KUNIT_EXPECT_EQ(test, got[i].type, HTMTRACE_DTL_REC_ENTRY);
+	KUNIT_EXPECT_EQ(test, got[i++].type, 0x7f);
+	expect_dropped(test, got, &i, 3);
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_OFFLINE);
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_JOINED);
+	expect_dropped(test, got, &i, 7);
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_LOST);
+	KUNIT_EXPECT_EQ(test, got[i++].type, HTMTRACE_DTL_REC_CLOCK);
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_JOINED);
+	expect_dropped(test, got, &i, 11);
+	KUNIT_EXPECT_EQ(test, i, n);
+	KUNIT_EXPECT_EQ(test, c->pend_n, 1);
+	KUNIT_EXPECT_EQ(test, c->folded, 0);
+	dtl_cpu_end(c, 0);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	mutex_destroy(&dtl.lock);
+	mutex_destroy(&dtl.read_lock);
+}
+
+/*
+ * The bound: with the ring full, a CPU goes offline and online
+ * DTL_PENDING times; the capture that begins while DTL_PENDING captures'
+ * records wait takes over the newest: one OFFLINE record fewer, its
+ * JOINED and losses shared, @folded 1. Every other record is there, in
+ * order.
+ */
+static void dtl_captures_beyond_bound(struct kunit *test)
+{
+	struct got_rec *got;
+	struct dtl_cpu *c;
+	struct vpa_dtl dtl;
+	int i, k, n, entries;
+
+	got = kunit_kcalloc(test, 128, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	fake_index = 0;
+	fake_mask = 0;
+	dtl_test_session(&dtl);
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &fake_log_ops,
+					    cpu_possible_mask, 7, 4096, NULL),
+			0);
+	c = dtl.pcpu[cpumask_first(dtl.cpus)];
+	fake_start(test, &dtl, c);
+	entries = fill_ring(test, &dtl, c);
+	/* capture k drops k + 1 entries, then the CPU goes offline */
+	for (k = 0; k <= DTL_PENDING; k++) {
+		if (k)
+			fake_begin(test, c);
+		fake_log_more(c, k + 1);
+		dtl_cpu_flush_ipi(c);
+		dtl_cpu_end(c, HTMTRACE_DTL_CPU_OFFLINE);
+		KUNIT_EXPECT_EQ(test, c->pend_n, min(k + 1, DTL_PENDING));
+	}
+	KUNIT_EXPECT_EQ(test, c->folded, 1);
+
+	n = read_recs(test, &dtl, 64 * 1024, got, 128);
+	/*
+	 * clock, JOINED, entries, filler; the first capture's LOST and
+	 * OFFLINE; JOINED, LOST and OFFLINE of the DTL_PENDING - 1 after it
+	 */
+	KUNIT_ASSERT_EQ(test, n, 3 + entries + 2 + 3 * (DTL_PENDING - 1));
+	i = 2 + entries + 1;
+	expect_dropped(test, got, &i, 1);
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_OFFLINE);
+	for (k = 1; k < DTL_PENDING - 1; k++) {
+		expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_JOINED);
+		expect_dropped(test, got, &i, k + 1);
+		expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_OFFLINE);
+	}
+	/* the last two captures as one */
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_JOINED);
+	expect_dropped(test, got, &i, DTL_PENDING + DTL_PENDING + 1);
+	expect_cpu_rec(test, got, &i, HTMTRACE_DTL_CPU_OFFLINE);
+	KUNIT_EXPECT_EQ(test, i, n);
+	KUNIT_EXPECT_EQ(test, c->pend_n, 1);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	mutex_destroy(&dtl.lock);
+	mutex_destroy(&dtl.read_lock);
+}
+
+/*
+ * The session's ring is shared among its CPUs: two CPUs of a 16 KiB ring
+ * hold 8 KiB of records each (146 entries), not 16 KiB each.
+ */
+static void dtl_ring_kb_shared(struct kunit *test)
+{
+	const size_t rec = sizeof(struct htmtrace_dtl_entry_rec);
+	cpumask_var_t two;
+	struct vpa_dtl dtl;
+	int cpu0, cpu1, n;
+
+	cpu0 = cpumask_first(cpu_possible_mask);
+	cpu1 = cpumask_next(cpu0, cpu_possible_mask);
+	if (cpu1 >= nr_cpu_ids)
+		kunit_skip(test, "one possible CPU");
+	KUNIT_ASSERT_TRUE(test, zalloc_cpumask_var(&two, GFP_KERNEL));
+	cpumask_set_cpu(cpu0, two);
+	cpumask_set_cpu(cpu1, two);
+	dtl_test_session(&dtl);
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops, two, 7,
+					    16 * 1024, NULL), 0);
+	free_cpumask_var(two);
+	KUNIT_EXPECT_EQ(test, cpumask_weight(dtl.cpus), 2);
+	KUNIT_EXPECT_EQ(test, dtl.pcpu[cpu0]->ring.size, 8 * 1024);
+	KUNIT_EXPECT_EQ(test, dtl.pcpu[cpu1]->ring.size, 8 * 1024);
+	for (n = 0; put_cpu_entry(&dtl, cpu0, n); n++)
+		;
+	KUNIT_EXPECT_EQ(test, n, 8 * 1024 / rec);
+	for (n = 0; put_cpu_entry(&dtl, cpu1, n); n++)
+		;
+	KUNIT_EXPECT_EQ(test, n, 8 * 1024 / rec);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	mutex_destroy(&dtl.lock);
+	mutex_destroy(&dtl.read_lock);
+}
+
+/*
+ * A read takes at most one round more than there are CPUs (a round: one
+ * CPU's records, or a clock record), however many are ready: 16 STARTs,
+ * each followed by an entry of every CPU, are 16 * (1 + CPUs) rounds; a
+ * read with room for all returns the first nr_cpu_ids + 1 records (a
+ * round each here), and the next read goes on from there.
+ */
+static void dtl_read_rounds(struct kunit *test)
+{
+	const size_t rec = sizeof(struct htmtrace_dtl_entry_rec);
+	size_t room = 64 * 1024;
+	char __user *ubuf = user_buf(test, room);
+	struct htmtrace_dtl_rec hdr;
+	unsigned int cpu, g, ncpus;
+	struct vpa_dtl dtl;
+	ssize_t len;
+
+	KUNIT_ASSERT_EQ(test, sizeof(struct htmtrace_dtl_clock), rec);
+	dtl_test_session(&dtl);
+	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops,
+					    cpu_possible_mask, 7, 4096, NULL),
+			0);
+	ncpus = cpumask_weight(dtl.cpus);
+	for (g = 0; g < DTL_CLOCKS; g++) {
+		mutex_lock(&dtl.read_lock);
+		dtl_start_clock(&dtl);
+		mutex_unlock(&dtl.read_lock);
+		for_each_cpu(cpu, dtl.cpus)
+			KUNIT_EXPECT_TRUE(test, put_cpu_entry(&dtl, cpu, g));
+	}
+	KUNIT_ASSERT_GT(test, DTL_CLOCKS * (1 + ncpus), nr_cpu_ids + 1);
+	len = dtl_read(&dtl, ubuf, room, true);
+	KUNIT_EXPECT_EQ(test, len, (ssize_t)((nr_cpu_ids + 1) * rec));
+	/* the first round the clock record, the next an entry of START 0's */
+	KUNIT_ASSERT_EQ(test, copy_from_user(&hdr, ubuf, sizeof(hdr)), 0);
+	KUNIT_EXPECT_EQ(test, hdr.type, HTMTRACE_DTL_REC_CLOCK);
+	KUNIT_ASSERT_EQ(test, copy_from_user(&hdr, ubuf + rec, sizeof(hdr)), 0);
+	KUNIT_EXPECT_EQ(test, hdr.type, HTMTRACE_DTL_REC_ENTRY);
+	/* the rest, a read at a time, each of at most nr_cpu_ids + 1 rounds */
+	g = len / rec;
+	while ((len = dtl_read(&dtl, ubuf, room, true)) > 0) {
+		KUNIT_EXPECT_LE(test, len, (ssize_t)((nr_cpu_ids + 1) * rec));
+		g += len / rec;
+	}
+	KUNIT_EXPECT_EQ(test, len, -EAGAIN);
+	KUNIT_EXPECT_EQ(test, g, DTL_CLOCKS * (1 + ncpus));
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	mutex_destroy(&dtl.lock);
+	mutex_destroy(&dtl.read_lock);
+}
+
 static struct kunit_case htmtrace_dtl_cases[] = {
+	KUNIT_CASE(dtl_ring_kb_shared),
+	KUNIT_CASE(dtl_read_rounds),
+	KUNIT_CASE(dtl_poll_ended_capture),
+	KUNIT_CASE(dtl_captures_across_start),
+	KUNIT_CASE(dtl_captures_beyond_bound),
 	KUNIT_CASE(dtl_end_once),
 	KUNIT_CASE(dtl_read_copy_unlocked),
 	KUNIT_CASE(dtl_cpu_ring_shares),

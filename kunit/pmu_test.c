@@ -180,6 +180,39 @@ static const struct dtl_sink test_sink = {
 	.end = sink_end,
 };
 
+/* A sink that keeps what it is given: how many records, and the last. */
+struct kept_sink {
+	unsigned int puts;
+	struct htmtrace_dtl_cpu last;
+};
+
+static bool kept_put(void *arg, const void *rec)
+{
+	struct kept_sink *k = arg;
+	const struct htmtrace_dtl_rec *hdr = rec;
+
+	k->puts++;
+	memset(&k->last, 0, sizeof(k->last));
+	memcpy(&k->last, rec, min_t(size_t, hdr->len, sizeof(k->last)));
+	return true;
+}
+
+static const struct dtl_sink kept_sink_ops = {
+	.begin = sink_begin,
+	.put = kept_put,
+	.end = sink_end,
+};
+
+/* @rec is @cpu's JOINED record. */
+static void expect_joined(struct kunit *test, const struct htmtrace_dtl_cpu *rec,
+			  int cpu)
+{
+	KUNIT_EXPECT_EQ(test, rec->hdr.type, HTMTRACE_DTL_REC_CPU);
+	KUNIT_EXPECT_EQ(test, rec->hdr.len, sizeof(*rec));
+	KUNIT_EXPECT_EQ(test, rec->hdr.cpu, cpu);
+	KUNIT_EXPECT_EQ(test, rec->event, HTMTRACE_DTL_CPU_JOINED);
+}
+
 static const struct htmtrace_hv_ops dtl_fake_ops = { .name = "kunit" };
 
 /* The log has one owner: /dev/vpa_dtl's session or the perf events. */
@@ -240,10 +273,9 @@ static void flush_beside(struct kunit *test, struct vpa_dtl *dtl,
 	raw_spin_lock_irqsave(&other->lock, flags);
 	/* two CPUs' locks held at once: only here, never in the driver */
 	raw_spin_lock_nested(&c->lock, SINGLE_DEPTH_NESTING);
-	set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
-	KUNIT_EXPECT_TRUE(test, c->sink ? dtl_flush_cpu(dtl, c) :
-			  dtl_flush_own(dtl, c));
-	KUNIT_EXPECT_EQ(test, c->events, 0UL);
+	set_bit(HTMTRACE_DTL_CPU_JOINED, &dtl_pend_cur(c)->events);
+	KUNIT_EXPECT_TRUE(test, dtl_flush_cpu(dtl, c));
+	KUNIT_EXPECT_EQ(test, dtl_pend_cur(c)->events, 0UL);
 	raw_spin_unlock(&c->lock);
 	raw_spin_unlock_irqrestore(&other->lock, flags);
 }
@@ -252,12 +284,14 @@ static void flush_beside(struct kunit *test, struct vpa_dtl *dtl,
  * Every CPU puts its records under a lock of its own, a vpa_dtl event's
  * (into its sink) as a CPU of /dev/vpa_dtl's session (into its ring): with
  * another CPU's lock held (its poll), its records still go out, and the
- * flush asserts (lockdep) that its own lock is the one held.
+ * flush asserts (lockdep) that its own lock is the one held. Each record
+ * goes to its own CPU's sink or ring, whole, and to no other.
  */
 static void pmu_dtl_cpu_lock(struct kunit *test)
 {
 	int cpu0 = cpumask_first(cpu_possible_mask);
 	int cpu1 = cpumask_next(cpu0, cpu_possible_mask);
+	struct kept_sink kept0 = {}, kept1 = {};
 	struct dtl_cpu *c0, *c1;
 	struct vpa_dtl dtl;
 	u64 head;
@@ -266,12 +300,20 @@ static void pmu_dtl_cpu_lock(struct kunit *test)
 		kunit_skip(test, "one possible CPU");
 	dtl_session_init(&dtl);
 	KUNIT_ASSERT_EQ(test, dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
-	c0 = dtl_pmu_cpu_add(&dtl, cpu0, 2, &test_sink, NULL);
+	c0 = dtl_pmu_cpu_add(&dtl, cpu0, 2, &kept_sink_ops, &kept0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c0));
-	c1 = dtl_pmu_cpu_add(&dtl, cpu1, 2, &test_sink, NULL);
+	c1 = dtl_pmu_cpu_add(&dtl, cpu1, 2, &kept_sink_ops, &kept1);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c1));
 
 	flush_beside(test, &dtl, c0, c1);
+	/* into CPU 0's sink, whole, and nowhere else */
+	KUNIT_EXPECT_EQ(test, kept0.puts, 1);
+	expect_joined(test, &kept0.last, cpu0);
+	KUNIT_EXPECT_EQ(test, kept1.puts, 0);
+	flush_beside(test, &dtl, c1, c0);
+	KUNIT_EXPECT_EQ(test, kept0.puts, 1);
+	KUNIT_EXPECT_EQ(test, kept1.puts, 1);
+	expect_joined(test, &kept1.last, cpu1);
 
 	dtl_pmu_cpu_remove(&dtl, c1);
 	dtl_pmu_cpu_remove(&dtl, c0);
@@ -287,11 +329,19 @@ static void pmu_dtl_cpu_lock(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, c0->ring.buf, c1->ring.buf);
 	head = c1->ring.head;
 	flush_beside(test, &dtl, c0, c1);
-	/* into its own ring, nobody else's */
+	/* into its own ring, whole, nobody else's */
 	KUNIT_EXPECT_EQ(test, c0->ring.head,
 			sizeof(struct htmtrace_dtl_cpu));
+	expect_joined(test, (const void *)c0->ring.buf, cpu0);
 	KUNIT_EXPECT_EQ(test, c1->ring.head, head);
 	KUNIT_EXPECT_EQ(test, atomic_read(&dtl.filled), 1);
+	flush_beside(test, &dtl, c1, c0);
+	KUNIT_EXPECT_EQ(test, c0->ring.head,
+			sizeof(struct htmtrace_dtl_cpu));
+	KUNIT_EXPECT_EQ(test, c1->ring.head,
+			head + sizeof(struct htmtrace_dtl_cpu));
+	expect_joined(test, (const void *)c1->ring.buf, cpu1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dtl.filled), 2);
 	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
 }
 

@@ -138,60 +138,75 @@ static void dtl_wake(struct vpa_dtl *dtl)
 static void dtl_cpu_push(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
 	if (!c->sink)
-		dtl_flush_own(dtl, c);
+		dtl_flush_cpu(dtl, c);
 }
 
 /*
- * The CPU's capture is over: record why, and stop polling. @wake: wake the
- * readers (false in an IPI, where their wait queue's lock may not be
- * taken: the caller wakes them after).
+ * The CPU's capture is over: record why (@error: for
+ * HTMTRACE_DTL_CPU_FAILED), and stop polling. @wake: wake the readers
+ * (false in an IPI, where their wait queue's lock may not be taken: the
+ * caller wakes them after).
  */
 static void dtl_cpu_ended(struct vpa_dtl *dtl, struct dtl_cpu *c,
-			  unsigned int why, bool wake)
+			  unsigned int why, int error, bool wake)
 {
+	struct dtl_pend *p;
 	unsigned long flags;
 
 	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_ENDED);
 	raw_spin_lock_irqsave(&c->lock, flags);
-	if (c->next_waits)
-		c->next_end = why;
-	else
-		set_bit(why, &c->events);
+	p = dtl_pend_cur(c);
+	set_bit(why, &p->events);
+	p->error = error;
 	dtl_cpu_push(dtl, c);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 	if (wake)
 		dtl_wake(dtl);
 }
 
-/*
- * Copy the entries logged since the last poll into the CPU's ring, and
- * count in c->logged what the hypervisor logged. @wake: as for
- * dtl_cpu_ended().
+/**
+ * struct dtl_take - what one poll copied from a CPU's log, before any of
+ *	it goes out
+ * @cur: the CPU's index the poll read up to
+ * @from: the first entry of the CPU's @stage still valid after the copy
+ * @n: entries copied into @stage
+ * @over: entries the hypervisor overwrote before they were copied
  */
-static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
-			      bool wake)
-{
-	struct htmtrace_dtl_entry_rec rec;
-	unsigned long flags;
-	u64 cur, again, first, over, valid, n, i, pushed = 0, dropped = 0;
-	u64 t0 = local_clock(), t1;
-	bool room, began = false;
-	u64 *lost;
+struct dtl_take {
+	u64 cur;
+	u64 from;
+	u64 n;
+	u64 over;
+};
 
-	cur = htm_hv_dtl_index(dtl->hv, c->cpu);
-	c->other_change = dtl_cpu_other_change(dtl, c, cur);
-	if (c->other_change) {
-		dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST, wake);
-		return;
-	}
-	if (cur == c->last)
-		return;
+/*
+ * A poll's first pass, the capture: the entries logged since the last
+ * poll into c->stage, checked (the index after the copy says which the
+ * hypervisor overwrote meanwhile; the log must still be ours, before and
+ * after the copy). Nothing goes out yet. Return: false if another user
+ * changed the log (c->other_change says how), else true, @t filled
+ * (@t->cur == c->last: nothing new).
+ */
+static bool dtl_cpu_take(struct vpa_dtl *dtl, struct dtl_cpu *c,
+			 struct dtl_take *t)
+{
+	u64 first, again, valid, gone, i;
+
+	t->cur = htm_hv_dtl_index(dtl->hv, c->cpu);
+	c->other_change = dtl_cpu_other_change(dtl, c, t->cur);
+	if (c->other_change)
+		return false;
+	t->from = 0;
+	t->n = 0;
+	t->over = 0;
+	if (t->cur == c->last)
+		return true;
 
 	/* Entries below the index are whole (the hypervisor wrote them first). */
 	smp_rmb();
-	dtl_span(c->last, cur, &first, &over);
-	n = cur - first;
-	for (i = 0; i < n; i++)
+	dtl_span(c->last, t->cur, &first, &t->over);
+	t->n = t->cur - first;
+	for (i = 0; i < t->n; i++)
 		c->stage[i] = c->log[(first + i) % DTL_ENTRIES];
 	/* Entries overwritten while they were copied are not valid. */
 	smp_rmb();
@@ -205,37 +220,49 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	if (c->kernel_owned &&
 	    READ_ONCE(paca_ptrs[c->cpu]->dispatch_log) != c->log) {
 		c->other_change = DTL_OTHER_LOG;
-		dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST, wake);
-		return;
+		return false;
 	}
-	dtl_span(first, again, &valid, &i);
-	i = min(i, n);
+	dtl_span(first, again, &valid, &gone);
+	t->from = min(gone, t->n);
 	/* The newest entry is valid unless all were overwritten. */
-	if (i < n)
-		c->last_tb = be64_to_cpu(c->stage[n - 1].timebase);
-	over += i;
-	c->logged += cur - c->last;
+	if (t->from < t->n)
+		c->last_tb = be64_to_cpu(c->stage[t->n - 1].timebase);
+	t->over += t->from;
+	c->logged += t->cur - c->last;
+	return true;
+}
+
+/*
+ * A poll's second pass, under the CPU's lock: what waits goes first, then
+ * the entries taken, as records, into the sink or the ring; once one does
+ * not fit, the rest of the poll is dropped too (and counted, for the
+ * capture's LOST record). Return: the entries put.
+ */
+static u64 dtl_cpu_give(struct vpa_dtl *dtl, struct dtl_cpu *c,
+			const struct dtl_take *t)
+{
+	struct htmtrace_dtl_entry_rec rec;
+	u64 i, pushed = 0, dropped = 0;
+	bool room, began = false;
+	unsigned long flags;
+	u64 t1, *lost;
 
 	memset(&rec, 0, sizeof(rec));
 	dtl_rec_init(&rec.hdr, HTMTRACE_DTL_REC_ENTRY, sizeof(rec), c->cpu);
 	t1 = local_clock();
 	raw_spin_lock_irqsave(&c->lock, flags);
 	WRITE_ONCE(c->lock_wait_ns, c->lock_wait_ns + local_clock() - t1);
-	/* While the last capture's end waits for room, this one's losses wait too. */
-	lost = c->next_waits ? c->next_lost : c->lost;
-	c->overwritten += over;
-	lost[0] += over;
-	/*
-	 * What is pending goes first; once an entry does not fit, the rest of
-	 * this poll is dropped too (the reader's next read reports them).
-	 */
+	/* This capture's losses (after older captures' records, if they wait). */
+	lost = dtl_pend_cur(c)->lost;
+	c->overwritten += t->over;
+	lost[0] += t->over;
 	if (c->sink) {
 		began = c->sink->begin(c->sink_arg, false);
 		room = began && dtl_flush_cpu(dtl, c);
 	} else {
-		room = dtl_flush_own(dtl, c);
+		room = dtl_flush_cpu(dtl, c);
 	}
-	for (; i < n; i++) {
+	for (i = t->from; i < t->n; i++) {
 		memcpy(rec.entry, &c->stage[i], sizeof(rec.entry));
 		room = room && dtl_put(dtl, c, &rec);
 		if (room) {
@@ -250,13 +277,45 @@ static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	c->entries += pushed;
 	c->dropped += dropped;
 	raw_spin_unlock_irqrestore(&c->lock, flags);
-	WRITE_ONCE(c->last, cur);
+	return pushed;
+}
+
+/*
+ * Poll the CPU's log, in one pass each: capture (dtl_cpu_take()), then
+ * the sink or the ring (dtl_cpu_give()), then wake the readers. @wake: as
+ * for dtl_cpu_ended().
+ *
+ * Only a capture that is CAPTURING is polled, whichever path polls it (the
+ * CPU's timer, the FLUSH IPI, the PMU's deadline poll, the end): once one
+ * of them ended it (another user changed the log), the log is no longer
+ * ours to read, its end record is out, and @other_change says what STOP
+ * must not give back.
+ */
+static void dtl_cpu_poll_wake(struct vpa_dtl *dtl, struct dtl_cpu *c,
+			      bool wake)
+{
+	u64 t0 = local_clock(), pushed;
+	struct dtl_take t;
+
+	if (READ_ONCE(c->state) != HTMTRACE_DTL_CPU_CAPTURING)
+		return;
+	if (!dtl_cpu_take(dtl, c, &t)) {
+		dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_LOST, 0, wake);
+		return;
+	}
+	if (t.cur == c->last)
+		return;
+	pushed = dtl_cpu_give(dtl, c, &t);
+	WRITE_ONCE(c->last, t.cur);
 	WRITE_ONCE(c->poll_ns, c->poll_ns + local_clock() - t0);
 	if (wake && pushed && !c->sink)
 		dtl_wake(dtl);
 }
 
-/* Poll from the CPU's timer, or from anywhere with the timer cancelled. */
+/*
+ * Poll from the CPU's timer, or from anywhere with the timer cancelled (a
+ * capture that is not CAPTURING is left alone).
+ */
 void dtl_cpu_poll(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
 	dtl_cpu_poll_wake(dtl, c, true);
@@ -297,6 +356,13 @@ long dtl_cpu_begin(void *arg)
 	unsigned long flags;
 	int cpu = c->cpu, ret;
 
+	/*
+	 * The capture's records come after those of the captures before it
+	 * (those may still wait for room, and a START may have come between).
+	 */
+	raw_spin_lock_irqsave(&c->lock, flags);
+	dtl_pend_begin(c);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
 	c->saved_mask = htm_hv_dtl_mask(dtl->hv, cpu);
 	c->other_change = 0;
 	c->last_tb = 0;
@@ -324,8 +390,7 @@ long dtl_cpu_begin(void *arg)
 			ret = htm_hv_dtl_register(dtl->hv, cpu, c->own);
 		}
 		if (ret) {
-			c->error = ret;
-			dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_FAILED, true);
+			dtl_cpu_ended(dtl, c, HTMTRACE_DTL_CPU_FAILED, ret, true);
 			return ret;
 		}
 		c->log = c->own;
@@ -339,21 +404,11 @@ long dtl_cpu_begin(void *arg)
 		htm_hv_dtl_set_mask(dtl->hv, cpu, c->mask);
 	}
 	WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_CAPTURING);
-	/*
-	 * If records of the last capture (its end, or losses counted before
-	 * a STOP) still wait for room, this capture's records wait after
-	 * them (@next_waits). A capture that ends and begins again while they
-	 * wait is folded into this one.
-	 */
 	raw_spin_lock_irqsave(&c->lock, flags);
-	if (dtl_cpu_pending(c) && !c->next_waits)
-		c->next_waits = true;
-	else if (!c->next_waits)
-		set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
-	c->next_end = 0;
+	set_bit(HTMTRACE_DTL_CPU_JOINED, &dtl_pend_cur(c)->events);
 	dtl_cpu_push(dtl, c);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
-	/* A CPU with a sink may begin under perf's raw locks: no wake-up. */
+	/* A CPU with a sink puts its records there: no reader waits for them. */
 	if (!c->sink)
 		dtl_wake(dtl);
 	c->period_ns = DTL_PERIOD_START;
@@ -361,6 +416,7 @@ long dtl_cpu_begin(void *arg)
 		      HRTIMER_MODE_REL_PINNED_HARD);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(dtl_cpu_begin);
 
 /*
  * End capturing on a CPU (from any CPU): stop the timer, take what is left,
@@ -373,11 +429,10 @@ void dtl_cpu_end(struct dtl_cpu *c, unsigned int why)
 	int cpu = c->cpu, ret;
 
 	hrtimer_cancel(&c->timer);
-	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING) {
-		dtl_cpu_poll(dtl, c);
-		if (why)
-			dtl_cpu_ended(dtl, c, why, true);
-	}
+	dtl_cpu_poll(dtl, c);
+	/* (unless that last poll ended it: a capture ends once) */
+	if (why && READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
+		dtl_cpu_ended(dtl, c, why, 0, true);
 	/* The mask is given back only if it is still exactly what we set. */
 	if (c->log && c->other_change != DTL_OTHER_LOG &&
 	    htm_hv_dtl_mask(dtl->hv, cpu) == dtl_cpu_our_mask(c))
@@ -398,6 +453,7 @@ void dtl_cpu_end(struct dtl_cpu *c, unsigned int why)
 		WRITE_ONCE(c->state, HTMTRACE_DTL_CPU_WAITING);
 	dtl_wake(dtl);
 }
+EXPORT_SYMBOL_IF_KUNIT(dtl_cpu_end);
 
 /*
  * A CPU's capture, allocated and idle. Its timer is hard, also on
@@ -411,6 +467,7 @@ void dtl_cpu_setup(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	c->dtl = dtl;
 	c->cpu = cpu;
 	c->mask = mask;
+	c->pend_n = 1;
 	raw_spin_lock_init(&c->lock);
 	hrtimer_setup(&c->timer, dtl_timer, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_PINNED_HARD);
@@ -425,6 +482,6 @@ void dtl_cpu_flush_ipi(void *arg)
 {
 	struct dtl_cpu *c = arg;
 
-	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
-		dtl_cpu_poll_wake(c->dtl, c, false);
+	dtl_cpu_poll_wake(c->dtl, c, false);
 }
+EXPORT_SYMBOL_IF_KUNIT(dtl_cpu_flush_ipi);

@@ -32,6 +32,8 @@
 #define DTL_RING_KB_MAX	65536
 /* The least a CPU's share of the session's ring is. */
 #define DTL_CPU_RING_MIN	(DTL_RING_KB_MIN * 1024)
+/* Captures of a CPU whose records may wait for room at once (uapi too). */
+#define DTL_PENDING	8
 
 /**
  * struct dtl_ring - a ring of stream records
@@ -65,6 +67,23 @@ struct dtl_sink {
 };
 
 /**
+ * struct dtl_pend - the records of one capture of a CPU not yet in the
+ *	stream
+ * @events: HTMTRACE_DTL_CPU_* records due, as bits: JOINED, and what ended
+ *	the capture
+ * @lost: entries lost and not yet reported, [0] overwritten, [1] dropped
+ * @error: the errno a HTMTRACE_DTL_CPU_FAILED record carries
+ * @gen: the CPU's @gens_due when the capture began: its records go before
+ *	the clock record of START @gen and of every START after it
+ */
+struct dtl_pend {
+	unsigned long events;
+	u64 lost[2];
+	s32 error;
+	u32 gen;
+};
+
+/**
  * struct dtl_cpu - the capture on one CPU
  * @dtl: its session
  * @cpu: logical CPU
@@ -87,25 +106,23 @@ struct dtl_sink {
  *	must follow it)
  * @period_ns: the timer's current period
  * @timer: the pinned capture timer
- * @lost: entries lost and not yet reported, [0] overwritten, [1] dropped
- * @events: HTMTRACE_DTL_CPU_* records to emit, as bits
- * @next_waits: a newer capture began (a START, or the CPU back online)
- *	while records of the older one still waited for room (records go
- *	out as they come when they fit: this is the ring-full case, a
- *	reader that does not read). The older capture's
- *	records stay in @lost and @events; the newer one's JOINED is due
- *	after them, and its losses and end wait in @next_lost and @next_end
- *	until dtl_next_capture() moves them in. A third capture that
- *	begins while they still wait folds into the newer one.
- * @next_lost: as @lost, for the newer capture (@next_waits)
- * @next_end: 0, or the HTMTRACE_DTL_CPU_* event that ended the newer
- *	capture (@next_waits)
+ * @pend: the records of the CPU's captures that wait for room, oldest
+ *	first, from @pend_first on (modulo DTL_PENDING); the last of them is
+ *	the current (or last) capture's, whose losses it counts. Records go
+ *	out as they come when they fit: more than one capture has records
+ *	waiting only while the ring is full and unread (a START, or the CPU
+ *	back online, began a capture meanwhile), and a newer capture's
+ *	entries are dropped (counted in its @lost) until the older ones'
+ *	records are out
+ * @pend_first: the oldest capture's slot in @pend
+ * @pend_n: slots in use, at least 1
+ * @folded: captures that began while DTL_PENDING captures' records waited:
+ *	each took over the newest's slot (dtl_pend_begin())
  * @gens_due: STARTs of the session so far (struct vpa_dtl @clock_last)
  * @gens: STARTs whose place in @ring is known: START g's records begin at
  *	@gen_head[g % DTL_CLOCKS]. The reader reads up to there, then that
  *	START's clock record, then past it. Less than @gens_due while records
  *	of a capture before START @gens still wait for room: they go first
- * @error: the errno a HTMTRACE_DTL_CPU_FAILED record carries
  * @logged: entries the hypervisor logged during the capture
  * @entries: entries copied into the stream
  * @overwritten: entries the hypervisor overwrote before they were read
@@ -114,17 +131,18 @@ struct dtl_sink {
  * @poll_ns: time spent in the polls that found entries (make bench)
  * @lock_wait_ns: of which waiting for @lock
  * @lock: guards the CPU's records: @ring (its head, and the reader's move
- *	of its tail), the pending records and @gens; taken in the
- *	capture timer (interrupt context) and under perf's raw context lock:
- *	hence raw, and held for short copies only. Only this CPU's capture
- *	and the session's reader take it: no CPU's poll waits for another's,
- *	as in mainline's vpa-dtl.c, per CPU
- * @ring: the CPU's ring of records, a share of the session's (struct
- *	vpa_dtl @rings); not used with a @sink
+ *	of its tail), the pending records and @gens; taken in hard interrupt
+ *	context, also on PREEMPT_RT (the capture timer, the FLUSH IPI, the
+ *	vpa_dtl PMU's irq_work and deadline timer, never under perf's raw
+ *	context lock): hence raw, and held for short copies only. Only this
+ *	CPU's capture and the session's reader take it: no CPU's poll waits
+ *	for another's, as in mainline's vpa-dtl.c, per CPU
+ * @ring: the CPU's ring of records, its share of the session's ring_kb
+ *	(dtl_cpu_ring_size()); not used with a @sink
  * @stage: the entries of one poll, checked before they go to the ring
  *
- * The pending records (@clock_pending, @lost, @events, @next_waits,
- * @next_lost, @next_end, @gens_due) are read and written under @lock,
+ * The pending records (@clock_pending, @pend, @pend_first, @pend_n,
+ * @gens_due, @gens) are read and written under @lock,
  * except @clock_pending and @sink, also set before the capture begins (its
  * timer not yet started). The counters are written by the CPU's timer (or
  * with it stopped) and read without a lock.
@@ -147,15 +165,13 @@ struct dtl_cpu {
 	u64 last_tb;
 	u64 period_ns;
 	struct hrtimer timer;
-	u64 lost[2];
-	unsigned long events;
-	bool next_waits;
-	u64 next_lost[2];
-	u8 next_end;
+	struct dtl_pend pend[DTL_PENDING];
+	u32 pend_first;
+	u32 pend_n;
+	u32 folded;
 	u32 gens_due;
 	u32 gens;
 	u64 gen_head[DTL_CLOCKS];
-	s32 error;
 	u64 logged;
 	u64 entries;
 	u64 overwritten;
@@ -172,7 +188,8 @@ struct dtl_cpu {
  * struct dtl_claim - what one round of a read copies: the records a
  *	reader claimed under the read lock and copies without it
  * @cpu: the CPU whose records, or -1 for the session's clock record
- * @from: that CPU's ring as it was (its buffer, size and tail)
+ * @from: that CPU's ring's buffer, size and tail (what the copy uses; not
+ *	its head, which the CPU's capture writes meanwhile: 0 here)
  * @clock: the clock record, copied from the session (@cpu -1)
  * @len: bytes claimed
  */
@@ -205,8 +222,8 @@ void dtl_rec_init(struct htmtrace_dtl_rec *hdr, u16 type, u16 len, u32 cpu);
 void dtl_clock_now(struct htmtrace_dtl_clock *rec);
 bool dtl_put(struct vpa_dtl *dtl, struct dtl_cpu *c, const void *rec);
 bool dtl_flush_cpu(struct vpa_dtl *dtl, struct dtl_cpu *c);
-bool dtl_flush_own(struct vpa_dtl *dtl, struct dtl_cpu *c);
-bool dtl_cpu_pending(const struct dtl_cpu *c);
+struct dtl_pend *dtl_pend_cur(struct dtl_cpu *c);
+struct dtl_pend *dtl_pend_begin(struct dtl_cpu *c);
 
 /* dtl_cpu.c */
 void dtl_span(u64 last, u64 cur, u64 *first, u64 *overwritten);

@@ -162,8 +162,7 @@ void dtl_pmu_cpu_begin(struct dtl_cpu *c)
  */
 u64 dtl_pmu_cpu_read(struct dtl_cpu *c)
 {
-	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)
-		dtl_cpu_poll(c->dtl, c);
+	dtl_cpu_poll(c->dtl, c);
 	return READ_ONCE(c->entries);
 }
 

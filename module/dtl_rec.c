@@ -4,11 +4,11 @@
  * CPU has pending until its ring has room for them.
  *
  * A CPU's records come in the order of its capture: JOINED, entries and
- * LOST records, then what ended it. What finds no room waits: the CPU's
- * oldest capture's records first, then those of the capture it began again
- * meanwhile (@next_waits); what the captures before a START left goes before
- * that START's clock record (the reader reads the CPU's ring up to
- * @gen_head, then the clock record).
+ * LOST records, then what ended it. What finds no room waits, a slot per
+ * capture (struct dtl_pend): the CPU's oldest capture's records first, then
+ * those of each capture it began meanwhile; what the captures before a
+ * START left goes before that START's clock record (the reader reads the
+ * CPU's ring up to @gen_head, then the clock record).
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
@@ -88,56 +88,148 @@ bool dtl_put(struct vpa_dtl *dtl, struct dtl_cpu *c, const void *rec)
 }
 EXPORT_SYMBOL_IF_KUNIT(dtl_put);
 
-/* Push a CPU's pending event @e, if it has one; false if it did not fit. */
+/* The slot of a CPU's current (or last) capture. Caller holds the CPU's lock. */
+struct dtl_pend *dtl_pend_cur(struct dtl_cpu *c)
+{
+	return &c->pend[(c->pend_first + c->pend_n - 1) % DTL_PENDING];
+}
+EXPORT_SYMBOL_IF_KUNIT(dtl_pend_cur);
+
+/* Has the capture records waiting for room? */
+static bool dtl_pend_due(const struct dtl_pend *p)
+{
+	return p->events || p->lost[0] || p->lost[1];
+}
+
+/**
+ * dtl_pend_begin() - the slot of a capture that begins on a CPU
+ * @c: the CPU, its lock held
+ *
+ * The last capture's slot if none of its records wait; else a new slot
+ * after it, so that the new capture's records come after the older ones'
+ * (a START's clock record between them, if one came between). If
+ * DTL_PENDING captures' records wait already, the new capture takes over
+ * the newest one's slot (@folded counts it): that capture's end record is
+ * dropped, its losses are the new capture's, and all of it goes after the
+ * clock records of the STARTs since it began. Its JOINED stays due: the
+ * caller sets the new capture's JOINED or FAILED.
+ *
+ * Return: the slot.
+ */
+struct dtl_pend *dtl_pend_begin(struct dtl_cpu *c)
+{
+	struct dtl_pend *p = dtl_pend_cur(c);
+
+	lockdep_assert_held(&c->lock);
+	if (!dtl_pend_due(p)) {
+		memset(p, 0, sizeof(*p));
+	} else if (c->pend_n < DTL_PENDING) {
+		c->pend_n++;
+		p = dtl_pend_cur(c);
+		memset(p, 0, sizeof(*p));
+	} else {
+		WRITE_ONCE(c->folded, c->folded + 1);
+		p->events &= BIT(HTMTRACE_DTL_CPU_JOINED);
+		p->error = 0;
+	}
+	p->gen = c->gens_due;
+	return p;
+}
+EXPORT_SYMBOL_IF_KUNIT(dtl_pend_begin);
+
+/* Push a capture's pending event @e, if it has one; false if it did not fit. */
 static bool dtl_flush_event(struct vpa_dtl *dtl, struct dtl_cpu *c,
-			    unsigned int e)
+			    struct dtl_pend *p, unsigned int e)
 {
 	struct htmtrace_dtl_cpu ev;
 
-	if (!test_bit(e, &c->events))
+	if (!test_bit(e, &p->events))
 		return true;
 	memset(&ev, 0, sizeof(ev));
 	dtl_rec_init(&ev.hdr, HTMTRACE_DTL_REC_CPU, sizeof(ev), c->cpu);
 	ev.event = e;
 	if (e == HTMTRACE_DTL_CPU_FAILED)
-		ev.error = c->error;
+		ev.error = p->error;
 	if (!dtl_put(dtl, c, &ev))
 		return false;
-	clear_bit(e, &c->events);
+	clear_bit(e, &p->events);
 	return true;
 }
 
-/* Push a CPU's pending LOST records of @lost; false if one did not fit. */
+/* Push a capture's pending LOST records; false if one did not fit. */
 static bool dtl_flush_lost(struct vpa_dtl *dtl, struct dtl_cpu *c,
-			   u64 *lost)
+			   struct dtl_pend *p)
 {
 	struct htmtrace_dtl_lost rec;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(c->lost); i++) {
-		if (!lost[i])
+	for (i = 0; i < ARRAY_SIZE(p->lost); i++) {
+		if (!p->lost[i])
 			continue;
 		memset(&rec, 0, sizeof(rec));
 		dtl_rec_init(&rec.hdr, HTMTRACE_DTL_REC_LOST, sizeof(rec),
 			     c->cpu);
 		rec.why = i + 1;
-		rec.count = lost[i];
+		rec.count = p->lost[i];
 		if (!dtl_put(dtl, c, &rec))
 			return false;
-		lost[i] = 0;
+		p->lost[i] = 0;
 	}
 	return true;
 }
 
 /*
- * Push the records of the oldest of a CPU's captures that has some pending,
- * in the order of the capture: (with a sink) the clock, JOINED, the losses,
- * the record of what ended it. Caller holds the CPU's lock.
+ * Push a capture's pending records in the order of the capture: JOINED,
+ * the losses, the record of what ended it.
  */
-static bool dtl_flush_capture(struct vpa_dtl *dtl, struct dtl_cpu *c)
+static bool dtl_flush_capture(struct vpa_dtl *dtl, struct dtl_cpu *c,
+			      struct dtl_pend *p)
+{
+	unsigned int e;
+
+	if (!dtl_flush_event(dtl, c, p, HTMTRACE_DTL_CPU_JOINED) ||
+	    !dtl_flush_lost(dtl, c, p))
+		return false;
+	for (e = HTMTRACE_DTL_CPU_OFFLINE; e <= HTMTRACE_DTL_CPU_FAILED; e++)
+		if (!dtl_flush_event(dtl, c, p, e))
+			return false;
+	return true;
+}
+
+/*
+ * The places of the STARTs (@gens up to @gens_due) before which no capture
+ * has records waiting: the ring's head now. Before START g go the records
+ * of the captures whose @gen is g or less; the oldest capture with records
+ * waiting holds up the STARTs from its @gen on.
+ */
+static void dtl_gens_known(struct dtl_cpu *c)
+{
+	const struct dtl_pend *p = &c->pend[c->pend_first];
+	u32 known = c->gens_due;
+
+	if (dtl_pend_due(p) && (s32)(p->gen - known) < 0)
+		known = p->gen;
+	for (; c->gens != known; c->gens++)
+		c->gen_head[c->gens % DTL_CLOCKS] = c->ring.head;
+}
+
+/**
+ * dtl_flush_cpu() - push a CPU's pending records into its sink or ring
+ * @dtl: session
+ * @c: the CPU, its lock held
+ *
+ * (With a sink) the clock first; then each capture's records, oldest
+ * first: a capture's slot is let go once its records are out and a newer
+ * capture began. In a ring, the place of each START is taken once every
+ * capture begun before it has its records out (dtl_gens_known()), so that
+ * the START's clock record, which the reader reads there, comes after
+ * them, and every loss is in the capture it happened in.
+ *
+ * Return: true if nothing is left pending.
+ */
+bool dtl_flush_cpu(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
 	struct htmtrace_dtl_clock clock;
-	unsigned int e;
 
 	lockdep_assert_held(&c->lock);
 	/* A CPU with a sink of its own starts its stream with a clock. */
@@ -147,75 +239,16 @@ static bool dtl_flush_capture(struct vpa_dtl *dtl, struct dtl_cpu *c)
 			return false;
 		c->clock_pending = false;
 	}
-	if (!dtl_flush_event(dtl, c, HTMTRACE_DTL_CPU_JOINED) ||
-	    !dtl_flush_lost(dtl, c, c->lost))
-		return false;
-	for (e = HTMTRACE_DTL_CPU_OFFLINE; e <= HTMTRACE_DTL_CPU_FAILED; e++)
-		if (!dtl_flush_event(dtl, c, e))
+	for (;;) {
+		dtl_gens_known(c);
+		if (!dtl_flush_capture(dtl, c, &c->pend[c->pend_first]))
 			return false;
+		if (c->pend_n == 1)
+			break;
+		c->pend_first = (c->pend_first + 1) % DTL_PENDING;
+		c->pend_n--;
+	}
+	dtl_gens_known(c);
 	return true;
 }
-
-/* The oldest capture's records are out: the one begun after it is next. */
-static void dtl_next_capture(struct dtl_cpu *c)
-{
-	if (!c->next_waits)
-		return;
-	c->next_waits = false;
-	set_bit(HTMTRACE_DTL_CPU_JOINED, &c->events);
-	memcpy(c->lost, c->next_lost, sizeof(c->lost));
-	memset(c->next_lost, 0, sizeof(c->next_lost));
-	if (c->next_end)
-		set_bit(c->next_end, &c->events);
-	c->next_end = 0;
-}
-
-/*
- * Push a CPU's pending records: those of its oldest capture, then those of
- * the capture it began again meanwhile (@next_waits). Caller holds the CPU's
- * lock.
- */
-bool dtl_flush_cpu(struct vpa_dtl *dtl, struct dtl_cpu *c)
-{
-	if (!dtl_flush_capture(dtl, c))
-		return false;
-	if (!c->next_waits)
-		return true;
-	dtl_next_capture(c);
-	return dtl_flush_capture(dtl, c);
-}
 EXPORT_SYMBOL_IF_KUNIT(dtl_flush_cpu);
-
-/**
- * dtl_flush_own() - push the pending records of a CPU of /dev/vpa_dtl's
- *	session into its ring
- * @dtl: session
- * @c: the CPU, its lock held
- *
- * First what the captures before the last START left (while @gens is short
- * of @gens_due: a loss belongs to the capture it happened in); once that is
- * in, the records of the STARTs since begin (@gen_head), and the reader may
- * read their clock records when it gets there. Then the rest, as
- * dtl_flush_cpu().
- *
- * Return: true if nothing is left pending.
- */
-bool dtl_flush_own(struct vpa_dtl *dtl, struct dtl_cpu *c)
-{
-	lockdep_assert_held(&c->lock);
-	if (c->gens != c->gens_due) {
-		if (!dtl_flush_capture(dtl, c))
-			return false;
-		dtl_next_capture(c);
-		for (; c->gens != c->gens_due; c->gens++)
-			c->gen_head[c->gens % DTL_CLOCKS] = c->ring.head;
-	}
-	return dtl_flush_cpu(dtl, c);
-}
-EXPORT_SYMBOL_IF_KUNIT(dtl_flush_own);
-
-/* Has the CPU records of a capture still waiting for room? */
-bool dtl_cpu_pending(const struct dtl_cpu *c)
-{
-	return c->events || c->lost[0] || c->lost[1];
-}

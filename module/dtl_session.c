@@ -204,7 +204,7 @@ void dtl_start_clock(struct vpa_dtl *dtl)
 
 		raw_spin_lock_irqsave(&c->lock, flags);
 		c->gens_due = g + 1;
-		dtl_flush_own(dtl, c);
+		dtl_flush_cpu(dtl, c);
 		raw_spin_unlock_irqrestore(&c->lock, flags);
 	}
 	WRITE_ONCE(dtl->clock_last, g + 1);
@@ -384,7 +384,7 @@ int dtl_flush_now(struct vpa_dtl *dtl)
 	for_each_cpu(cpu, dtl->cpus) {
 		c = dtl->pcpu[cpu];
 		raw_spin_lock_irqsave(&c->lock, flags);
-		dtl_flush_own(dtl, c);
+		dtl_flush_cpu(dtl, c);
 		raw_spin_unlock_irqrestore(&c->lock, flags);
 	}
 	wake_up_interruptible(&dtl->wait);
@@ -433,7 +433,7 @@ static struct dtl_cpu *dtl_read_next(struct vpa_dtl *dtl, u64 *end)
 		if (READ_ONCE(c->ring.head) == c->ring.tail)
 			continue;
 		raw_spin_lock_irqsave(&c->lock, flags);
-		dtl_flush_own(dtl, c);
+		dtl_flush_cpu(dtl, c);
 		/*
 		 * START g's place in the ring is known once @gens passed g
 		 * (it is never below g: a START's clock record is read only
@@ -495,7 +495,11 @@ ssize_t dtl_read_claim(struct vpa_dtl *dtl, size_t count, bool nonblock,
 				if (!claim->len)
 					goto out;
 				claim->cpu = c->cpu;
-				claim->from = c->ring;
+				/* Not the head: the CPU's capture moves it. */
+				claim->from.buf = c->ring.buf;
+				claim->from.size = c->ring.size;
+				claim->from.tail = c->ring.tail;
+				claim->from.head = 0;
 				break;
 			}
 			if (dtl->clock_first != dtl->clock_last) {
@@ -562,7 +566,7 @@ ssize_t dtl_read_done(struct vpa_dtl *dtl, ssize_t ret,
 		c->ring.tail += claim->len;
 		if (c->ring.tail == c->ring.head)
 			atomic_dec(&dtl->filled);
-		dtl_flush_own(dtl, c);
+		dtl_flush_cpu(dtl, c);
 		raw_spin_unlock_irqrestore(&c->lock, flags);
 		/* The next read begins with the next CPU's records. */
 		dtl->read_next = claim->cpu + 1;
@@ -675,6 +679,7 @@ int dtl_stats(struct vpa_dtl *dtl, struct htmtrace_dtl_cpu_stats *out,
 		out[n].dropped = READ_ONCE(c->dropped);
 		out[n].wakeups = READ_ONCE(c->wakeups);
 		out[n].kernel_owned = c->kernel_owned;
+		out[n].folded = READ_ONCE(c->folded);
 		out[n].next_index = READ_ONCE(c->last);
 		n++;
 	}

@@ -366,14 +366,17 @@ struct htmtrace_hvbuf {
  *
  * A CPU's records come in the order of its capture: JOINED, entries and
  * LOST records, then the CPU record of what ended it. Records that find the
- * ring full wait for room, in that order; a CPU that goes offline and comes
- * back meanwhile has the records of its new capture wait after them. If it
- * goes offline and comes back once more before there is room, that cycle is
- * folded into the new capture: no OFFLINE and JOINED records for it, and
- * the entries the CPU logged while it came back are not counted (the one
- * exception to the rule above). Records of a capture that still wait at a
- * STOP come out before the next START's clock record: every loss is in
- * the capture it happened in.
+ * ring full wait for room, in that order; a capture the CPU begins
+ * meanwhile (it came back online, or a START) has its records wait after
+ * them, and its entries are dropped (and counted) until they are out.
+ * Records of the captures before a START come out before that START's
+ * clock record: every loss is in the capture it happened in. A CPU keeps
+ * the records of up to 8 captures waiting at once; a capture that begins
+ * while 8 have records waiting takes over the newest of them: that one's
+ * end record (OFFLINE, LOST or FAILED), if it has one, is not in the
+ * stream, its JOINED and losses stand for both (after the clock records of
+ * the STARTs since it began), and the CPU's @folded counter
+ * (HTMTRACE_IOC_DTL_STATS) counts it.
  *
  * Where the kernel owns a CPU's log (it registered one for stolen-time
  * accounting, CONFIG_VIRT_CPU_ACCOUNTING_NATIVE), the driver reads that
@@ -471,7 +474,9 @@ struct htmtrace_dtl_config {
  * @dropped: entries dropped because the CPU's ring was full
  * @wakeups: times the capture timer ran on the CPU
  * @kernel_owned: 1 if the capture reads the kernel's own log
- * @reserved: zero
+ * @folded: captures that took over the newest of the 8 captures of the
+ *	CPU whose records waited for room (see "A CPU's records" above): the
+ *	stream shows each such pair as one capture
  * @next_index: the log index of the next entry the capture reads (the
  *	CPU's lppaca dtl_idx once it has caught up)
  */
@@ -483,7 +488,7 @@ struct htmtrace_dtl_cpu_stats {
 	__u64 dropped;
 	__u64 wakeups;
 	__u32 kernel_owned;
-	__u32 reserved;
+	__u32 folded;
 	__u64 next_index;
 };
 
