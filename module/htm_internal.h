@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * htmtrace: what the HTM files (htm_target.c, htm_dump.c, htm_chan.c,
- * htm_cdev.c, htm_pmu.c and the channels' debugfs files) share among
- * themselves; the rest of the driver uses htmtrace.h.
+ * htm_read.c, htm_info.c, htm_cdev.c, htm_pmu.c and the channels' debugfs
+ * files) share among themselves; the rest of the driver uses htmtrace.h.
  */
 #ifndef HTMTRACE_HTM_INTERNAL_H
 #define HTMTRACE_HTM_INTERNAL_H
@@ -19,7 +19,10 @@
 struct perf_event;
 struct seq_file;
 
-/* the channels (htm_chan.c), their dumps and the PMU's (htm_dump.c) */
+/*
+ * the channels (htm_chan.c), their readers (htm_read.c), their dumps and
+ * the PMU's (htm_dump.c)
+ */
 
 /**
  * struct htm_config - a checked HTMTRACE_IOC_CONFIGURE argument
@@ -202,9 +205,19 @@ int htm_chan_start(struct htm_chan *chan);
 int htm_chan_stop(struct htm_chan *chan);
 int htm_chan_deconfigure(struct htm_chan *chan);
 int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr);
+/* htm_chan.c, for htm_read.c: under the channel's lock */
+void htm_chan_caller(struct htm_chan *chan, const struct htm_hv_yield *yield,
+		     struct htm_caller *c);
+int htm_chan_query_size(struct htm_chan *chan, void *buf,
+			const struct htm_hv_yield *yield);
+int htm_chan_query_size_wait(struct htm_chan *chan, void *buf);
+int htm_chan_stop_locked(struct htm_chan *chan,
+			 const struct htm_hv_yield *yield);
+/* htm_info.c */
 int htm_chan_info(struct htm_chan *chan, unsigned int op,
 		  const struct htm_target *t, void **data, size_t *len);
 
+/* htm_read.c */
 void htm_reader_init(struct htm_reader *rd, struct htm_chan *chan);
 void htm_reader_release(struct htm_reader *rd);
 /* htm_chan_read() flags */
