@@ -36,9 +36,10 @@ struct seq_file;
 
 /* main.c: module parameters and the platform gate */
 const char *htm_platform_check(bool lpar, bool kvm_guest);
-bool htm_is_live(void);
 
-extern unsigned int htm_nr_channels;
+/* common.c: whether the devices and PMUs take users, the bounce size */
+bool htm_is_live(void);
+void htm_go_live(void);
 extern unsigned int htm_bounce_size;
 /* The largest bounce buffer: one allocation of MAX_PAGE_ORDER pages. */
 #define HTM_BOUNCE_MAX	((unsigned int)(PAGE_SIZE << MAX_PAGE_ORDER))
@@ -249,7 +250,7 @@ int dtl_pmu_register(const struct htmtrace_hv_ops *hv,
 void dtl_pmu_unregister(void);
 
 /* htm_cdev.c: /dev/htmN */
-int htm_cdev_add_all(const struct htmtrace_hv_ops *hv);
+int htm_cdev_add_all(const struct htmtrace_hv_ops *hv, unsigned int nr);
 void htm_cdev_remove_all(void);
 
 /* common.c: what the two halves do alike */
