@@ -1448,6 +1448,34 @@ static void chan_restart_reconfigures(struct kunit *test)
 	fk.fail_op = 0;
 }
 
+/*
+ * One long-busy answer to the size query a read makes is no answer: the
+ * size is asked again at the next chunk, and the dump goes on in whole
+ * chunks, not a page per DUMP_DATA for the rest of the trace (the first
+ * chunk, fetched while the size was unknown, is one page).
+ */
+static void chan_read_size_busy_once(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+	u64 size = 1ULL << fk.log2;
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	loff_t pos = size;
+
+	fk.busy_op = HTM_OP_STATUS;
+	fk.busy_dumps = 1;
+	read_and_check(test, chan, 0, size, 65536);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos,
+					HTM_READ_MAY_STOP), 0);
+	KUNIT_EXPECT_EQ(test, fk.busy_dumps, 0);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STATUS], 2);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA],
+			1 + size / htm_bounce_size);
+	KUNIT_EXPECT_EQ(test, chan->hw_size, size);
+	/* the end is known: SEEK_END asks nothing more */
+	KUNIT_EXPECT_EQ(test, htm_chan_size(chan), size);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STATUS], 2);
+}
+
 static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_read_long_busy_lets_go),
 	KUNIT_CASE(chan_read_long_busy_restarted),
@@ -1482,6 +1510,7 @@ static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_setup_claimed),
 	KUNIT_CASE(chan_status_busy_never_holds),
 	KUNIT_CASE(chan_restart_reconfigures),
+	KUNIT_CASE(chan_read_size_busy_once),
 	KUNIT_CASE_PARAM(dump_plan, plan_gen_params),
 	KUNIT_CASE(config_checks),
 	KUNIT_CASE(chan_configure_mode),

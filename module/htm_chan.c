@@ -81,9 +81,12 @@ static int htm_chan_call(struct htm_chan *chan,
 /*
  * Ask STATUS for the buffer size of the current trace, into @buf (at least
  * a page, the caller's own); the answer, a usable size or none, holds for
- * the generation. With @yield, a long-busy answer is waited out without the
- * channel's lock; without, it is not waited for at all (the size is then
- * unknown, -EBUSY): the dump needs no size, and public callers never ask.
+ * the generation (@size_gen), unless the hypervisor was busy: then the size
+ * is unknown for now and the next query asks again (a dump without a size
+ * asks a page at a time: see htm_dump_chunk()). With @yield, a long-busy
+ * answer is waited out without the channel's lock; without, it is not
+ * waited for at all (-EBUSY): the dump needs no size, and public callers
+ * never ask.
  * Return: 0 (the size may still be unknown: see chan->status_err), or
  * -ERESTARTSYS or -ESTALE from a wait with @yield.
  */
@@ -106,7 +109,9 @@ int htm_chan_query_size(struct htm_chan *chan, void *buf,
 	chan->status_err = ret;
 	if (ret || htm_status_size(buf, chan->cfg.target.type, &chan->hw_size))
 		chan->hw_size = 0;
-	chan->size_gen = chan->gen;
+	/* Busy is no answer: the generation's size is asked for again. */
+	if (ret != -EBUSY)
+		chan->size_gen = chan->gen;
 	return 0;
 }
 
@@ -492,7 +497,8 @@ int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr)
 	st->state = chan->state;
 	st->flags = chan->cfg.flags;
 	st->generation = chan->gen;
-	if (chan->state != HTMTRACE_STATE_IDLE && chan->size_gen == chan->gen) {
+	/* The query was for this trace, busy or not: its answer is shown. */
+	if (chan->state != HTMTRACE_STATE_IDLE) {
 		st->target.type = t->type;
 		st->target.node = t->node;
 		st->target.chip = t->chip;

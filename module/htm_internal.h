@@ -74,8 +74,9 @@ struct htm_dump {
  *	and waiters
  * @hw_size: HTM buffer size from the STATUS asked for generation @size_gen,
  *	0 if unknown (the request failed, or gave no usable size)
- * @size_gen: generation @hw_size belongs to; 0 for none
- * @status_err: errno of that STATUS request
+ * @size_gen: generation @hw_size belongs to; 0 for none. A busy answer
+ *	(-EBUSY) sets no generation: the size is asked for again
+ * @status_err: errno of the last STATUS request
  * @data_end: offset where the hypervisor said the data of generation
  *	@end_gen ends (H_NOT_AVAILABLE, or the end of @hw_size)
  * @end_gen: generation @data_end belongs to; 0 for none
