@@ -8,6 +8,8 @@
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/signal.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
@@ -1476,6 +1478,56 @@ static void chan_read_size_busy_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STATUS], 2);
 }
 
+/* START of a stopped channel, with a signal pending: see below. */
+static int start_signalled(struct htm_chan *chan)
+{
+	int ret;
+
+	allow_signal(SIGUSR1);
+	send_sig(SIGUSR1, current, 0);
+	ret = htm_chan_start(chan);
+	flush_signals(current);
+	disallow_signal(SIGUSR1);
+	return ret;
+}
+
+/*
+ * START of a stopped channel is DECONFIGURE, CONFIGURE, START. A signal
+ * during DECONFIGURE's long-busy wait leaves the stopped trace, and the
+ * restarted call starts; once DECONFIGURE is done, the CONFIGURE after it
+ * waits out the hypervisor whatever signal comes: an interrupted one would
+ * leave the channel idle, and the restarted call would fail -EBADFD.
+ */
+static void chan_restart_signal(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+
+	fk.busy_op = HTM_OP_CONFIGURE;
+	fk.busy_dumps = 1;
+	KUNIT_EXPECT_EQ(test, start_signalled(chan), 0);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
+	KUNIT_EXPECT_EQ(test, fk.state, FK_TRACING);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_CONFIGURE], 3);
+	KUNIT_EXPECT_EQ(test, fk.busy_dumps, 0);
+	KUNIT_EXPECT_EQ(test, chan->stats.long_busy_sleeps, 1);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&t1, test), -EBUSY);
+
+	KUNIT_ASSERT_EQ(test, htm_chan_stop(chan), 0);
+	fk.busy_op = HTM_OP_DECONFIGURE;
+	fk.busy_dumps = 1;
+	KUNIT_EXPECT_EQ(test, start_signalled(chan), -ERESTARTSYS);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
+	KUNIT_EXPECT_EQ(test, fk.state, FK_STOPPED);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DECONFIGURE], 2);
+	KUNIT_EXPECT_EQ(test, htm_target_claim(&t1, test), -EBUSY);
+	read_and_check(test, chan, 0, PAGE_SIZE, PAGE_SIZE);
+	/* the restarted call */
+	KUNIT_EXPECT_EQ(test, htm_chan_start(chan), 0);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DECONFIGURE], 3);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_CONFIGURE], 4);
+}
+
 static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_read_long_busy_lets_go),
 	KUNIT_CASE(chan_read_long_busy_restarted),
@@ -1511,6 +1563,7 @@ static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_status_busy_never_holds),
 	KUNIT_CASE(chan_restart_reconfigures),
 	KUNIT_CASE(chan_read_size_busy_once),
+	KUNIT_CASE(chan_restart_signal),
 	KUNIT_CASE_PARAM(dump_plan, plan_gen_params),
 	KUNIT_CASE(config_checks),
 	KUNIT_CASE(chan_configure_mode),

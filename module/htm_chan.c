@@ -291,19 +291,27 @@ static void htm_chan_idle(struct htm_chan *chan)
  * again, as htm-perf.c does for every trace. No public caller STARTs a
  * stopped trace, and what PowerVM answers to it (a fresh trace, H_STATE,
  * or the old one resumed) is not public: it is never asked. A DECONFIGURE
- * that fails leaves the stopped trace as it was; a CONFIGURE that fails
- * leaves the unit, and so the channel, idle.
+ * that fails, or whose long-busy wait a signal cuts short (-ERESTARTSYS),
+ * leaves the stopped trace as it was, so that the restarted call finds it.
+ * Once it succeeded there is no way back: the CONFIGURE after it waits out
+ * a long-busy hypervisor whatever signal comes (the teardown policy: 10 s
+ * at most), for an interrupted CONFIGURE would leave the channel idle and
+ * the restarted call nothing to start (-EBADFD). A CONFIGURE that fails
+ * leaves the unit, and so the channel, idle, its target released.
  */
 static int htm_chan_reconfigure(struct htm_chan *chan)
 {
 	const struct htm_config *cfg = &chan->cfg;
+	struct htm_caller c;
 	int ret;
 
 	ret = htm_chan_call(chan, NULL, HTM_OP_DECONFIGURE, 0, 0, 0, NULL);
 	if (ret)
 		return ret;
-	ret = htm_chan_call(chan, NULL, HTM_OP_CONFIGURE, cfg->mode_mask,
-			    cfg->mode_value, 0, NULL);
+	htm_chan_caller(chan, NULL, &c);
+	c.policy = &htm_hv_teardown_policy;
+	ret = htm_caller_call(&c, HTM_OP_CONFIGURE, cfg->mode_mask,
+			      cfg->mode_value, 0, NULL);
 	if (ret) {
 		pr_warn_ratelimited("htm%u: CONFIGURE again failed (%d): the channel is idle\n",
 				    chan->index, ret);
@@ -323,8 +331,11 @@ static int htm_chan_reconfigure(struct htm_chan *chan)
  * The trace begins a new generation: files that read the previous one get
  * -ESTALE.
  *
- * Return: 0, -EBADFD in another state, or the hypervisor's errno (after a
- * CONFIGURE that failed, the channel is idle).
+ * Return: 0, -EBADFD in another state, -EINTR, -ERESTARTSYS if a signal
+ * came while the hypervisor was long busy (the channel is left as it was,
+ * stopped, or configured again with no trace: the restarted call starts
+ * it), or the hypervisor's errno (after a CONFIGURE that failed, the
+ * channel is idle, its target released).
  */
 int htm_chan_start(struct htm_chan *chan)
 {

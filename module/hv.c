@@ -268,10 +268,12 @@ const struct htm_hv_policy htm_hv_atomic_policy = {
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_atomic_policy);
 
 /*
- * For teardown (an event's close, event_init's rollback): the default
+ * For teardown (an event's close, event_init's rollback) and for the
+ * CONFIGURE that a channel's START makes after DECONFIGURE: the default
  * bounds, but a pending signal does not cut a long-busy wait short. A close
  * cannot be restarted, so an interrupted STOP or DECONFIGURE would leave
- * the unit configured with nobody holding it.
+ * the unit configured with nobody holding it; an interrupted CONFIGURE
+ * would leave the channel idle, with nothing for the restarted START.
  */
 const struct htm_hv_policy htm_hv_teardown_policy = {
 	.busy_retries = 100,

@@ -14,7 +14,13 @@
  *   -EFAULT  the argument points outside the caller's memory
  *   -EINVAL  a reserved field or unknown flag is non-zero, or a value is out
  *            of range
- *   -EINTR   a fatal signal came while the command waited for the channel
+ *   -EINTR   a fatal signal came while the command waited for the channel;
+ *            or a signal came while the driver waited out a long-busy
+ *            hypervisor (the command is restarted instead where the
+ *            handler has SA_RESTART): what was done stays done and the
+ *            command may be repeated (an interrupted DECONFIGURE may leave
+ *            the trace stopped, an interrupted START of a stopped channel
+ *            may leave it configured with no trace: see START)
  *   -EBUSY   the hypervisor stayed busy for longer than the driver waits
  *   -EIO     the hypervisor failed the request (H_STATE, H_HARDWARE, ...),
  *            or answered in a way the driver cannot use
@@ -34,7 +40,17 @@
  *                           event;
  *                           -ENOMEM
  *   HTMTRACE_IOC_START      -EPERM as above; -EBADFD unless configured or
- *                           stopped
+ *                           stopped. A stopped channel is configured
+ *                           again first (DECONFIGURE, then CONFIGURE, as
+ *                           IBM's HTM PMU proposal does for every trace):
+ *                           if DECONFIGURE fails, or a signal cuts its
+ *                           wait short, the stopped trace is left as it
+ *                           was; once it is done, the CONFIGURE after it
+ *                           waits out a busy hypervisor whatever signal
+ *                           comes (10 s at most), and if it fails the
+ *                           command fails with its error and leaves the
+ *                           channel HTMTRACE_STATE_IDLE, its target
+ *                           released and the trace gone: CONFIGURE again
  *   HTMTRACE_IOC_STOP       -EPERM as above; -EBADFD if never started (a
  *                           stopped channel stops again with success);
  *                           -EIO if the hypervisor refuses it (H_STATE):
