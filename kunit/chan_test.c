@@ -4,6 +4,7 @@
  * argument checks) against a small fake hypervisor.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/io.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
@@ -60,10 +61,13 @@ static struct {
 	bool probe_restart;	/* probe_work restarts the trace */
 	unsigned int probe_dumps;	/* DUMP_DATA calls when it had the lock */
 	unsigned int probe_status;	/* STATUS calls when it had the lock */
+	unsigned int probe_info;	/* SYSPROC calls when it had the lock */
+	bool probe_sync;	/* the busy answer waits (10 s at most) for it */
 	int probe_ret;
 } fk;
 
 static struct work_struct probe_work;
+static struct completion probe_done;
 
 /* While a reader waits out a long-busy answer: can another take the lock? */
 static void probe_fn(struct work_struct *work)
@@ -78,6 +82,8 @@ static void probe_fn(struct work_struct *work)
 	}
 	fk.probe_dumps = fk.calls[HTM_OP_DUMP_DATA];
 	fk.probe_status = fk.calls[HTM_OP_STATUS];
+	fk.probe_info = fk.calls[HTM_OP_DUMP_SYSPROC_CONF];
+	complete(&probe_done);
 }
 
 static u8 fake_byte(u64 o)
@@ -125,6 +131,12 @@ static long fake_htm(unsigned long flags, unsigned long target,
 		fk.busy_dumps--;
 		if (fk.probe_chan)
 			schedule_work(&probe_work);
+		/*
+		 * The probe is done by the time the caller sleeps, unless
+		 * the caller holds the lock it takes: not a matter of speed.
+		 */
+		if (fk.probe_chan && fk.probe_sync)
+			wait_for_completion_timeout(&probe_done, 10 * HZ);
 		return H_LONG_BUSY_ORDER_100_MSEC;
 	}
 
@@ -263,6 +275,7 @@ static int chan_test_init(struct kunit *test)
 	memset(readers, 0, sizeof(readers));
 	memset(&fk, 0, sizeof(fk));
 	INIT_WORK(&probe_work, probe_fn);
+	init_completion(&probe_done);
 	fk.log2 = 22;	/* 4 MiB: four chunks of the default bounce buffer */
 	return 0;
 }
@@ -1528,6 +1541,40 @@ static void chan_restart_signal(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_CONFIGURE], 4);
 }
 
+/*
+ * An information walk holds no lock of the channel's while the hypervisor
+ * is long busy: another task takes the lock meanwhile, as debugfs config
+ * and counters do, before the walk's next call; the walk's calls are
+ * counted in the channel's counters at its end.
+ */
+static void chan_info_lets_go(struct kunit *test)
+{
+	const unsigned int op = HTM_OP_DUMP_SYSPROC_CONF;
+	struct htm_chan *chan = new_chan(test);
+	size_t len;
+	u8 *data;
+
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, 0), 0);
+	fk.info_blocks = 3;
+	fk.busy_op = op;
+	fk.busy_dumps = 1;
+	fk.probe_chan = chan;
+	fk.probe_sync = true;
+	fk.probe_info = U32_MAX;
+	KUNIT_ASSERT_EQ(test, htm_chan_info(chan, op, &t1, (void **)&data,
+					    &len), 0);
+	flush_work(&probe_work);
+	KUNIT_EXPECT_EQ(test, fk.probe_info, 1);
+	/* the busy answer, three blocks, the end (H_P6) */
+	KUNIT_EXPECT_EQ(test, fk.calls[op], 5);
+	KUNIT_EXPECT_EQ(test, len,
+			3 * (HTM_BLOCK_HDR_SIZE + HTM_SYSPROC_ENTRY_SIZE));
+	KUNIT_EXPECT_EQ(test, chan->stats.long_busy_sleeps, 1);
+	KUNIT_EXPECT_EQ(test, chan->stats.hcalls, 5 + 1);	/* + CONFIGURE */
+	KUNIT_EXPECT_EQ(test, chan->stats.errors[htm_hv_rc_slot(H_P6)], 1);
+	kvfree(data);
+}
+
 static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_read_long_busy_lets_go),
 	KUNIT_CASE(chan_read_long_busy_restarted),
@@ -1564,6 +1611,7 @@ static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_restart_reconfigures),
 	KUNIT_CASE(chan_read_size_busy_once),
 	KUNIT_CASE(chan_restart_signal),
+	KUNIT_CASE(chan_info_lets_go),
 	KUNIT_CASE_PARAM(dump_plan, plan_gen_params),
 	KUNIT_CASE(config_checks),
 	KUNIT_CASE(chan_configure_mode),

@@ -167,11 +167,6 @@ struct htm_chan *htm_chan_create(unsigned int index,
 	chan = kzalloc(sizeof(*chan), GFP_KERNEL);
 	if (!chan)
 		return NULL;
-	chan->info = kzalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!chan->info) {
-		kfree(chan);
-		return NULL;
-	}
 	chan->index = index;
 	chan->hv = hv;
 	/* 0 is no generation: a file that has not read yet. */
@@ -193,7 +188,6 @@ void htm_chan_destroy(struct htm_chan *chan)
 	if (!chan)
 		return;
 	WARN_ON(chan->state != HTMTRACE_STATE_IDLE);
-	kfree(chan->info);
 	mutex_destroy(&chan->lock);
 	kfree(chan);
 }

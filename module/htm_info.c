@@ -3,14 +3,22 @@
  * htmtrace: the HTM information queries (HTMTRACE_IOC_CAPS, _SYSMEM,
  * _SYSPROC and their debugfs files): the capabilities of a target and the
  * system's configuration tables, block after block.
+ *
+ * A walk takes nothing of the channel's but its backend and, at its end,
+ * its counters: it runs without the channel's lock, into a page of its
+ * own, so that the channel's commands, reads and debugfs files are not
+ * held up by its calls (up to HTM_INFO_MAX_CALLS, each of which may wait
+ * out a long-busy hypervisor for 10 s).
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
 #include <linux/errno.h>
+#include <linux/gfp.h>
 #include <linux/io.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -66,9 +74,27 @@ static int htm_info_grow(void **out, size_t *cap, size_t used, size_t need)
 	return 0;
 }
 
+/* Add a walk's counters to the channel's, under the channel's lock. */
+static int htm_info_count(struct htm_chan *chan,
+			  const struct htm_hv_stats *st)
+{
+	unsigned int i;
+
+	if (mutex_lock_killable(&chan->lock))
+		return -EINTR;
+	chan->stats.hcalls += st->hcalls;
+	chan->stats.busy_retries += st->busy_retries;
+	chan->stats.long_busy_sleeps += st->long_busy_sleeps;
+	for (i = 0; i < HTM_HV_NR_RC; i++)
+		chan->stats.errors[i] += st->errors[i];
+	mutex_unlock(&chan->lock);
+	return 0;
+}
+
 /**
  * htm_chan_info() - fetch the capabilities or a configuration dump
- * @chan: channel whose buffer and counters are used
+ * @chan: channel whose backend and counters are used (its lock is not held
+ *	across the walk: it is taken once, at the end, to count the calls)
  * @op: HTM_OP_CAPABILITIES, HTM_OP_DUMP_SYSMEM_CONF or
  *	HTM_OP_DUMP_SYSPROC_CONF
  * @t: target the query is about
@@ -88,27 +114,31 @@ static int htm_info_grow(void **out, size_t *cap, size_t used, size_t need)
  * every op. A block with no entry ends the iteration too (kept: its header
  * counts the table), whatever its iterator says. At most
  * HTM_INFO_MAX_CALLS blocks and HTM_INFO_MAX bytes; a fatal signal ends
- * the walk.
+ * the walk, and a signal a long-busy wait.
  *
  * Return: 0, -ENOMEM, -EIO if the hypervisor's blocks do not add up or
  * never end, -ENODATA if it has no such data (H_NOT_AVAILABLE for the
- * first block), -EINTR, or the hypervisor's errno (for the first block,
- * or a later one answered other than the ends above).
+ * first block), -EINTR, -ERESTARTSYS if a signal came while the
+ * hypervisor was long busy, or the hypervisor's errno (for the first
+ * block, or a later one answered other than the ends above).
  */
 int htm_chan_info(struct htm_chan *chan, unsigned int op,
 		  const struct htm_target *t, void **data, size_t *len)
 {
-	u8 *hdr = chan->info;
+	struct htm_hv_stats st = {};
 	void *out = NULL;
 	size_t total = 0, cap = 0, blen;
 	size_t room = op == HTM_OP_CAPABILITIES ? HTM_CAPS_SIZE : PAGE_SIZE;
 	unsigned int calls = 0;
 	u64 next = 0, n = 0;
 	long hrc;
+	u8 *hdr;
 	int ret;
 
-	if (mutex_lock_killable(&chan->lock))
-		return -EINTR;
+	/* The hypervisor writes a page: the walk's own, page aligned. */
+	hdr = (u8 *)__get_free_page(GFP_KERNEL);
+	if (!hdr)
+		return -ENOMEM;
 	do {
 		if (calls++ == HTM_INFO_MAX_CALLS) {
 			ret = -EIO;
@@ -118,10 +148,10 @@ int htm_chan_info(struct htm_chan *chan, unsigned int op,
 			ret = -EINTR;
 			break;
 		}
-		memset(chan->info, 0, PAGE_SIZE);
+		memset(hdr, 0, PAGE_SIZE);
 		hrc = H_SUCCESS;
-		ret = htm_hv_call(chan->hv, &chan->stats, t, 0, op,
-				  virt_to_phys(chan->info), room, next, &hrc);
+		ret = htm_hv_call(chan->hv, &st, t, 0, op, virt_to_phys(hdr),
+				  room, next, &hrc);
 		if (ret && total && (ret == -ENODATA || hrc == H_P6 ||
 				     hrc == H_PARAMETER)) {
 			ret = 0;	/* the end of the iteration */
@@ -148,7 +178,10 @@ int htm_chan_info(struct htm_chan *chan, unsigned int op,
 		total += blen;
 	} while (next && next != U64_MAX &&
 		 (op == HTM_OP_CAPABILITIES || n));
-	mutex_unlock(&chan->lock);
+	free_page((unsigned long)hdr);
+	/* Counted whatever the walk's outcome, unless its caller is killed. */
+	if (htm_info_count(chan, &st))
+		ret = -EINTR;
 
 	if (ret) {
 		kvfree(out);

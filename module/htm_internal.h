@@ -59,11 +59,12 @@ struct htm_dump {
  * @index: N
  * @hv: the backend the channel was created for
  * @lock: serialises every field below but @bytes_dumped, and every hcall
- *	made for the channel (a reader's DUMP_DATA lets it go while it waits
- *	out a long-busy answer, and checks its trace is still there after);
- *	taken in process context only, inside a reader's lock, and never
- *	while holding another htmtrace lock (htm_targets_lock is taken inside
- *	it)
+ *	made for the channel's target (a reader's DUMP_DATA lets it go while
+ *	it waits out a long-busy answer, and checks its trace is still there
+ *	after); the information queries (htm_info.c) run without it, and
+ *	take it only to add their counters to @stats; taken in process
+ *	context only, inside a reader's lock, and never while holding
+ *	another htmtrace lock (htm_targets_lock is taken inside it)
  * @state: HTMTRACE_STATE_*; read without the lock by poll()
  * @gen: generation of the trace: changes at every START and DECONFIGURE;
  *	read without the lock by poll() and waiters
@@ -83,8 +84,7 @@ struct htm_dump {
  * @max_xfer: most bytes one DUMP_DATA may ask for; from what the target
  *	took before (htm_target_xfer()), halved when the hypervisor refuses a
  *	length (htm_xfer_shrink())
- * @info: PAGE_SIZE buffer for the ioctls' STATUS and information blocks
- * @stats: hypervisor call counters
+ * @stats: hypervisor call counters, the information queries' included
  * @bytes_dumped: trace bytes copied to readers
  * @wait: woken when the channel leaves the tracing state, @gen changes or
  *	a STOP is refused
@@ -105,7 +105,6 @@ struct htm_chan {
 	u64 data_end;
 	u64 end_gen;
 	size_t max_xfer;
-	void *info;
 	struct htm_hv_stats stats;
 	atomic64_t bytes_dumped;
 	wait_queue_head_t wait;

@@ -57,7 +57,11 @@ extern unsigned int dtl_period_us;
  * @long_busy_sleeps: sleeps after H_LONG_BUSY_*
  * @errors: final failures by status code, see htm_hv_rc_slot()
  *
- * Updated under the owning channel's lock.
+ * Not locked here: each owner serialises its updates. A channel's are
+ * updated under its lock (an information query counts into counters of
+ * its own, added under the lock at its end), and debugfs reads them under
+ * it; an htm event's by the event alone (struct htm_pmu_event), and
+ * debugfs reads those without a lock.
  */
 struct htm_hv_stats {
 	u64 hcalls;
