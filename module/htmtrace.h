@@ -181,9 +181,13 @@ struct dtl_cpu;
  *	one at a time); the hotplug callbacks take @lock inside the hotplug
  *	lock
  * @read_lock: guards @reading, @read_cpu, @read_stale, @read_orphan,
- *	@read_next and the clock records; held briefly, never across a
- *	copy to the user (whose page fault may never resolve), so that the
- *	end of the session, which takes it, never waits for a reader
+ *	@read_next and the clock records (@clocks, @clock_first,
+ *	@clock_last). A read holds it while it claims records and while it
+ *	consumes them, never across its copy to the user (whose page fault
+ *	may never resolve), so that the end of the session, which takes it,
+ *	never waits for a copy. START and the session's end hold it across
+ *	their whole transition (each CPU's begin or end included): a read
+ *	waits for them, and never sees half of one
  * @reading: a reader is copying records (one at a time: another waits
  *	until it is done)
  * @read_cpu: (@reading) the CPU whose ring it copies from, -1 for the

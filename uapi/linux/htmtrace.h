@@ -63,17 +63,23 @@
  *                           target, or one that overlaps it, is held by a
  *                           channel or a perf event (it is not resized
  *                           under its holder)
- *   HTMTRACE_IOC_STATUS     none beyond the shared ones (idle: no hcall):
+ *   HTMTRACE_IOC_STATUS     -ENOMEM; -EINTR as above (idle: no hcall):
  *                           a failed STATUS request of the hypervisor is
  *                           reported in the answer (@status_error), not
- *                           as the command's error
+ *                           as the command's error. The size it learns is
+ *                           the one later read()s and SEEK_END use for the
+ *                           trace (a busy answer leaves it unknown, to be
+ *                           asked again)
  *   HTMTRACE_IOC_CAPS, _SYSMEM, _SYSPROC
  *                           -ENOSPC if the buffer is too small (the only
- *                           meaning of -ENOSPC), -ENOMEM
+ *                           meaning of -ENOSPC), -ENOMEM. They do not
+ *                           hold up the channel's other commands and
+ *                           files while the hypervisor is busy.
  * None of the queries (STATUS, CAPS, SYSMEM, SYSPROC, lseek SEEK_END)
- * changes anything, and none needs a capability. SEEK_END gives where the
- * data ends, once a read of the trace found it, else the buffer size;
- * -ENODATA when neither is known (read until 0 instead).
+ * changes the channel or the trace (STATUS and SEEK_END refresh the size
+ * the driver knows, as above), and none needs a capability. SEEK_END gives
+ * where the data ends, once a read of the trace found it, else the buffer
+ * size; -ENODATA when neither is known (read until 0 instead).
  *
  * Reading. read() of an unconfigured channel, or of one that was never
  * started, fails with -ENODATA, and poll() reports EPOLLERR | EPOLLHUP for
