@@ -218,7 +218,8 @@ be64() {
 			{ htmtest configure /dev/htm1 1 0 1 3; htmtest status /dev/htm1; } &&
 			echo 500 > $HVSIM/advance && htmtest stop /dev/htm0 &&
 			htmtest copy /dev/htm0 /tmp/n.bin 65536 &&
-			htmcheck verify -t nest -n 0 -p 1 -c 0 /tmp/n.bin | grep '^records valid' &&
+			htmcheck verify -t nest -n 0 -p 1 -c 0 /tmp/n.bin > /tmp/verify.out &&
+			grep -e '^records valid' -e '^mismatched' /tmp/verify.out &&
 			htmtest deconfigure /dev/htm0 && htmtest configure /dev/htm1 1 0 1 3 &&
 			htmtest deconfigure /dev/htm1"
 		echo "$v: $output"
@@ -231,6 +232,7 @@ ok
 bytes $(dump_size 500)
 eof
 records valid: 500
+mismatched:    0
 ok
 ok
 ok" ]
@@ -414,7 +416,8 @@ eof" ]
 			echo 1500 > $HVSIM/advance && htmtest stop /dev/htm0 &&
 			htmtest hvstatus /dev/htm0 && htmtest seek-end /dev/htm0;
 			htmtest copy /dev/htm0 /tmp/llat.bin 65536 &&
-			htmcheck verify -t llat -n 0 -p 1 -c 2 /tmp/llat.bin | grep '^records valid' &&
+			htmcheck verify -t llat -n 0 -p 1 -c 2 /tmp/llat.bin > /tmp/verify.out &&
+			grep -e '^records valid' -e '^mismatched' /tmp/verify.out &&
 			htmtest seek-end /dev/htm0 && htmtest deconfigure /dev/htm0"
 		echo "$v: $output"
 		[ "$status" -eq 0 ]
@@ -426,6 +429,7 @@ ENODATA
 bytes $size
 eof
 records valid: 1500
+mismatched:    0
 $size
 ok" ]
 	done
@@ -499,12 +503,14 @@ eof" ]
 		       echo 65536 > $HVSIM/max_xfer"
 		trace /dev/htm0 2 1 1 $c $RECORDS
 		run guest "cat /dev/htm0 > /tmp/x.bin &&
-			htmcheck verify -t core -n 1 -p 1 -c $c /tmp/x.bin | grep '^records valid' &&
+			htmcheck verify -t core -n 1 -p 1 -c $c /tmp/x.bin > /tmp/verify.out &&
+			grep -e '^records valid' -e '^mismatched' /tmp/verify.out &&
 			grep transfer_bytes /sys/kernel/debug/htmtrace/htm0/config &&
 			grep 'errors $rc:' /sys/kernel/debug/htmtrace/htm0/counters"
 		echo "$output"
 		[ "$status" -eq 0 ]
 		[ "$output" = "records valid: $RECORDS
+mismatched:    0
 transfer_bytes: 65536
 errors $rc: 2" ]
 		guest htmtest deconfigure /dev/htm0
@@ -561,7 +567,8 @@ eof" ]
 			htmtest configure /dev/htm0 2 1 0 2 && htmtest start /dev/htm0 &&
 			echo 600 > $HVSIM/advance && htmtest stop /dev/htm0 &&
 			htmtest copy /dev/htm0 /tmp/span.bin 65536 &&
-			htmcheck verify -t core -n 1 -p 0 -c 2 /tmp/span.bin | grep '^records valid' &&
+			htmcheck verify -t core -n 1 -p 0 -c 2 /tmp/span.bin > /tmp/verify.out &&
+			grep -e '^records valid' -e '^mismatched' /tmp/verify.out &&
 			htmtest hvstatus /dev/htm0 && htmtest deconfigure /dev/htm0"
 		echo "$v: $output"
 		[ "$status" -eq 0 ]
@@ -572,6 +579,7 @@ ok
 bytes 65536
 eof
 records valid: 512
+mismatched:    0
 state 3 size 0 data_end 65536 status_error -5
 ok" ]
 	done
@@ -607,10 +615,12 @@ ok" ]
 				htmtest configure /dev/$h1 3 $n $p $c && htmtest start /dev/$h1 &&
 				echo 700 > $HVSIM/advance &&
 				htmtest stop /dev/$h0; htmtest copy /dev/$h0 /tmp/c.bin 65536 &&
-				htmcheck verify -t core -n $n -p $p -c $c /tmp/c.bin | grep '^records valid' &&
+				htmcheck verify -t core -n $n -p $p -c $c /tmp/c.bin > /tmp/verify.out &&
+				grep -e '^records valid' -e '^mismatched' /tmp/verify.out &&
 				echo 200 > $HVSIM/advance &&
 				htmtest stop /dev/$h1; htmtest copy /dev/$h1 /tmp/l.bin 65536 &&
-				htmcheck verify -t llat -n $n -p $p -c $c /tmp/l.bin | grep '^records valid' &&
+				htmcheck verify -t llat -n $n -p $p -c $c /tmp/l.bin > /tmp/verify.out &&
+				grep -e '^records valid' -e '^mismatched' /tmp/verify.out &&
 				grep -h 'errors H_P' /sys/kernel/debug/htmtrace/$h0/counters;
 				grep -c 'errors H_P' /sys/kernel/debug/htmtrace/$h1/counters;
 				htmtest deconfigure /dev/$h0 && htmtest deconfigure /dev/$h1"
@@ -624,10 +634,12 @@ $([ "$sr" = state ] && echo EIO || echo ok)
 bytes $core
 eof
 records valid: 700
+mismatched:    0
 $([ "$sr" = state ] && echo EIO || echo ok)
 bytes $llat
 eof
 records valid: 900
+mismatched:    0
 errors $rc: 2
 0
 ok
