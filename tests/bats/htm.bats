@@ -845,49 +845,58 @@ waiters_done() {
 	cat /tmp/r.out /tmp/p.out'
 }
 
-@test "wait-for-stop: a buffer that fills wakes no one and is never dumped; the STOP does" {
-	# flags 3: no-wrap and wait
-	guest htmtest configure /dev/htm0 2 0 0 0 3
-	guest htmtest start /dev/htm0
-	run guest htmtest read /dev/htm0 4096 nonblock
-	[ "$status" -eq 1 ]
-	[ "$output" = EAGAIN ]
-	run guest htmtest poll /dev/htm0 300
-	[ "$status" -eq 0 ]
-	[ "$output" = timeout ]
-	start_waiters /dev/htm0 4096
-	# the simulator fills the buffer and stops the trace by itself: the
-	# driver asks the hypervisor nothing while it runs, so it does not know
-	sim advance $((RECORDS + 1000))
-	run guest "htmtest blocked \$(cat /tmp/r.pid) read 2000 &&
-		htmtest blocked \$(cat /tmp/p.pid) poll 2000 &&
-		cat $HVSIM/dump_tracing"
-	[ "$output" = "blocked
+@test "wait-for-stop: a buffer that fills wakes no one and is never dumped; the STOP does (stop_full=success|state)" {
+	local v
+	for v in success state; do
+		# flags 3: no-wrap and wait
+		guest "echo $v > $SIMPARAM/stop_full && echo 1 > $HVSIM/reset"
+		guest htmtest configure /dev/htm0 2 0 0 0 3
+		guest htmtest start /dev/htm0
+		run guest htmtest read /dev/htm0 4096 nonblock
+		[ "$status" -eq 1 ]
+		[ "$output" = EAGAIN ]
+		run guest htmtest poll /dev/htm0 300
+		[ "$status" -eq 0 ]
+		[ "$output" = timeout ]
+		start_waiters /dev/htm0 4096
+		# the simulator fills the buffer and stops the trace by itself:
+		# the driver asks the hypervisor nothing while it runs, so it
+		# does not know
+		sim advance $((RECORDS + 1000))
+		run guest "htmtest blocked \$(cat /tmp/r.pid) read 2000 &&
+			htmtest blocked \$(cat /tmp/p.pid) poll 2000 &&
+			cat $HVSIM/dump_tracing"
+		[ "$output" = "blocked
 blocked
 0" ]
-	# stopped through the driver (refused under stop_full=state: the
-	# waiters are woken all the same, and the reader fails: no dump of a
-	# trace the hypervisor may still write)
-	run guest htmtest stop /dev/htm0
-	if [ "$(alt stop_full)" = state ]; then
-		[ "$output" = EIO ]
-		run waiters_done
-		[ "$output" = "EIO
+		# stopped through the driver (refused under stop_full=state:
+		# the waiters are woken all the same, and the reader fails: no
+		# dump of a trace the hypervisor may still write)
+		run guest htmtest stop /dev/htm0
+		echo "stop_full=$v: $output"
+		if [ $v = state ]; then
+			[ "$output" = EIO ]
+			run waiters_done
+			echo "$output"
+			[ "$output" = "EIO
 ready" ]
-		run guest "htmtest status /dev/htm0; cat $HVSIM/dump_tracing"
-		[ "$output" = "state 2 flags 3 size $SIZE
+			run guest "htmtest status /dev/htm0; cat $HVSIM/dump_tracing"
+			[ "$output" = "state 2 flags 3 size $SIZE
 0" ]
-		return
-	fi
-	[ "$output" = ok ]
-	run waiters_done
-	echo "$output"
-	[ "$output" = "4096
+			guest htmtest deconfigure /dev/htm0
+			continue
+		fi
+		[ "$output" = ok ]
+		run waiters_done
+		echo "$output"
+		[ "$output" = "4096
 ready" ]
-	run guest htmtest poll /dev/htm0 0
-	[ "$output" = ready ]
-	run guest htmtest status /dev/htm0
-	[ "$output" = "state 3 flags 3 size $SIZE" ]
+		run guest htmtest poll /dev/htm0 0
+		[ "$output" = ready ]
+		run guest htmtest status /dev/htm0
+		[ "$output" = "state 3 flags 3 size $SIZE" ]
+		guest htmtest deconfigure /dev/htm0
+	done
 }
 
 @test "wait-for-stop: a stop from another file wakes the reader and the poller" {
