@@ -961,6 +961,28 @@ ESTALE" ]
 	fi
 }
 
+@test "debugfs config answers while an information walk of the channel waits out a long-busy hypervisor" {
+	local d=/sys/kernel/debug/htmtrace/htm0
+	# every call answered long busy (10 ms hints) until released: the
+	# sysproc walk waits (10 s at most) without the channel's lock, and
+	# config, which takes it, answers meanwhile: the walk still runs
+	run guest "echo 9901 > $HVSIM/long_busy && echo 1000000000 > $HVSIM/long_busy_count &&
+		{ cat $d/sysproc > /tmp/sp.bin & echo \$! > /tmp/sp.pid; } &&
+		for i in \$(seq 1000); do
+			grep -q '^dump_sysproc_conf [1-9]' $HVSIM/op_calls && break
+			nap 0.01
+		done &&
+		grep '^state:' $d/config &&
+		[ -d /proc/\$(cat /tmp/sp.pid) ] && echo walking
+		echo 0 > $HVSIM/long_busy_count
+		wait \$(cat /tmp/sp.pid); echo rc=\$?"
+	echo "$output"
+	[ "$output" = "state: idle
+walking
+rc=0" ]
+	[ "$(counter htm0 long_busy_sleeps)" -gt 0 ]
+}
+
 @test "information blocks: the iterator is followed to its end, however the hypervisor ends it (iter_end x partial)" {
 	# 2 nodes x 2 chips: 4 entries of 32 bytes, 3 a block (entries_per_call)
 	local ie p blocks entries calls
