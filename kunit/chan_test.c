@@ -4,10 +4,13 @@
  * argument checks) against a small fake hypervisor.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/io.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/signal.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
@@ -58,10 +61,13 @@ static struct {
 	bool probe_restart;	/* probe_work restarts the trace */
 	unsigned int probe_dumps;	/* DUMP_DATA calls when it had the lock */
 	unsigned int probe_status;	/* STATUS calls when it had the lock */
+	unsigned int probe_info;	/* SYSPROC calls when it had the lock */
+	bool probe_sync;	/* the busy answer waits (10 s at most) for it */
 	int probe_ret;
 } fk;
 
 static struct work_struct probe_work;
+static struct completion probe_done;
 
 /* While a reader waits out a long-busy answer: can another take the lock? */
 static void probe_fn(struct work_struct *work)
@@ -76,6 +82,8 @@ static void probe_fn(struct work_struct *work)
 	}
 	fk.probe_dumps = fk.calls[HTM_OP_DUMP_DATA];
 	fk.probe_status = fk.calls[HTM_OP_STATUS];
+	fk.probe_info = fk.calls[HTM_OP_DUMP_SYSPROC_CONF];
+	complete(&probe_done);
 }
 
 static u8 fake_byte(u64 o)
@@ -123,6 +131,12 @@ static long fake_htm(unsigned long flags, unsigned long target,
 		fk.busy_dumps--;
 		if (fk.probe_chan)
 			schedule_work(&probe_work);
+		/*
+		 * The probe is done by the time the caller sleeps, unless
+		 * the caller holds the lock it takes: not a matter of speed.
+		 */
+		if (fk.probe_chan && fk.probe_sync)
+			wait_for_completion_timeout(&probe_done, 10 * HZ);
 		return H_LONG_BUSY_ORDER_100_MSEC;
 	}
 
@@ -261,6 +275,7 @@ static int chan_test_init(struct kunit *test)
 	memset(readers, 0, sizeof(readers));
 	memset(&fk, 0, sizeof(fk));
 	INIT_WORK(&probe_work, probe_fn);
+	init_completion(&probe_done);
 	fk.log2 = 22;	/* 4 MiB: four chunks of the default bounce buffer */
 	return 0;
 }
@@ -1448,6 +1463,126 @@ static void chan_restart_reconfigures(struct kunit *test)
 	fk.fail_op = 0;
 }
 
+/*
+ * One long-busy answer to the size query a read makes is no answer: the
+ * size is asked again at the next chunk, and the dump goes on in whole
+ * chunks, not a page per DUMP_DATA for the rest of the trace (the first
+ * chunk, fetched while the size was unknown, is one page).
+ */
+static void chan_read_size_busy_once(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+	u64 size = 1ULL << fk.log2;
+	char __user *ubuf = user_buf(test, PAGE_SIZE);
+	loff_t pos = size;
+
+	fk.busy_op = HTM_OP_STATUS;
+	fk.busy_dumps = 1;
+	read_and_check(test, chan, 0, size, 65536);
+	KUNIT_EXPECT_EQ(test, chan_read(test, chan, ubuf, PAGE_SIZE, &pos,
+					HTM_READ_MAY_STOP), 0);
+	KUNIT_EXPECT_EQ(test, fk.busy_dumps, 0);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STATUS], 2);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DUMP_DATA],
+			1 + size / htm_bounce_size);
+	KUNIT_EXPECT_EQ(test, chan->hw_size, size);
+	/* the end is known: SEEK_END asks nothing more */
+	KUNIT_EXPECT_EQ(test, htm_chan_size(chan), size);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_STATUS], 2);
+}
+
+/* Is @t held by another? Asked by claiming it, and given back if not. */
+static bool target_held(const struct htm_target *t, const void *owner)
+{
+	if (htm_target_claim(t, owner))
+		return true;
+	htm_target_release(t, owner);
+	return false;
+}
+
+/* START of a stopped channel, with a signal pending: see below. */
+static int start_signalled(struct htm_chan *chan)
+{
+	int ret;
+
+	allow_signal(SIGUSR1);
+	send_sig(SIGUSR1, current, 0);
+	ret = htm_chan_start(chan);
+	flush_signals(current);
+	disallow_signal(SIGUSR1);
+	return ret;
+}
+
+/*
+ * START of a stopped channel is DECONFIGURE, CONFIGURE, START. A signal
+ * during DECONFIGURE's long-busy wait leaves the stopped trace, and the
+ * restarted call starts; once DECONFIGURE is done, the CONFIGURE after it
+ * waits out the hypervisor whatever signal comes: an interrupted one would
+ * leave the channel idle, and the restarted call would fail -EBADFD.
+ */
+static void chan_restart_signal(struct kunit *test)
+{
+	struct htm_chan *chan = stopped_chan(test, 0);
+
+	fk.busy_op = HTM_OP_CONFIGURE;
+	fk.busy_dumps = 1;
+	KUNIT_EXPECT_EQ(test, start_signalled(chan), 0);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
+	KUNIT_EXPECT_EQ(test, fk.state, FK_TRACING);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_CONFIGURE], 3);
+	KUNIT_EXPECT_EQ(test, fk.busy_dumps, 0);
+	KUNIT_EXPECT_EQ(test, chan->stats.long_busy_sleeps, 1);
+	KUNIT_EXPECT_TRUE(test, target_held(&t1, test));
+
+	KUNIT_ASSERT_EQ(test, htm_chan_stop(chan), 0);
+	fk.busy_op = HTM_OP_DECONFIGURE;
+	fk.busy_dumps = 1;
+	KUNIT_EXPECT_EQ(test, start_signalled(chan), -ERESTARTSYS);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_STOPPED);
+	KUNIT_EXPECT_EQ(test, fk.state, FK_STOPPED);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DECONFIGURE], 2);
+	KUNIT_EXPECT_TRUE(test, target_held(&t1, test));
+	read_and_check(test, chan, 0, PAGE_SIZE, PAGE_SIZE);
+	/* the restarted call */
+	KUNIT_EXPECT_EQ(test, htm_chan_start(chan), 0);
+	KUNIT_EXPECT_EQ(test, chan->state, HTMTRACE_STATE_TRACING);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_DECONFIGURE], 3);
+	KUNIT_EXPECT_EQ(test, fk.calls[HTM_OP_CONFIGURE], 4);
+}
+
+/*
+ * An information walk holds no lock of the channel's while the hypervisor
+ * is long busy: another task takes the lock meanwhile, as debugfs config
+ * and counters do, before the walk's next call; the walk's calls are
+ * counted in the channel's counters at its end.
+ */
+static void chan_info_lets_go(struct kunit *test)
+{
+	const unsigned int op = HTM_OP_DUMP_SYSPROC_CONF;
+	struct htm_chan *chan = new_chan(test);
+	size_t len;
+	u8 *data;
+
+	KUNIT_ASSERT_EQ(test, configure(chan, &t1, 0), 0);
+	fk.info_blocks = 3;
+	fk.busy_op = op;
+	fk.busy_dumps = 1;
+	fk.probe_chan = chan;
+	fk.probe_sync = true;
+	fk.probe_info = U32_MAX;
+	KUNIT_ASSERT_EQ(test, htm_chan_info(chan, op, &t1, (void **)&data,
+					    &len), 0);
+	flush_work(&probe_work);
+	KUNIT_EXPECT_EQ(test, fk.probe_info, 1);
+	/* the busy answer, then three blocks, the last one's iterator 0 */
+	KUNIT_EXPECT_EQ(test, fk.calls[op], 4);
+	KUNIT_EXPECT_EQ(test, len,
+			3 * (HTM_BLOCK_HDR_SIZE + HTM_SYSPROC_ENTRY_SIZE));
+	KUNIT_EXPECT_EQ(test, chan->stats.long_busy_sleeps, 1);
+	KUNIT_EXPECT_EQ(test, chan->stats.hcalls, 4 + 1);	/* + CONFIGURE */
+	kvfree(data);
+}
+
 static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_read_long_busy_lets_go),
 	KUNIT_CASE(chan_read_long_busy_restarted),
@@ -1482,6 +1617,9 @@ static struct kunit_case htmtrace_chan_cases[] = {
 	KUNIT_CASE(chan_setup_claimed),
 	KUNIT_CASE(chan_status_busy_never_holds),
 	KUNIT_CASE(chan_restart_reconfigures),
+	KUNIT_CASE(chan_read_size_busy_once),
+	KUNIT_CASE(chan_restart_signal),
+	KUNIT_CASE(chan_info_lets_go),
 	KUNIT_CASE_PARAM(dump_plan, plan_gen_params),
 	KUNIT_CASE(config_checks),
 	KUNIT_CASE(chan_configure_mode),

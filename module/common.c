@@ -2,9 +2,11 @@
 /*
  * htmtrace: what the HTM and the dispatch trace log halves do alike.
  *
- * The answer of an ioctl that returns a block of variable size (the HTM
- * information blocks, the DTL statistics), and the registration of a perf
- * PMU (htm, vpa_dtl) with its sysfs groups and its debugfs file.
+ * The flag that lets the devices and PMUs take users once the module's
+ * init is over, the bounce size the module's parameter sets, the answer of
+ * an ioctl that returns a block of variable size (the HTM information
+ * blocks, the DTL statistics), and the registration of a perf PMU (htm,
+ * vpa_dtl) with its sysfs groups and its debugfs file.
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
@@ -17,7 +19,45 @@
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
+#include <kunit/visibility.h>
+
 #include "htmtrace.h"
+
+/*
+ * Set once the module's init has made everything, never cleared: until
+ * then, the devices (open) and the PMUs (event_init) refuse their users
+ * with -ENODEV, so that an init that fails after they are registered
+ * removes them with no user (a file opened meanwhile would hold a module
+ * that is about to be freed). Set by main.c, the composition root, which
+ * registers them; read by each of them.
+ */
+static bool htm_live;
+
+/**
+ * htm_is_live() - may the devices and PMUs take users yet?
+ *
+ * Return: true once the module's init has succeeded (htm_go_live()).
+ */
+bool htm_is_live(void)
+{
+	/* Pairs with htm_go_live()'s release. */
+	return smp_load_acquire(&htm_live);
+}
+
+/**
+ * htm_go_live() - let the devices and PMUs take users
+ *
+ * Called once, at the end of a module init that made everything.
+ */
+void htm_go_live(void)
+{
+	/* Pairs with htm_is_live(): everything is made. */
+	smp_store_release(&htm_live, true);
+}
+
+/* Bytes of a reading file's bounce buffer: bounce_kb, set at load. */
+unsigned int htm_bounce_size;
+EXPORT_SYMBOL_IF_KUNIT(htm_bounce_size);
 
 /**
  * htm_ioctl_block() - answer an ioctl that returns a block of variable size

@@ -16,7 +16,9 @@
  *			counters (made by dtl_cdev.c with /dev/vpa_dtl)
  *
  * caps, sysmem and sysproc are about the channel's target, or the all-zero
- * target when the channel is idle.
+ * target when the channel is idle; they wait for the hypervisor without
+ * the channel's lock, as the ioctls do. A file that waits for the channel
+ * (behind a command that waits out a busy hypervisor) can be killed.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -53,11 +55,13 @@ static int targets_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(targets);
 
-static void htm_chan_target(struct htm_chan *chan, struct htm_target *t)
+static int htm_chan_target(struct htm_chan *chan, struct htm_target *t)
 {
-	mutex_lock(&chan->lock);
+	if (mutex_lock_killable(&chan->lock))
+		return -EINTR;
 	*t = chan->cfg.target;
 	mutex_unlock(&chan->lock);
+	return 0;
 }
 
 static int config_show(struct seq_file *m, void *v)
@@ -65,7 +69,8 @@ static int config_show(struct seq_file *m, void *v)
 	struct htm_chan *chan = m->private;
 	const struct htm_config *cfg = &chan->cfg;
 
-	mutex_lock(&chan->lock);
+	if (mutex_lock_killable(&chan->lock))
+		return -EINTR;
 	seq_printf(m, "state: %s\n", htm_state_names[chan->state]);
 	seq_printf(m, "generation: %llu\n", chan->gen);
 	seq_printf(m, "target: type %u node %u chip %u core %u\n",
@@ -127,8 +132,9 @@ static int caps_show(struct seq_file *m, void *v)
 	void *data;
 	int ret;
 
-	htm_chan_target(chan, &t);
-	ret = htm_chan_info(chan, HTM_OP_CAPABILITIES, &t, &data, &len);
+	ret = htm_chan_target(chan, &t);
+	if (!ret)
+		ret = htm_chan_info(chan, HTM_OP_CAPABILITIES, &t, &data, &len);
 	if (ret)
 		return ret;
 	for (i = 0; i < len; i += 16)
@@ -168,7 +174,8 @@ static int counters_show(struct seq_file *m, void *v)
 {
 	struct htm_chan *chan = m->private;
 
-	mutex_lock(&chan->lock);
+	if (mutex_lock_killable(&chan->lock))
+		return -EINTR;
 	htm_debugfs_show_stats(m, "", &chan->stats,
 			       atomic64_read(&chan->bytes_dumped));
 	mutex_unlock(&chan->lock);
@@ -193,8 +200,9 @@ static int htm_blob_open(struct inode *inode, struct file *file,
 	blob = kzalloc(sizeof(*blob), GFP_KERNEL);
 	if (!blob)
 		return -ENOMEM;
-	htm_chan_target(chan, &t);
-	ret = htm_chan_info(chan, op, &t, &blob->data, &blob->len);
+	ret = htm_chan_target(chan, &t);
+	if (!ret)
+		ret = htm_chan_info(chan, op, &t, &blob->data, &blob->len);
 	if (ret) {
 		kfree(blob);
 		return ret;

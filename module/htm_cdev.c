@@ -3,7 +3,8 @@
  * htmtrace: the /dev/htmN character devices.
  *
  * Thin: file operations, copies to and from the user, permission checks.
- * The channel (htm_chan.c) does the work.
+ * The channel (htm_chan.c, its readers htm_read.c, its queries htm_info.c)
+ * does the work.
  */
 #define pr_fmt(fmt) "htmtrace: " fmt
 
@@ -264,21 +265,22 @@ static void htm_cdev_free_chan(struct htm_chan *chan)
 }
 
 /**
- * htm_cdev_add_all() - create /dev/htm0 .. /dev/htm<channels - 1>
+ * htm_cdev_add_all() - create /dev/htm0 .. /dev/htm<@nr - 1>
  * @hv: backend the channels talk to
+ * @nr: how many (the channels parameter)
  *
  * Return: 0, or an errno with nothing created.
  */
-int htm_cdev_add_all(const struct htmtrace_hv_ops *hv)
+int htm_cdev_add_all(const struct htmtrace_hv_ops *hv, unsigned int nr)
 {
 	unsigned int i;
 	int ret;
 
-	htm_cdevs = kcalloc(htm_nr_channels, sizeof(*htm_cdevs), GFP_KERNEL);
+	htm_cdevs = kcalloc(nr, sizeof(*htm_cdevs), GFP_KERNEL);
 	if (!htm_cdevs)
 		return -ENOMEM;
 
-	for (i = 0; i < htm_nr_channels; i++) {
+	for (i = 0; i < nr; i++) {
 		struct htm_cdev *cd = &htm_cdevs[i];
 
 		cd->chan = htm_chan_create(i, hv);

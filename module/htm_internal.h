@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * htmtrace: what the HTM files (htm_target.c, htm_dump.c, htm_chan.c,
- * htm_cdev.c, htm_pmu.c and the channels' debugfs files) share among
- * themselves; the rest of the driver uses htmtrace.h.
+ * htm_read.c, htm_info.c, htm_cdev.c, htm_pmu.c and the channels' debugfs
+ * files) share among themselves; the rest of the driver uses htmtrace.h.
  */
 #ifndef HTMTRACE_HTM_INTERNAL_H
 #define HTMTRACE_HTM_INTERNAL_H
@@ -19,7 +19,10 @@
 struct perf_event;
 struct seq_file;
 
-/* the channels (htm_chan.c), their dumps and the PMU's (htm_dump.c) */
+/*
+ * the channels (htm_chan.c), their readers (htm_read.c), their dumps and
+ * the PMU's (htm_dump.c)
+ */
 
 /**
  * struct htm_config - a checked HTMTRACE_IOC_CONFIGURE argument
@@ -56,11 +59,12 @@ struct htm_dump {
  * @index: N
  * @hv: the backend the channel was created for
  * @lock: serialises every field below but @bytes_dumped, and every hcall
- *	made for the channel (a reader's DUMP_DATA lets it go while it waits
- *	out a long-busy answer, and checks its trace is still there after);
- *	taken in process context only, inside a reader's lock, and never
- *	while holding another htmtrace lock (htm_targets_lock is taken inside
- *	it)
+ *	made for the channel's target (a reader's DUMP_DATA lets it go while
+ *	it waits out a long-busy answer, and checks its trace is still there
+ *	after); the information queries (htm_info.c) run without it, and
+ *	take it only to add their counters to @stats; taken in process
+ *	context only, inside a reader's lock, and never while holding
+ *	another htmtrace lock (htm_targets_lock is taken inside it)
  * @state: HTMTRACE_STATE_*; read without the lock by poll()
  * @gen: generation of the trace: changes at every START and DECONFIGURE;
  *	read without the lock by poll() and waiters
@@ -71,16 +75,16 @@ struct htm_dump {
  *	and waiters
  * @hw_size: HTM buffer size from the STATUS asked for generation @size_gen,
  *	0 if unknown (the request failed, or gave no usable size)
- * @size_gen: generation @hw_size belongs to; 0 for none
- * @status_err: errno of that STATUS request
+ * @size_gen: generation @hw_size belongs to; 0 for none. A busy answer
+ *	(-EBUSY) sets no generation: the size is asked for again
+ * @status_err: errno of the last STATUS request
  * @data_end: offset where the hypervisor said the data of generation
  *	@end_gen ends (H_NOT_AVAILABLE, or the end of @hw_size)
  * @end_gen: generation @data_end belongs to; 0 for none
  * @max_xfer: most bytes one DUMP_DATA may ask for; from what the target
  *	took before (htm_target_xfer()), halved when the hypervisor refuses a
  *	length (htm_xfer_shrink())
- * @info: PAGE_SIZE buffer for the ioctls' STATUS and information blocks
- * @stats: hypervisor call counters
+ * @stats: hypervisor call counters, the information queries' included
  * @bytes_dumped: trace bytes copied to readers
  * @wait: woken when the channel leaves the tracing state, @gen changes or
  *	a STOP is refused
@@ -101,7 +105,6 @@ struct htm_chan {
 	u64 data_end;
 	u64 end_gen;
 	size_t max_xfer;
-	void *info;
 	struct htm_hv_stats stats;
 	atomic64_t bytes_dumped;
 	wait_queue_head_t wait;
@@ -202,9 +205,19 @@ int htm_chan_start(struct htm_chan *chan);
 int htm_chan_stop(struct htm_chan *chan);
 int htm_chan_deconfigure(struct htm_chan *chan);
 int htm_chan_status(struct htm_chan *chan, struct htmtrace_status *st, u8 *hdr);
+/* htm_chan.c, for htm_read.c: under the channel's lock */
+void htm_chan_caller(struct htm_chan *chan, const struct htm_hv_yield *yield,
+		     struct htm_caller *c);
+int htm_chan_query_size(struct htm_chan *chan, void *buf,
+			const struct htm_hv_yield *yield);
+int htm_chan_query_size_wait(struct htm_chan *chan, void *buf);
+int htm_chan_stop_locked(struct htm_chan *chan,
+			 const struct htm_hv_yield *yield);
+/* htm_info.c */
 int htm_chan_info(struct htm_chan *chan, unsigned int op,
 		  const struct htm_target *t, void **data, size_t *len);
 
+/* htm_read.c */
 void htm_reader_init(struct htm_reader *rd, struct htm_chan *chan);
 void htm_reader_release(struct htm_reader *rd);
 /* htm_chan_read() flags */

@@ -36,9 +36,10 @@ struct seq_file;
 
 /* main.c: module parameters and the platform gate */
 const char *htm_platform_check(bool lpar, bool kvm_guest);
-bool htm_is_live(void);
 
-extern unsigned int htm_nr_channels;
+/* common.c: whether the devices and PMUs take users, the bounce size */
+bool htm_is_live(void);
+void htm_go_live(void);
 extern unsigned int htm_bounce_size;
 /* The largest bounce buffer: one allocation of MAX_PAGE_ORDER pages. */
 #define HTM_BOUNCE_MAX	((unsigned int)(PAGE_SIZE << MAX_PAGE_ORDER))
@@ -56,7 +57,11 @@ extern unsigned int dtl_period_us;
  * @long_busy_sleeps: sleeps after H_LONG_BUSY_*
  * @errors: final failures by status code, see htm_hv_rc_slot()
  *
- * Updated under the owning channel's lock.
+ * Not locked here: each owner serialises its updates. A channel's are
+ * updated under its lock (an information query counts into counters of
+ * its own, added under the lock at its end), and debugfs reads them under
+ * it; an htm event's by the event alone (struct htm_pmu_event), and
+ * debugfs reads those without a lock.
  */
 struct htm_hv_stats {
 	u64 hcalls;
@@ -176,9 +181,13 @@ struct dtl_cpu;
  *	one at a time); the hotplug callbacks take @lock inside the hotplug
  *	lock
  * @read_lock: guards @reading, @read_cpu, @read_stale, @read_orphan,
- *	@read_next and the clock records; held briefly, never across a
- *	copy to the user (whose page fault may never resolve), so that the
- *	end of the session, which takes it, never waits for a reader
+ *	@read_next and the clock records (@clocks, @clock_first,
+ *	@clock_last). A read holds it while it claims records and while it
+ *	consumes them, never across its copy to the user (whose page fault
+ *	may never resolve), so that the end of the session, which takes it,
+ *	never waits for a copy. START and the session's end hold it across
+ *	their whole transition (each CPU's begin or end included): a read
+ *	waits for them, and never sees half of one
  * @reading: a reader is copying records (one at a time: another waits
  *	until it is done)
  * @read_cpu: (@reading) the CPU whose ring it copies from, -1 for the
@@ -249,7 +258,7 @@ int dtl_pmu_register(const struct htmtrace_hv_ops *hv,
 void dtl_pmu_unregister(void);
 
 /* htm_cdev.c: /dev/htmN */
-int htm_cdev_add_all(const struct htmtrace_hv_ops *hv);
+int htm_cdev_add_all(const struct htmtrace_hv_ops *hv, unsigned int nr);
 void htm_cdev_remove_all(void);
 
 /* common.c: what the two halves do alike */

@@ -3,10 +3,23 @@
  * htmtrace: the hypervisor boundary.
  *
  * No other file of the driver calls the hypervisor. Every H_HTM request goes
- * through htm_hv_call(), which applies the one retry policy (H_BUSY retried a
- * bounded number of times, H_LONG_BUSY_* slept for the hinted time,
- * interruptibly, within a total bound) and counts what happened; every
- * hypervisor status becomes an errno in htm_hv_op_errno(), per operation.
+ * through one retry loop (htm_hv_call_loop()), under the policy its caller
+ * names (struct htm_hv_policy), and counts what happened:
+ *
+ *  - htm_hv_default_policy (htm_hv_call()): H_BUSY retried a bounded number
+ *    of times, H_LONG_BUSY_* slept for the hinted time within a total
+ *    bound of 10 s, interruptibly: a signal ends the wait (-ERESTARTSYS,
+ *    the request not done);
+ *  - htm_hv_teardown_policy: the same bounds, but no signal ends a wait,
+ *    for what cannot be left half done (an event's close, a channel's
+ *    CONFIGURE after the DECONFIGURE of a START);
+ *  - htm_hv_atomic_policy, for the perf callbacks (interrupts off) and the
+ *    size query a read makes, which does not wait: H_BUSY retried without
+ *    a reschedule, H_LONG_BUSY_* not waited for (-EBUSY).
+ *
+ * htm_hv_call_yield() waits under the default policy with the caller's
+ * lock let go. Every hypervisor status becomes an errno in
+ * htm_hv_op_errno(), per operation.
  *
  * The backend is a table of operations, fixed at load: the pseries
  * hcalls, or, in a test build only (HTMTRACE_TEST) and with backend=sim,
@@ -268,10 +281,12 @@ const struct htm_hv_policy htm_hv_atomic_policy = {
 EXPORT_SYMBOL_IF_KUNIT(htm_hv_atomic_policy);
 
 /*
- * For teardown (an event's close, event_init's rollback): the default
+ * For teardown (an event's close, event_init's rollback) and for the
+ * CONFIGURE that a channel's START makes after DECONFIGURE: the default
  * bounds, but a pending signal does not cut a long-busy wait short. A close
  * cannot be restarted, so an interrupted STOP or DECONFIGURE would leave
- * the unit configured with nobody holding it.
+ * the unit configured with nobody holding it; an interrupted CONFIGURE
+ * would leave the channel idle, with nothing for the restarted START.
  */
 const struct htm_hv_policy htm_hv_teardown_policy = {
 	.busy_retries = 100,

@@ -60,7 +60,7 @@ static const struct kernel_param_ops htm_uint_param_ops = {
 	.get = htm_param_get,
 };
 
-unsigned int htm_nr_channels = 4;
+static unsigned int htm_nr_channels = 4;
 static struct htm_uint_param channels_param = {
 	&htm_nr_channels, 1, 64
 };
@@ -81,9 +81,6 @@ static struct htm_uint_param dtl_period_param = {
 module_param_cb(dtl_period_us, &htm_uint_param_ops, &dtl_period_param, 0644);
 MODULE_PARM_DESC(dtl_period_us,
 		 "fixed period of the dispatch trace log capture timer, us (0: adaptive, the default; else 100..1000000, others refused)");
-
-unsigned int htm_bounce_size;
-EXPORT_SYMBOL_IF_KUNIT(htm_bounce_size);
 
 /**
  * htm_platform_check() - may this kernel issue H_HTM at all?
@@ -131,26 +128,6 @@ static void dtl_pmu_try_add(const struct htmtrace_hv_ops *ops,
 static const struct htmtrace_hv_ops *htm_hv;
 static struct htm_hv_offer htm_offer;
 static struct vpa_dtl dtl_session;
-
-/*
- * Set once the module's init has made everything, never cleared: until
- * then, the devices (open) and the PMUs (event_init) refuse their users
- * with -ENODEV, so that an init that fails after they are registered
- * removes them with no user (a file opened meanwhile would hold a module
- * that is about to be freed).
- */
-static bool htm_live;
-
-/**
- * htm_is_live() - may the devices and PMUs take users yet?
- *
- * Return: true once the module's init has succeeded.
- */
-bool htm_is_live(void)
-{
-	/* Pairs with htmtrace_init()'s release. */
-	return smp_load_acquire(&htm_live);
-}
 
 #ifdef HTMTRACE_TEST
 /*
@@ -202,7 +179,7 @@ static int __init htm_init_hold(void)
  * see comes last, after what it relies on: the devices (needed), then the
  * PMUs (a PMU that cannot be registered, perf lacking or a PMU of the same
  * name in the kernel, is left out with a line in the log). None takes a
- * user before htm_is_live().
+ * user before htm_go_live() (common.c).
  */
 static int __init htm_devices_add(void)
 {
@@ -214,7 +191,7 @@ static int __init htm_devices_add(void)
 			return ret;
 	}
 	if (htm_offer.htm) {
-		ret = htm_cdev_add_all(htm_hv);
+		ret = htm_cdev_add_all(htm_hv, htm_nr_channels);
 		if (ret)
 			goto err_dtl;
 	}
@@ -303,8 +280,8 @@ static int __init htmtrace_init(void)
 		htm_devices_remove();
 		goto err_debugfs;
 	}
-	/* Pairs with htm_is_live(): everything is made. */
-	smp_store_release(&htm_live, true);
+	/* Everything is made: the devices and PMUs take users from now on. */
+	htm_go_live();
 	pr_info("hypervisor backend: %s\n", htm_hv->name);
 	return 0;
 

@@ -218,7 +218,8 @@ be64() {
 			{ htmtest configure /dev/htm1 1 0 1 3; htmtest status /dev/htm1; } &&
 			echo 500 > $HVSIM/advance && htmtest stop /dev/htm0 &&
 			htmtest copy /dev/htm0 /tmp/n.bin 65536 &&
-			htmcheck verify -t nest -n 0 -p 1 -c 0 /tmp/n.bin | grep '^records valid' &&
+			htmcheck verify -t nest -n 0 -p 1 -c 0 /tmp/n.bin > /tmp/verify.out &&
+			grep -e '^records valid' -e '^mismatched' /tmp/verify.out &&
 			htmtest deconfigure /dev/htm0 && htmtest configure /dev/htm1 1 0 1 3 &&
 			htmtest deconfigure /dev/htm1"
 		echo "$v: $output"
@@ -231,6 +232,7 @@ ok
 bytes $(dump_size 500)
 eof
 records valid: 500
+mismatched:    0
 ok
 ok
 ok" ]
@@ -414,7 +416,8 @@ eof" ]
 			echo 1500 > $HVSIM/advance && htmtest stop /dev/htm0 &&
 			htmtest hvstatus /dev/htm0 && htmtest seek-end /dev/htm0;
 			htmtest copy /dev/htm0 /tmp/llat.bin 65536 &&
-			htmcheck verify -t llat -n 0 -p 1 -c 2 /tmp/llat.bin | grep '^records valid' &&
+			htmcheck verify -t llat -n 0 -p 1 -c 2 /tmp/llat.bin > /tmp/verify.out &&
+			grep -e '^records valid' -e '^mismatched' /tmp/verify.out &&
 			htmtest seek-end /dev/htm0 && htmtest deconfigure /dev/htm0"
 		echo "$v: $output"
 		[ "$status" -eq 0 ]
@@ -426,6 +429,7 @@ ENODATA
 bytes $size
 eof
 records valid: 1500
+mismatched:    0
 $size
 ok" ]
 	done
@@ -499,12 +503,14 @@ eof" ]
 		       echo 65536 > $HVSIM/max_xfer"
 		trace /dev/htm0 2 1 1 $c $RECORDS
 		run guest "cat /dev/htm0 > /tmp/x.bin &&
-			htmcheck verify -t core -n 1 -p 1 -c $c /tmp/x.bin | grep '^records valid' &&
+			htmcheck verify -t core -n 1 -p 1 -c $c /tmp/x.bin > /tmp/verify.out &&
+			grep -e '^records valid' -e '^mismatched' /tmp/verify.out &&
 			grep transfer_bytes /sys/kernel/debug/htmtrace/htm0/config &&
 			grep 'errors $rc:' /sys/kernel/debug/htmtrace/htm0/counters"
 		echo "$output"
 		[ "$status" -eq 0 ]
 		[ "$output" = "records valid: $RECORDS
+mismatched:    0
 transfer_bytes: 65536
 errors $rc: 2" ]
 		guest htmtest deconfigure /dev/htm0
@@ -561,7 +567,8 @@ eof" ]
 			htmtest configure /dev/htm0 2 1 0 2 && htmtest start /dev/htm0 &&
 			echo 600 > $HVSIM/advance && htmtest stop /dev/htm0 &&
 			htmtest copy /dev/htm0 /tmp/span.bin 65536 &&
-			htmcheck verify -t core -n 1 -p 0 -c 2 /tmp/span.bin | grep '^records valid' &&
+			htmcheck verify -t core -n 1 -p 0 -c 2 /tmp/span.bin > /tmp/verify.out &&
+			grep -e '^records valid' -e '^mismatched' /tmp/verify.out &&
 			htmtest hvstatus /dev/htm0 && htmtest deconfigure /dev/htm0"
 		echo "$v: $output"
 		[ "$status" -eq 0 ]
@@ -572,6 +579,7 @@ ok
 bytes 65536
 eof
 records valid: 512
+mismatched:    0
 state 3 size 0 data_end 65536 status_error -5
 ok" ]
 	done
@@ -607,10 +615,12 @@ ok" ]
 				htmtest configure /dev/$h1 3 $n $p $c && htmtest start /dev/$h1 &&
 				echo 700 > $HVSIM/advance &&
 				htmtest stop /dev/$h0; htmtest copy /dev/$h0 /tmp/c.bin 65536 &&
-				htmcheck verify -t core -n $n -p $p -c $c /tmp/c.bin | grep '^records valid' &&
+				htmcheck verify -t core -n $n -p $p -c $c /tmp/c.bin > /tmp/verify.out &&
+				grep -e '^records valid' -e '^mismatched' /tmp/verify.out &&
 				echo 200 > $HVSIM/advance &&
 				htmtest stop /dev/$h1; htmtest copy /dev/$h1 /tmp/l.bin 65536 &&
-				htmcheck verify -t llat -n $n -p $p -c $c /tmp/l.bin | grep '^records valid' &&
+				htmcheck verify -t llat -n $n -p $p -c $c /tmp/l.bin > /tmp/verify.out &&
+				grep -e '^records valid' -e '^mismatched' /tmp/verify.out &&
 				grep -h 'errors H_P' /sys/kernel/debug/htmtrace/$h0/counters;
 				grep -c 'errors H_P' /sys/kernel/debug/htmtrace/$h1/counters;
 				htmtest deconfigure /dev/$h0 && htmtest deconfigure /dev/$h1"
@@ -624,10 +634,12 @@ $([ "$sr" = state ] && echo EIO || echo ok)
 bytes $core
 eof
 records valid: 700
+mismatched:    0
 $([ "$sr" = state ] && echo EIO || echo ok)
 bytes $llat
 eof
 records valid: 900
+mismatched:    0
 errors $rc: 2
 0
 ok
@@ -833,49 +845,58 @@ waiters_done() {
 	cat /tmp/r.out /tmp/p.out'
 }
 
-@test "wait-for-stop: a buffer that fills wakes no one and is never dumped; the STOP does" {
-	# flags 3: no-wrap and wait
-	guest htmtest configure /dev/htm0 2 0 0 0 3
-	guest htmtest start /dev/htm0
-	run guest htmtest read /dev/htm0 4096 nonblock
-	[ "$status" -eq 1 ]
-	[ "$output" = EAGAIN ]
-	run guest htmtest poll /dev/htm0 300
-	[ "$status" -eq 0 ]
-	[ "$output" = timeout ]
-	start_waiters /dev/htm0 4096
-	# the simulator fills the buffer and stops the trace by itself: the
-	# driver asks the hypervisor nothing while it runs, so it does not know
-	sim advance $((RECORDS + 1000))
-	run guest "htmtest blocked \$(cat /tmp/r.pid) read 2000 &&
-		htmtest blocked \$(cat /tmp/p.pid) poll 2000 &&
-		cat $HVSIM/dump_tracing"
-	[ "$output" = "blocked
+@test "wait-for-stop: a buffer that fills wakes no one and is never dumped; the STOP does (stop_full=success|state)" {
+	local v
+	for v in success state; do
+		# flags 3: no-wrap and wait
+		guest "echo $v > $SIMPARAM/stop_full && echo 1 > $HVSIM/reset"
+		guest htmtest configure /dev/htm0 2 0 0 0 3
+		guest htmtest start /dev/htm0
+		run guest htmtest read /dev/htm0 4096 nonblock
+		[ "$status" -eq 1 ]
+		[ "$output" = EAGAIN ]
+		run guest htmtest poll /dev/htm0 300
+		[ "$status" -eq 0 ]
+		[ "$output" = timeout ]
+		start_waiters /dev/htm0 4096
+		# the simulator fills the buffer and stops the trace by itself:
+		# the driver asks the hypervisor nothing while it runs, so it
+		# does not know
+		sim advance $((RECORDS + 1000))
+		run guest "htmtest blocked \$(cat /tmp/r.pid) read 2000 &&
+			htmtest blocked \$(cat /tmp/p.pid) poll 2000 &&
+			cat $HVSIM/dump_tracing"
+		[ "$output" = "blocked
 blocked
 0" ]
-	# stopped through the driver (refused under stop_full=state: the
-	# waiters are woken all the same, and the reader fails: no dump of a
-	# trace the hypervisor may still write)
-	run guest htmtest stop /dev/htm0
-	if [ "$(alt stop_full)" = state ]; then
-		[ "$output" = EIO ]
-		run waiters_done
-		[ "$output" = "EIO
+		# stopped through the driver (refused under stop_full=state:
+		# the waiters are woken all the same, and the reader fails: no
+		# dump of a trace the hypervisor may still write)
+		run guest htmtest stop /dev/htm0
+		echo "stop_full=$v: $output"
+		if [ $v = state ]; then
+			[ "$output" = EIO ]
+			run waiters_done
+			echo "$output"
+			[ "$output" = "EIO
 ready" ]
-		run guest "htmtest status /dev/htm0; cat $HVSIM/dump_tracing"
-		[ "$output" = "state 2 flags 3 size $SIZE
+			run guest "htmtest status /dev/htm0; cat $HVSIM/dump_tracing"
+			[ "$output" = "state 2 flags 3 size $SIZE
 0" ]
-		return
-	fi
-	[ "$output" = ok ]
-	run waiters_done
-	echo "$output"
-	[ "$output" = "4096
+			guest htmtest deconfigure /dev/htm0
+			continue
+		fi
+		[ "$output" = ok ]
+		run waiters_done
+		echo "$output"
+		[ "$output" = "4096
 ready" ]
-	run guest htmtest poll /dev/htm0 0
-	[ "$output" = ready ]
-	run guest htmtest status /dev/htm0
-	[ "$output" = "state 3 flags 3 size $SIZE" ]
+		run guest htmtest poll /dev/htm0 0
+		[ "$output" = ready ]
+		run guest htmtest status /dev/htm0
+		[ "$output" = "state 3 flags 3 size $SIZE" ]
+		guest htmtest deconfigure /dev/htm0
+	done
 }
 
 @test "wait-for-stop: a stop from another file wakes the reader and the poller" {
@@ -938,6 +959,28 @@ ESTALE" ]
 	else
 		[ "$(guest "wc -c < /sys/kernel/debug/htmtrace/htm0/sysmem")" -eq "$len" ]
 	fi
+}
+
+@test "debugfs config answers while an information walk of the channel waits out a long-busy hypervisor" {
+	local d=/sys/kernel/debug/htmtrace/htm0
+	# every call answered long busy (10 ms hints) until released: the
+	# sysproc walk waits (10 s at most) without the channel's lock, and
+	# config, which takes it, answers meanwhile: the walk still runs
+	run guest "echo 9901 > $HVSIM/long_busy && echo 1000000000 > $HVSIM/long_busy_count &&
+		{ cat $d/sysproc > /tmp/sp.bin & echo \$! > /tmp/sp.pid; } &&
+		for i in \$(seq 1000); do
+			grep -q '^dump_sysproc_conf [1-9]' $HVSIM/op_calls && break
+			nap 0.01
+		done &&
+		grep '^state:' $d/config &&
+		[ -d /proc/\$(cat /tmp/sp.pid) ] && echo walking
+		echo 0 > $HVSIM/long_busy_count
+		wait \$(cat /tmp/sp.pid); echo rc=\$?"
+	echo "$output"
+	[ "$output" = "state: idle
+walking
+rc=0" ]
+	[ "$(counter htm0 long_busy_sleeps)" -gt 0 ]
 }
 
 @test "information blocks: the iterator is followed to its end, however the hypervisor ends it (iter_end x partial)" {

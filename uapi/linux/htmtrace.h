@@ -14,7 +14,13 @@
  *   -EFAULT  the argument points outside the caller's memory
  *   -EINVAL  a reserved field or unknown flag is non-zero, or a value is out
  *            of range
- *   -EINTR   a fatal signal came while the command waited for the channel
+ *   -EINTR   a fatal signal came while the command waited for the channel;
+ *            or a signal came while the driver waited out a long-busy
+ *            hypervisor (the command is restarted instead where the
+ *            handler has SA_RESTART): what was done stays done and the
+ *            command may be repeated (an interrupted DECONFIGURE may leave
+ *            the trace stopped, an interrupted START of a stopped channel
+ *            may leave it configured with no trace: see START)
  *   -EBUSY   the hypervisor stayed busy for longer than the driver waits
  *   -EIO     the hypervisor failed the request (H_STATE, H_HARDWARE, ...),
  *            or answered in a way the driver cannot use
@@ -34,7 +40,17 @@
  *                           event;
  *                           -ENOMEM
  *   HTMTRACE_IOC_START      -EPERM as above; -EBADFD unless configured or
- *                           stopped
+ *                           stopped. A stopped channel is configured
+ *                           again first (DECONFIGURE, then CONFIGURE, as
+ *                           IBM's HTM PMU proposal does for every trace):
+ *                           if DECONFIGURE fails, or a signal cuts its
+ *                           wait short, the stopped trace is left as it
+ *                           was; once it is done, the CONFIGURE after it
+ *                           waits out a busy hypervisor whatever signal
+ *                           comes (10 s at most), and if it fails the
+ *                           command fails with its error and leaves the
+ *                           channel HTMTRACE_STATE_IDLE, its target
+ *                           released and the trace gone: CONFIGURE again
  *   HTMTRACE_IOC_STOP       -EPERM as above; -EBADFD if never started (a
  *                           stopped channel stops again with success);
  *                           -EIO if the hypervisor refuses it (H_STATE):
@@ -47,17 +63,23 @@
  *                           target, or one that overlaps it, is held by a
  *                           channel or a perf event (it is not resized
  *                           under its holder)
- *   HTMTRACE_IOC_STATUS     none beyond the shared ones (idle: no hcall):
+ *   HTMTRACE_IOC_STATUS     -ENOMEM; -EINTR as above (idle: no hcall):
  *                           a failed STATUS request of the hypervisor is
  *                           reported in the answer (@status_error), not
- *                           as the command's error
+ *                           as the command's error. The size it learns is
+ *                           the one later read()s and SEEK_END use for the
+ *                           trace (a busy answer leaves it unknown, to be
+ *                           asked again)
  *   HTMTRACE_IOC_CAPS, _SYSMEM, _SYSPROC
  *                           -ENOSPC if the buffer is too small (the only
- *                           meaning of -ENOSPC), -ENOMEM
+ *                           meaning of -ENOSPC), -ENOMEM. They do not
+ *                           hold up the channel's other commands and
+ *                           files while the hypervisor is busy.
  * None of the queries (STATUS, CAPS, SYSMEM, SYSPROC, lseek SEEK_END)
- * changes anything, and none needs a capability. SEEK_END gives where the
- * data ends, once a read of the trace found it, else the buffer size;
- * -ENODATA when neither is known (read until 0 instead).
+ * changes the channel or the trace (STATUS and SEEK_END refresh the size
+ * the driver knows, as above), and none needs a capability. SEEK_END gives
+ * where the data ends, once a read of the trace found it, else the buffer
+ * size; -ENODATA when neither is known (read until 0 instead).
  *
  * Reading. read() of an unconfigured channel, or of one that was never
  * started, fails with -ENODATA, and poll() reports EPOLLERR | EPOLLHUP for
