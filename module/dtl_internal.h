@@ -175,12 +175,16 @@ struct dtl_cpu {
  * @from: that CPU's ring as it was (its buffer, size and tail)
  * @clock: the clock record, copied from the session (@cpu -1)
  * @len: bytes claimed
+ * @gen: the readers' generation it was claimed in (struct vpa_dtl
+ *	@read_gen): another one at dtl_read_done() if the session ended
+ *	meanwhile, and then @from's buffer is the reader's to free
  */
 struct dtl_claim {
 	int cpu;
 	struct dtl_ring from;
 	struct htmtrace_dtl_clock clock;
 	u32 len;
+	u64 gen;
 };
 
 /* Session states. */

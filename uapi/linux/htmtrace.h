@@ -329,9 +329,14 @@ struct htmtrace_hvbuf {
  * read() returns whole records only: -EINVAL if the buffer cannot hold the
  * next one (HTMTRACE_DTL_REC_MAX always can); it blocks while the stream is
  * empty and the session is configured or running (-EAGAIN with O_NONBLOCK),
- * fails with -ENODATA when there is no session, and poll() reports EPOLLIN
- * when a record is ready (EPOLLIN | EPOLLHUP at the end, EPOLLERR | EPOLLHUP
- * without a session). The stream is not seekable. A START after a STOP
+ * fails with -ENODATA when there is no session. One reader copies at a
+ * time: another waits until that copy is over (-EAGAIN with O_NONBLOCK); a
+ * reader whose copy never ends (a page fault on userfaultfd or FUSE memory)
+ * is detached when its session ends, and holds up no reader of the next.
+ * poll() reports EPOLLIN when a record is ready and no other reader is
+ * copying, so that an O_NONBLOCK read() then never gets -EAGAIN
+ * (EPOLLIN | EPOLLHUP at the end, EPOLLERR | EPOLLHUP without a session).
+ * The stream is not seekable. A START after a STOP
  * continues the stream with a new clock record. HTMTRACE_IOC_DTL_STATS
  * answers from CONFIGURE to DECONFIGURE, the counters adding up over
  * restarts; without a session it fails with -ENODATA.
