@@ -414,6 +414,28 @@ static void dtl_read_copy_unlocked(struct kunit *test)
 	mutex_destroy(&dtl.read_lock);
 }
 
+/*
+ * Who holds a CPU's log: a kernel log is shared only where it lives as long
+ * as the kernel (the native accounting's); one the kernel may free
+ * (vcpudispatch_stats's) is another user's, whatever the mask; without a
+ * kernel log, a mask that is not 0 is another user's.
+ */
+static void dtl_log_holders(struct kunit *test)
+{
+	u8 mask;
+
+	for (mask = 0; mask <= HTMTRACE_DTL_ALL; mask++) {
+		KUNIT_EXPECT_EQ(test, dtl_log_whose(true, true, mask),
+				DTL_LOG_KERNEL);
+		KUNIT_EXPECT_EQ(test, dtl_log_whose(true, false, mask),
+				DTL_LOG_OTHER);
+		KUNIT_EXPECT_EQ(test, dtl_log_whose(false, true, mask),
+				mask ? DTL_LOG_OTHER : DTL_LOG_FREE);
+		KUNIT_EXPECT_EQ(test, dtl_log_whose(false, false, mask),
+				mask ? DTL_LOG_OTHER : DTL_LOG_FREE);
+	}
+}
+
 /* A CPU's share of the session's ring. */
 static void dtl_cpu_ring_shares(struct kunit *test)
 {
@@ -650,6 +672,7 @@ static struct kunit_case htmtrace_dtl_cases[] = {
 	KUNIT_CASE(dtl_end_once),
 	KUNIT_CASE(dtl_read_copy_unlocked),
 	KUNIT_CASE(dtl_cpu_ring_shares),
+	KUNIT_CASE(dtl_log_holders),
 	KUNIT_CASE(dtl_read_cpus_in_turn),
 	KUNIT_CASE(dtl_read_start_clock),
 	KUNIT_CASE(dtl_config_checks),

@@ -74,16 +74,48 @@ void dtl_free(struct vpa_dtl *dtl)
 	free_cpumask_var(dtl->cpus);
 }
 
-/*
- * In own-buffer mode (no kernel log), a CPU whose event mask is not 0 is
- * another user's (debugfs dtl, another tool): not ours to take over. The
- * hypervisor has no call that says whether a log is registered; a nonzero
- * mask is how every public user of the log shows it logs.
+/**
+ * dtl_log_whose() - who holds a CPU's dispatch trace log
+ * @klog: the kernel has a log for the CPU (paca dispatch_log)
+ * @klog_lasts: the kernel's logs live as long as it does (DTL_KLOG_LASTS)
+ * @mask: the CPU's event mask
+ *
+ * A kernel log that lives as long as the kernel (the native accounting's)
+ * is shared: read alongside, never registered over. One the kernel may
+ * free (vcpudispatch_stats's, without the native accounting) is another
+ * user's: it is freed under a lock modules cannot take, so reading it
+ * could read freed memory; mainline's vpa-dtl.c takes that lock and
+ * refuses too. Without a kernel log, a CPU whose event mask is not 0 is
+ * another user's (debugfs dtl, another tool): the hypervisor has no call
+ * that says whether a log is registered, and a nonzero mask is how every
+ * public user of the log shows it logs.
+ *
+ * Return: DTL_LOG_KERNEL, DTL_LOG_OTHER, or DTL_LOG_FREE (no one's).
  */
-static bool dtl_cpu_busy(const struct htmtrace_hv_ops *hv, int cpu)
+enum dtl_log_holder dtl_log_whose(bool klog, bool klog_lasts, u8 mask)
 {
-	return !READ_ONCE(paca_ptrs[cpu]->dispatch_log) &&
-	       htm_hv_dtl_mask(hv, cpu);
+	if (klog)
+		return klog_lasts ? DTL_LOG_KERNEL : DTL_LOG_OTHER;
+	return mask ? DTL_LOG_OTHER : DTL_LOG_FREE;
+}
+EXPORT_SYMBOL_IF_KUNIT(dtl_log_whose);
+
+/**
+ * dtl_cpu_busy() - is a CPU's log another user's?
+ * @hv: backend
+ * @cpu: a possible CPU
+ *
+ * Return: true if a capture of the CPU would fail with -EBUSY now
+ * (dtl_log_whose()).
+ */
+bool dtl_cpu_busy(const struct htmtrace_hv_ops *hv, int cpu)
+{
+	bool klog = READ_ONCE(paca_ptrs[cpu]->dispatch_log);
+
+	/* (The mask says nothing where the kernel has a log.) */
+	return dtl_log_whose(klog, DTL_KLOG_LASTS,
+			     klog ? 0 : htm_hv_dtl_mask(hv, cpu)) ==
+	       DTL_LOG_OTHER;
 }
 
 /**
@@ -115,7 +147,7 @@ EXPORT_SYMBOL_IF_KUNIT(dtl_cpu_ring_size);
  *	that configured it), or NULL: only an explicit deconfigure ends it
  *
  * Return: 0, -EBUSY if a session exists (or perf events hold the log), or
- * a CPU without a kernel log has another user's event mask, -ENOMEM.
+ * a CPU's log is another user's (dtl_cpu_busy()), -ENOMEM.
  */
 int dtl_configure(struct vpa_dtl *dtl, const struct htmtrace_hv_ops *hv,
 		  const struct cpumask *cpus, u8 mask, u32 ring_size,

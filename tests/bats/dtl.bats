@@ -19,12 +19,20 @@ setup() {
 }
 
 teardown() {
-	# The other user a test played gives the mask it changed back: the
-	# lppaca outlives our modules, and later suites (the kernel's own
-	# accounting too) expect the kernel's mask.
+	# The kernel's vcpudispatch_stats, if a test enabled it, goes off
+	# first (it sets every CPU's mask); then the other user a test played
+	# gives the mask it changed back: the lppaca outlives our modules, and
+	# later suites (the kernel's own accounting too) expect the kernel's
+	# mask.
+	[ -z "${vds_on:-}" ] || guest "echo 0 > $VDS"
 	[ -z "${meddled:-}" ] || guest "echo '$meddled' > $HVSIM/dtl_meddle"
 	guest_unload_all
 }
+
+# The kernel's own user of the log that the tests can turn on: without
+# VIRT_CPU_ACCOUNTING_NATIVE it allocates a log per CPU when enabled and
+# frees it when disabled (arch/powerpc/platforms/pseries/lpar.c).
+VDS=/proc/powerpc/vcpudispatch_stats
 
 # The mask the CPUs log with while we capture with MASK: ours, plus the
 # kernel's own where it owns the log (it logs preemptions, 2).
@@ -740,5 +748,74 @@ echo 1000000 > /sys/module/htmtrace/parameters/dtl_period_us || exit 1'
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "cpu 0 entries $((5 * bursts)) overwritten 0 dropped 0 events 1/0/0/0" ]
+	assert_no_splat
+}
+
+# boot_log: the simulator's word on CPU 1's log before any test's change:
+# "kernel" where the kernel allocated one at boot (VIRT_CPU_ACCOUNTING_NATIVE:
+# it lives as long as the kernel, and is shared), "none" elsewhere
+boot_log() {
+	guest "sed -n 's/^cpu 1 log \([a-z]*\) .*/\1/p' $HVSIM/dtl_cpus"
+}
+
+# ended_all: wait (bounded) until every CPU's capture has ended
+ended_all() {
+	guest "for i in \$(seq 100); do
+			grep -q '^capture cpu [0-9]* state [01] ' $DTLFS || exit 0
+			nap 0.05
+		done
+		exit 1"
+}
+
+@test "vcpudispatch_stats: a kernel log it may free is another user's (EBUSY, CPU_LOST mid-capture, never read); one that lasts is shared" {
+	local boot
+	boot=$(boot_log)
+	[[ $boot =~ ^(kernel|none)$ ]]
+	guest "[ -e $VDS ]"
+	# No session: with vcpudispatch_stats on, where its logs are freed
+	# when it goes off (no native accounting: Debian's kernels), every CPU
+	# has a log htmtrace may not read: CONFIGURE refuses it; once off, the
+	# CPUs are free again. Where the kernel's logs last (the debug kernel),
+	# they are shared as ever.
+	vds_on=1
+	run guest "echo 1 > $VDS || exit 9
+		htmtest dtl-configure $DEV 1 7; htmtest dtl-deconfigure $DEV >/dev/null
+		echo 0 > $VDS || exit 9
+		htmtest dtl-configure $DEV 1 7; htmtest dtl-deconfigure $DEV"
+	echo "$output"
+	[ "$output" = "$([ "$boot" = none ] && echo EBUSY || echo ok)
+ok
+ok" ]
+	# A capture running when it is turned on: where the log may be freed,
+	# each CPU's capture ends (CPU_LOST) and reads nothing more (its own
+	# buffer, which the kernel's registration replaced, is left to the
+	# hypervisor); where it lasts, the capture goes on.
+	local mask
+	mask=$(effective_mask 7)
+	guest "htmtest dtl-configure $DEV all 7 && htmtest dtl-start $DEV"
+	guest "echo '1 20' > $HVSIM/dtl_burst"
+	caught_up 1
+	guest "echo 1 > $VDS"
+	if [ "$boot" = none ]; then
+		ended_all
+		# off again: its logs are freed while the session still exists
+		guest "echo 0 > $VDS"
+	fi
+	guest "echo '0 30' > $HVSIM/dtl_burst && echo '1 30' > $HVSIM/dtl_burst"
+	[ "$boot" = none ] || caught_up 1
+	guest htmtest dtl-stop $DEV
+	[ "$boot" = none ] || guest "echo 0 > $VDS"
+	vds_on=
+	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-verify /tmp/dtl.bin $mask"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	if [ "$boot" = none ]; then
+		[ "${lines[1]}" = "cpu 0 entries 0 overwritten 0 dropped 0 events 1/0/1/0" ]
+		[ "${lines[2]}" = "cpu 1 entries 20 overwritten 0 dropped 0 events 1/0/1/0" ]
+	else
+		[ "${lines[1]}" = "cpu 0 entries 30 overwritten 0 dropped 0 events 1/0/0/0" ]
+		[ "${lines[2]}" = "cpu 1 entries 50 overwritten 0 dropped 0 events 1/0/0/0" ]
+	fi
+	guest htmtest dtl-deconfigure $DEV
 	assert_no_splat
 }

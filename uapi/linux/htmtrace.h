@@ -378,13 +378,19 @@ struct htmtrace_hvbuf {
  * STOP come out before the next START's clock record: every loss is in
  * the capture it happened in.
  *
- * Where the kernel owns a CPU's log (it registered one for stolen-time
- * accounting, CONFIG_VIRT_CPU_ACCOUNTING_NATIVE), the driver reads that
+ * Where the kernel owns a CPU's log for good (it registered one at boot for
+ * stolen-time accounting, CONFIG_VIRT_CPU_ACCOUNTING_NATIVE, and never frees
+ * it), the driver reads that
  * ring with its own index and ORs its event mask into the CPU's; the mask
  * is restored at stop. The kernel then counts as stolen the wait times of
  * the extra event types too (debugfs dtl makes the same trade). Elsewhere
  * the driver registers a buffer of its own for each CPU and unregisters it
- * at stop. Other users of the log (debugfs dtl, vcpudispatch_stats, the
+ * at stop. A kernel log that may be freed is never read: without
+ * CONFIG_VIRT_CPU_ACCOUNTING_NATIVE the kernel has a log only while
+ * /proc/powerpc/vcpudispatch_stats is enabled, and disabling it frees the
+ * log under a lock modules cannot take. Such a log is another user's:
+ * CONFIGURE fails with -EBUSY while it exists, and a CPU whose log appears
+ * while it is captured ends its capture (HTMTRACE_DTL_CPU_LOST). Other users of the log (debugfs dtl, vcpudispatch_stats, the
  * kernel's vpa_dtl PMU) cannot be locked out from a module: a CPU whose
  * log or event mask is changed under the driver - the mask widened or
  * narrowed, the log replaced or freed - ends its capture with a CPU record
@@ -402,14 +408,7 @@ struct htmtrace_hvbuf {
  * Where the kernel owns the log, the stream carries every entry the CPU
  * logs while the driver reads it: with an event mask of cede only, the
  * kernel's preempt entries (it logs preemptions for its accounting) are
- * in the stream too. Without CONFIG_VIRT_CPU_ACCOUNTING_NATIVE the kernel's
- * log exists only while /proc/powerpc/vcpudispatch_stats is enabled, and
- * disabling it frees the log: the driver reads the log's address once,
- * checks it again after each copy and discards a copy made while it
- * changed (the CPU's capture ends, HTMTRACE_DTL_CPU_LOST). The lock that
- * orders the kernel's users is not exported to modules, so a log freed and
- * its memory reused between the two checks cannot be noticed: do not
- * disable vcpudispatch_stats while a capture reads its log.
+ * in the stream too.
  */
 
 /* Event mask bits (lppaca dtl_enable_mask). */
@@ -440,9 +439,10 @@ struct htmtrace_hvbuf {
  * CPUs that do not exist are ignored, so a full cpu_set_t selects every
  * CPU. A selected CPU that is offline joins the capture when it comes
  * online. Errors: -EINVAL (a bad field, a mask of no CPU that exists),
- * -EBUSY (a session exists, vpa_dtl perf events hold the log, or a CPU
- * without a kernel log has another user's event mask), -EPERM, -EFAULT,
- * -ENOMEM.
+ * -EBUSY (a session exists, vpa_dtl perf events hold the log, or a
+ * selected CPU's log is another user's: a kernel log that may be freed, or,
+ * where the driver registers its own buffers, an event mask that is not
+ * 0), -EPERM, -EFAULT, -ENOMEM.
  */
 /* The session outlives the file that configured it. */
 #define HTMTRACE_DTL_F_KEEP	0x1
