@@ -133,15 +133,23 @@ static void dtl_wake(struct vpa_dtl *dtl)
 }
 
 /*
- * Push a CPU's pending records into its ring now if they fit (a CPU with a
- * sink puts them at its next poll): a reader waiting for records must not
- * wait for the CPU's next entry to get its CPU records. Caller holds the
- * CPU's lock.
+ * Push a CPU's pending records into its ring now if they fit: a reader
+ * waiting for records must not wait for the CPU's next entry to get its
+ * CPU records. A CPU with a sink puts them at its next poll while it
+ * captures, and now once its capture ended (no poll comes then: the sink
+ * must learn of a failure or a loss that ended it now, not when the event
+ * is gone). A capture with a sink ends on its CPU, interrupts off. Caller
+ * holds the CPU's lock.
  */
 static void dtl_cpu_push(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
-	if (!c->sink)
+	if (!c->sink) {
 		dtl_flush_own(dtl, c);
+	} else if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_ENDED &&
+		   c->sink->begin(c->sink_arg, true)) {
+		dtl_flush_cpu(dtl, c);
+		c->sink->end(c->sink_arg, 0);
+	}
 }
 
 /*

@@ -409,6 +409,16 @@ struct htmtrace_hvbuf {
  * logs while the driver reads it: with an event mask of cede only, the
  * kernel's preempt entries (it logs preemptions for its accounting) are
  * in the stream too.
+ *
+ * The vpa_dtl perf PMU (mainline's, registered by the driver on kernels
+ * without one) takes the same log: perf_event_open() fails with -EBUSY for
+ * a CPU whose log is another user's by the rules above, as CONFIGURE does.
+ * Its AUX area keeps mainline's format (a boottb_freq record, then raw
+ * dtl_entry records, nothing else): entries lost while the capture goes on
+ * flag the next PERF_RECORD_AUX with PERF_AUX_FLAG_PARTIAL; a capture that
+ * ends before its event (its registration refused, or another user's
+ * change to the log) posts one with PERF_AUX_FLAG_TRUNCATED, and the perf
+ * core then disables the event.
  */
 
 /* Event mask bits (lppaca dtl_enable_mask). */
