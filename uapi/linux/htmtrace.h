@@ -380,20 +380,20 @@ struct htmtrace_hvbuf {
  *
  * Where the kernel owns a CPU's log for good (it registered one at boot for
  * stolen-time accounting, CONFIG_VIRT_CPU_ACCOUNTING_NATIVE, and never frees
- * it), the driver reads that
- * ring with its own index and ORs its event mask into the CPU's; the mask
- * is restored at stop. The kernel then counts as stolen the wait times of
- * the extra event types too (debugfs dtl makes the same trade). Elsewhere
- * the driver registers a buffer of its own for each CPU and unregisters it
- * at stop. A kernel log that may be freed is never read: without
- * CONFIG_VIRT_CPU_ACCOUNTING_NATIVE the kernel has a log only while
- * /proc/powerpc/vcpudispatch_stats is enabled, and disabling it frees the
- * log under a lock modules cannot take. Such a log is another user's:
+ * it), the driver reads that ring with its own index and ORs its event mask
+ * into the CPU's; the mask is restored at stop. The kernel then counts as
+ * stolen the wait times of the extra event types too (debugfs dtl makes the
+ * same trade). Elsewhere the driver registers a buffer of its own for each
+ * CPU and unregisters it at stop. A kernel log that may be freed is never
+ * read: without CONFIG_VIRT_CPU_ACCOUNTING_NATIVE the kernel has a log only
+ * while /proc/powerpc/vcpudispatch_stats is enabled, and disabling it frees
+ * the log under a lock modules cannot take. Such a log is another user's:
  * CONFIGURE fails with -EBUSY while it exists, and a CPU whose log appears
- * while it is captured ends its capture (HTMTRACE_DTL_CPU_LOST). Other users of the log (debugfs dtl, vcpudispatch_stats, the
- * kernel's vpa_dtl PMU) cannot be locked out from a module: a CPU whose
- * log or event mask is changed under the driver - the mask widened or
- * narrowed, the log replaced or freed - ends its capture with a CPU record
+ * while it is captured ends its capture (HTMTRACE_DTL_CPU_LOST). Other
+ * users of the log (debugfs dtl, vcpudispatch_stats, the kernel's vpa_dtl
+ * PMU) cannot be locked out from a module: a CPU whose log or event mask is
+ * changed under the driver - the mask widened or narrowed, the log replaced
+ * or a kernel log appearing - ends its capture with a CPU record
  * (HTMTRACE_DTL_CPU_LOST), and at stop its mask is restored only if it is
  * still exactly what the driver set. Where the driver registers its own
  * buffer, a selected CPU whose event mask is not 0 at CONFIGURE is another
