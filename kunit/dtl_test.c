@@ -317,14 +317,16 @@ static void read_put(struct kunit *test, struct vpa_dtl *dtl, u8 fill)
 /*
  * A read copies to the user holding no lock: the session can end (the
  * owner's close, DECONFIGURE) while a reader is in a copy that never ends
- * (a page fault on userfaultfd or FUSE), which then keeps the ring it
- * copies from; one reader copies at a time; a failed copy consumes
- * nothing.
+ * (a page fault on userfaultfd or FUSE). That reader is detached: it keeps
+ * the ring it copies from, and the next session's readers neither wait
+ * for it nor are told EAGAIN while poll() says EPOLLIN. One reader copies
+ * at a time, and poll() agrees with read() while one does; a failed copy
+ * consumes nothing.
  */
 static void dtl_read_copy_unlocked(struct kunit *test)
 {
 	const ssize_t rec = sizeof(struct htmtrace_dtl_entry_rec);
-	struct dtl_claim claim, other;
+	struct dtl_claim claim, other, third;
 	struct dtl_cpu *c;
 	struct vpa_dtl dtl;
 	int owner;
@@ -335,8 +337,11 @@ static void dtl_read_copy_unlocked(struct kunit *test)
 					    cpu_possible_mask, 7, 4096,
 					    &owner), 0);
 	c = dtl.pcpu[cpumask_first(dtl.cpus)];
+	KUNIT_EXPECT_TRUE(test, !dtl_poll_mask(&dtl));
 	read_put(test, &dtl, 0xa1);
 	read_put(test, &dtl, 0xa2);
+	KUNIT_EXPECT_TRUE(test, dtl_poll_mask(&dtl) ==
+				(EPOLLIN | EPOLLRDNORM));
 
 	/* a copy that fails consumes nothing */
 	KUNIT_ASSERT_EQ(test, dtl_read_claim(&dtl, rec, true, &claim), rec);
@@ -359,32 +364,80 @@ static void dtl_read_copy_unlocked(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, mutex_is_locked(&dtl.read_lock));
 	KUNIT_ASSERT_FALSE(test, mutex_is_locked(&dtl.lock));
 	/* ... but a second reader, who would read the same records */
+	read_put(test, &dtl, 0xa4);
 	KUNIT_EXPECT_EQ(test, dtl_read_claim(&dtl, 4096, true, &other),
 			-EAGAIN);
-	/* the owner's close ends the session at once */
+	/* and poll() says so: no EPOLLIN that read() would answer EAGAIN */
+	KUNIT_EXPECT_TRUE(test, !dtl_poll_mask(&dtl));
+	/* the owner's close ends the session at once, detaching the reader */
 	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, &owner), 0);
 	KUNIT_EXPECT_EQ(test, dtl.state, DTL_IDLE);
-	KUNIT_EXPECT_PTR_EQ(test, dtl.read_orphan, claim.from.buf);
+	KUNIT_EXPECT_FALSE(test, dtl.reading);
+	KUNIT_EXPECT_TRUE(test, dtl_poll_mask(&dtl) ==
+				(EPOLLERR | EPOLLHUP));
 	/* the reader's source is still there (KASAN would say otherwise) */
 	src = claim.from.buf + (claim.from.tail & (claim.from.size - 1));
 	KUNIT_EXPECT_EQ(test, ((struct htmtrace_dtl_rec *)src)->len, rec);
 	KUNIT_EXPECT_EQ(test, src[8], 0xa3);
-	/* a new session meanwhile, ended too: its ring is not the reader's */
+	/*
+	 * A new session meanwhile: its readers read, and poll() agrees,
+	 * whatever the stuck reader of the last one does.
+	 */
 	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &end_fake_ops,
 					    cpu_possible_mask, 7, 4096,
 					    NULL), 0);
+	KUNIT_EXPECT_TRUE(test, !dtl_poll_mask(&dtl));
 	KUNIT_EXPECT_EQ(test, dtl_read_claim(&dtl, 4096, true, &other),
 			-EAGAIN);
-	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
-	KUNIT_EXPECT_PTR_EQ(test, dtl.read_orphan, claim.from.buf);
-	/* the copy stands; the reader frees the ring it kept */
+	read_put(test, &dtl, 0xb1);
+	KUNIT_EXPECT_TRUE(test, dtl_poll_mask(&dtl) ==
+				(EPOLLIN | EPOLLRDNORM));
+	KUNIT_ASSERT_EQ(test, dtl_read_claim(&dtl, 4096, true, &other), rec);
+	KUNIT_EXPECT_NE(test, other.gen, claim.gen);
+	KUNIT_EXPECT_TRUE(test, !dtl_poll_mask(&dtl));
+	/* the stuck reader's copy ends: it frees its ring, touches nothing */
 	KUNIT_EXPECT_EQ(test, dtl_read_done(&dtl, rec, &claim), rec);
-	KUNIT_EXPECT_NULL(test, dtl.read_orphan);
+	KUNIT_EXPECT_TRUE(test, dtl.reading);
+	KUNIT_EXPECT_EQ(test, dtl_read_claim(&dtl, 4096, true, &third),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, dtl_read_done(&dtl, rec, &other), rec);
 	KUNIT_EXPECT_FALSE(test, dtl.reading);
-	KUNIT_EXPECT_EQ(test, dtl_read_claim(&dtl, 4096, true, &other),
+	KUNIT_EXPECT_TRUE(test, !dtl_poll_mask(&dtl));
+	/* a new session's reader stuck as the session ends: the same again */
+	read_put(test, &dtl, 0xb2);
+	KUNIT_ASSERT_EQ(test, dtl_read_claim(&dtl, 4096, true, &other), rec);
+	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+	KUNIT_EXPECT_FALSE(test, dtl.reading);
+	KUNIT_EXPECT_EQ(test, dtl_read_claim(&dtl, 4096, true, &third),
 			-ENODATA);
+	src = other.from.buf + (other.from.tail & (other.from.size - 1));
+	KUNIT_EXPECT_EQ(test, src[8], 0xb2);
+	KUNIT_EXPECT_EQ(test, dtl_read_done(&dtl, rec, &other), rec);
+	KUNIT_EXPECT_FALSE(test, dtl.reading);
 	mutex_destroy(&dtl.lock);
 	mutex_destroy(&dtl.read_lock);
+}
+
+/*
+ * Who holds a CPU's log: a kernel log is shared only where it lives as long
+ * as the kernel (the native accounting's); one the kernel may free
+ * (vcpudispatch_stats's) is another user's, whatever the mask; without a
+ * kernel log, a mask that is not 0 is another user's.
+ */
+static void dtl_log_holders(struct kunit *test)
+{
+	u8 mask;
+
+	for (mask = 0; mask <= HTMTRACE_DTL_ALL; mask++) {
+		KUNIT_EXPECT_EQ(test, dtl_log_whose(true, true, mask),
+				DTL_LOG_KERNEL);
+		KUNIT_EXPECT_EQ(test, dtl_log_whose(true, false, mask),
+				DTL_LOG_OTHER);
+		KUNIT_EXPECT_EQ(test, dtl_log_whose(false, true, mask),
+				mask ? DTL_LOG_OTHER : DTL_LOG_FREE);
+		KUNIT_EXPECT_EQ(test, dtl_log_whose(false, false, mask),
+				mask ? DTL_LOG_OTHER : DTL_LOG_FREE);
+	}
 }
 
 /* A CPU's share of the session's ring. */
@@ -1067,6 +1120,7 @@ static struct kunit_case htmtrace_dtl_cases[] = {
 	KUNIT_CASE(dtl_end_once),
 	KUNIT_CASE(dtl_read_copy_unlocked),
 	KUNIT_CASE(dtl_cpu_ring_shares),
+	KUNIT_CASE(dtl_log_holders),
 	KUNIT_CASE(dtl_read_cpus_in_turn),
 	KUNIT_CASE(dtl_read_start_clock),
 	KUNIT_CASE(dtl_config_checks),

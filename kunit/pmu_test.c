@@ -7,8 +7,10 @@
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/mm.h>
+#include <linux/preempt.h>
 
 #include <asm/hvcall.h>
+#include <asm/paca.h>
 
 #include "htmtrace.h"
 #include "dtl_internal.h"
@@ -213,7 +215,44 @@ static void expect_joined(struct kunit *test, const struct htmtrace_dtl_cpu *rec
 	KUNIT_EXPECT_EQ(test, rec->event, HTMTRACE_DTL_CPU_JOINED);
 }
 
-static const struct htmtrace_hv_ops dtl_fake_ops = { .name = "kunit" };
+/* A fake hypervisor's log of every CPU: one index, one mask. */
+static u64 fake_dtl_idx;
+static u8 fake_dtl_mask;
+
+/* It refuses every registration. */
+static long fake_register_dtl(int cpu, phys_addr_t buf)
+{
+	return H_HARDWARE;
+}
+
+static long fake_unregister_dtl(int cpu)
+{
+	return H_SUCCESS;
+}
+
+static u64 fake_dtl_index(int cpu)
+{
+	return READ_ONCE(fake_dtl_idx);
+}
+
+static u8 fake_dtl_mask_get(int cpu)
+{
+	return READ_ONCE(fake_dtl_mask);
+}
+
+static void fake_dtl_set_mask(int cpu, u8 mask)
+{
+	WRITE_ONCE(fake_dtl_mask, mask);
+}
+
+static const struct htmtrace_hv_ops dtl_fake_ops = {
+	.name = "kunit",
+	.register_dtl = fake_register_dtl,
+	.unregister_dtl = fake_unregister_dtl,
+	.dtl_index = fake_dtl_index,
+	.dtl_mask = fake_dtl_mask_get,
+	.dtl_set_mask = fake_dtl_set_mask,
+};
 
 /* The log has one owner: /dev/vpa_dtl's session or the perf events. */
 static void pmu_dtl_one_owner(struct kunit *test)
@@ -343,6 +382,109 @@ static void pmu_dtl_cpu_lock(struct kunit *test)
 	expect_joined(test, (const void *)c1->ring.buf, cpu1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&dtl.filled), 2);
 	KUNIT_EXPECT_EQ(test, dtl_end(&dtl, NULL), 0);
+}
+
+/* What a sink was given: its transactions, and the CPU records put. */
+struct seen_sink {
+	unsigned int begins;
+	unsigned int ends;
+	unsigned long events;
+};
+
+static bool seen_begin(void *arg, bool last)
+{
+	struct seen_sink *s = arg;
+
+	s->begins++;
+	return true;
+}
+
+static bool seen_put(void *arg, const void *rec)
+{
+	const struct htmtrace_dtl_cpu *ev = rec;
+	struct seen_sink *s = arg;
+
+	if (ev->hdr.type == HTMTRACE_DTL_REC_CPU)
+		__set_bit(ev->event, &s->events);
+	return true;
+}
+
+static void seen_end(void *arg, u64 dropped)
+{
+	struct seen_sink *s = arg;
+
+	s->ends++;
+}
+
+static const struct dtl_sink seen_sink_ops = {
+	.begin = seen_begin,
+	.put = seen_put,
+	.end = seen_end,
+};
+
+/*
+ * A vpa_dtl event's capture that ends before the event does hands the
+ * record of what ended it to the sink at once (the AUX area flags it while
+ * perf reads on), not when the event is gone: its begin failed (where the
+ * kernel has no log that lasts, the fake hypervisor refuses the
+ * registration), or another user changed the CPU's mask under it (where
+ * the kernel's log is shared). All on this CPU, interrupts off, as the
+ * PMU's irq_work and timers run it.
+ */
+static void pmu_dtl_end_to_sink(struct kunit *test)
+{
+	struct seen_sink seen = {};
+	unsigned long flags;
+	struct vpa_dtl dtl;
+	struct dtl_cpu *c;
+	bool failed;
+	int cpu;
+
+	WRITE_ONCE(fake_dtl_idx, 0);
+	WRITE_ONCE(fake_dtl_mask, 0);
+	dtl_session_init(&dtl);
+	KUNIT_ASSERT_EQ(test, dtl_pmu_get(&dtl, &dtl_fake_ops), 0);
+	migrate_disable();
+	cpu = smp_processor_id();
+	c = dtl_pmu_cpu_add(&dtl, cpu, 7, &seen_sink_ops, &seen);
+	if (IS_ERR(c)) {
+		migrate_enable();
+		dtl_pmu_put(&dtl);
+		KUNIT_FAIL(test, "cpu %d: %ld", cpu, PTR_ERR(c));
+		return;
+	}
+	local_irq_save(flags);
+	dtl_pmu_cpu_begin(c);
+	failed = READ_ONCE(c->state) == HTMTRACE_DTL_CPU_ENDED;
+	KUNIT_EXPECT_EQ(test, failed, !DTL_KLOG_LASTS ||
+			!READ_ONCE(paca_ptrs[cpu]->dispatch_log));
+	if (!failed) {
+		/* captured, nothing put yet; then another user's mask */
+		KUNIT_EXPECT_EQ(test, seen.ends, 0);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(fake_dtl_mask), 7);
+		WRITE_ONCE(fake_dtl_mask, 1);
+		dtl_pmu_cpu_read(c);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(c->state),
+				HTMTRACE_DTL_CPU_ENDED);
+	}
+	/* the end is in the sink before the event goes */
+	KUNIT_EXPECT_EQ(test, seen.begins, 1);
+	KUNIT_EXPECT_EQ(test, seen.ends, 1);
+	KUNIT_EXPECT_EQ(test, seen.events,
+			BIT(HTMTRACE_DTL_CPU_JOINED) |
+			BIT(failed ? HTMTRACE_DTL_CPU_FAILED :
+			    HTMTRACE_DTL_CPU_LOST));
+	dtl_pmu_cpu_end(c);
+	local_irq_restore(flags);
+	migrate_enable();
+	/* and once: the event's end finds nothing more to put */
+	KUNIT_EXPECT_EQ(test, seen.ends, 2);
+	KUNIT_EXPECT_EQ(test, c->events, 0UL);
+	/* another user's mask stays theirs */
+	if (!failed)
+		KUNIT_EXPECT_EQ(test, READ_ONCE(fake_dtl_mask), 1);
+	dtl_pmu_cpu_remove(&dtl, c);
+	dtl_pmu_put(&dtl);
 }
 
 static void pmu_status_size(struct kunit *test)
@@ -542,6 +684,7 @@ static struct kunit_case htmtrace_pmu_cases[] = {
 	KUNIT_CASE(pmu_target_one_owner),
 	KUNIT_CASE(pmu_dtl_one_owner),
 	KUNIT_CASE(pmu_dtl_cpu_lock),
+	KUNIT_CASE(pmu_dtl_end_to_sink),
 	KUNIT_CASE(pmu_status_size),
 	KUNIT_CASE(pmu_xfer_shrink),
 	KUNIT_CASE(pmu_start_busy),

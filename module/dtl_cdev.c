@@ -248,14 +248,18 @@ static int dtl_state_show(struct seq_file *m, void *v)
 	kfree(st);
 	/*
 	 * The time the polls that found entries took, and waited for the
-	 * lock of their records (the ring's, or a perf event CPU's own).
+	 * lock of their records (the ring's, or a perf event CPU's own), and
+	 * the period the capture's timer chose last (what it decided, which
+	 * a count of its wakeups over a while tells only as fast as the
+	 * machine runs).
 	 */
 	mutex_lock(&dtl_sess->lock);
 	if (dtl_sess->state != DTL_IDLE) {
 		for_each_cpu(cpu, dtl_sess->cpus)
-			seq_printf(m, "poll cpu %u ns %llu lock_wait_ns %llu\n",
+			seq_printf(m, "poll cpu %u ns %llu lock_wait_ns %llu period_ns %llu\n",
 				   cpu, READ_ONCE(dtl_sess->pcpu[cpu]->poll_ns),
-				   READ_ONCE(dtl_sess->pcpu[cpu]->lock_wait_ns));
+				   READ_ONCE(dtl_sess->pcpu[cpu]->lock_wait_ns),
+				   READ_ONCE(dtl_sess->pcpu[cpu]->period_ns));
 	}
 	mutex_unlock(&dtl_sess->lock);
 	return 0;

@@ -2,9 +2,10 @@
 /*
  * htmtrace: the dispatch trace log capture on one CPU.
  *
- * Per CPU, where the kernel owns a log (it registered one for stolen-time
- * accounting), the kernel's ring is read with an index of our own and our
- * event mask is ORed into the CPU's; elsewhere a buffer of our own is
+ * Per CPU, where the kernel owns a log that lives as long as it does (the
+ * native stolen-time accounting's: dtl_log_whose()), the kernel's ring is
+ * read with an index of our own and our event mask is ORed into the CPU's;
+ * a log the kernel may free is never read; elsewhere a buffer of our own is
  * registered (registered, its index reset, then the mask set, as
  * mainline's users do). A pinned hrtimer per CPU copies new entries; its
  * period adapts to the rate. Entries the hypervisor overwrote before they
@@ -86,7 +87,9 @@ static u8 dtl_cpu_our_mask(const struct dtl_cpu *c)
  * Has another user changed the CPU's log under us? Return: 0 no;
  * DTL_OTHER_MASK if the event mask is no longer exactly what we set,
  * wider or narrower (the log is still the one we read); DTL_OTHER_LOG
- * if the log itself changed: a kernel log freed or replaced, or the index
+ * if the log itself changed: a kernel log appeared where we registered
+ * our own (vcpudispatch_stats enabled: it registers its own over ours) or
+ * is not the one we read, or the index
  * moved back (a new registration resets it), or, in our own buffer, the
  * newest entry the index points at is not there (empty, or older than one
  * we read: the hypervisor writes another user's buffer, whose index passed
@@ -97,8 +100,8 @@ static int dtl_cpu_other_change(struct vpa_dtl *dtl,
 {
 	u8 mask = htm_hv_dtl_mask(dtl->hv, c->cpu);
 
-	if (c->kernel_owned && READ_ONCE(paca_ptrs[c->cpu]->dispatch_log) !=
-	    c->log)
+	if (READ_ONCE(paca_ptrs[c->cpu]->dispatch_log) !=
+	    (c->kernel_owned ? c->log : NULL))
 		return DTL_OTHER_LOG;
 	if (cur < c->last)
 		return DTL_OTHER_LOG;
@@ -130,15 +133,23 @@ static void dtl_wake(struct vpa_dtl *dtl)
 }
 
 /*
- * Push a CPU's pending records into its ring now if they fit (a CPU with a
- * sink puts them at its next poll): a reader waiting for records must not
- * wait for the CPU's next entry to get its CPU records. Caller holds the
- * CPU's lock.
+ * Push a CPU's pending records into its ring now if they fit: a reader
+ * waiting for records must not wait for the CPU's next entry to get its
+ * CPU records. A CPU with a sink puts them at its next poll while it
+ * captures, and now once its capture ended (no poll comes then: the sink
+ * must learn of a failure or a loss that ended it now, not when the event
+ * is gone). A capture with a sink ends on its CPU, interrupts off. Caller
+ * holds the CPU's lock.
  */
 static void dtl_cpu_push(struct vpa_dtl *dtl, struct dtl_cpu *c)
 {
-	if (!c->sink)
+	if (!c->sink) {
 		dtl_flush_cpu(dtl, c);
+	} else if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_ENDED &&
+		   c->sink->begin(c->sink_arg, true)) {
+		dtl_flush_cpu(dtl, c);
+		c->sink->end(c->sink_arg, 0);
+	}
 }
 
 /*
@@ -212,16 +223,10 @@ static bool dtl_cpu_take(struct vpa_dtl *dtl, struct dtl_cpu *c,
 	smp_rmb();
 	again = htm_hv_dtl_index(dtl->hv, c->cpu);
 	/*
-	 * The kernel may have freed its log while we copied (dtl_access_lock,
-	 * which orders its users, is not exported): the copy is then
-	 * discarded. The window that remains - the log freed and its memory
-	 * reused between the two looks - is documented in htmtrace(4).
+	 * No second look at the kernel's log pointer: a kernel log is read
+	 * only if it lives as long as the kernel (dtl_log_whose()), so the
+	 * memory copied from is never freed.
 	 */
-	if (c->kernel_owned &&
-	    READ_ONCE(paca_ptrs[c->cpu]->dispatch_log) != c->log) {
-		c->other_change = DTL_OTHER_LOG;
-		return false;
-	}
 	dtl_span(first, again, &valid, &gone);
 	t->from = min(gone, t->n);
 	/* The newest entry is valid unless all were overwritten. */
@@ -352,6 +357,7 @@ long dtl_cpu_begin(void *arg)
 {
 	struct dtl_cpu *c = arg;
 	struct vpa_dtl *dtl = c->dtl;
+	enum dtl_log_holder holder;
 	struct dtl_entry *klog;
 	unsigned long flags;
 	int cpu = c->cpu, ret;
@@ -368,11 +374,13 @@ long dtl_cpu_begin(void *arg)
 	c->last_tb = 0;
 	/* The kernel's log pointer is read once: c->log is what we read. */
 	klog = READ_ONCE(paca_ptrs[cpu]->dispatch_log);
-	if (klog) {
+	holder = dtl_log_whose(klog, DTL_KLOG_LASTS, c->saved_mask);
+	if (holder == DTL_LOG_KERNEL) {
 		/*
-		 * Never register over the kernel's log: read it alongside. The
-		 * mask is set before the capture's first index is taken, so
-		 * that every entry captured was logged under the whole mask.
+		 * Never register over the kernel's log, which lives as long as
+		 * the kernel: read it alongside. The mask is set before the
+		 * capture's first index is taken, so that every entry captured
+		 * was logged under the whole mask.
 		 */
 		c->kernel_owned = true;
 		htm_hv_dtl_set_mask(dtl->hv, cpu, c->saved_mask | c->mask);
@@ -380,8 +388,11 @@ long dtl_cpu_begin(void *arg)
 		c->last = htm_hv_dtl_index(dtl->hv, cpu);
 	} else {
 		c->kernel_owned = false;
-		/* Another user's mask: not ours to take over (see configure). */
-		ret = c->saved_mask ? -EBUSY : 0;
+		/*
+		 * Another user's mask, or a kernel log that may be freed: not
+		 * ours to take over or read (see configure).
+		 */
+		ret = holder == DTL_LOG_OTHER ? -EBUSY : 0;
 		if (!ret) {
 			memset(c->own, 0, DTL_BYTES);
 			/* H_REGISTER_VPA reads the length from the second word. */

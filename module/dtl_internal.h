@@ -34,6 +34,21 @@
 #define DTL_CPU_RING_MIN	(DTL_RING_KB_MIN * 1024)
 /* Captures of a CPU whose records may wait for room at once (uapi too). */
 #define DTL_PENDING	8
+/*
+ * Whether the kernel's dispatch trace logs (paca dispatch_log) live as long
+ * as the kernel: with the native accounting they are allocated at boot
+ * (pseries setup.c alloc_dispatch_logs(), a machine_early_initcall) and
+ * never freed (lpar.c free_dtl_buffers() frees nothing then); without it a
+ * log exists only while vcpudispatch_stats is enabled, and disabling it
+ * frees the log under dtl_access_lock, which modules cannot take.
+ */
+#define DTL_KLOG_LASTS	IS_ENABLED(CONFIG_VIRT_CPU_ACCOUNTING_NATIVE)
+/* Who holds a CPU's log (dtl_log_whose()). */
+enum dtl_log_holder {
+	DTL_LOG_FREE,		/* no one: the capture registers its own */
+	DTL_LOG_KERNEL,		/* the kernel, for good: read alongside */
+	DTL_LOG_OTHER,		/* another user: -EBUSY */
+};
 
 /**
  * struct dtl_ring - a ring of stream records
@@ -192,12 +207,16 @@ struct dtl_cpu {
  *	its head, which the CPU's capture writes meanwhile: 0 here)
  * @clock: the clock record, copied from the session (@cpu -1)
  * @len: bytes claimed
+ * @gen: the readers' generation it was claimed in (struct vpa_dtl
+ *	@read_gen): another one at dtl_read_done() if the session ended
+ *	meanwhile, and then @from's buffer is the reader's to free
  */
 struct dtl_claim {
 	int cpu;
 	struct dtl_ring from;
 	struct htmtrace_dtl_clock clock;
 	u32 len;
+	u64 gen;
 };
 
 /* Session states. */
@@ -236,6 +255,8 @@ void dtl_cpu_end(struct dtl_cpu *c, unsigned int why);
 void dtl_cpu_flush_ipi(void *arg);
 
 /* dtl_session.c: /dev/vpa_dtl's session */
+enum dtl_log_holder dtl_log_whose(bool klog, bool klog_lasts, u8 mask);
+bool dtl_cpu_busy(const struct htmtrace_hv_ops *hv, int cpu);
 int dtl_config_check(const struct htmtrace_dtl_config *cfg,
 		     u32 *ring_size);
 int dtl_configure(struct vpa_dtl *dtl, const struct htmtrace_hv_ops *hv,

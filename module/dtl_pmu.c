@@ -16,10 +16,17 @@
  * (ns, at least 1 ms, as mainline) is the longest it may wait. Entries the
  * hypervisor overwrote before they were copied, and entries that found no
  * room in the AUX area, are counted, and the PERF_RECORD_AUX that follows
- * them carries PERF_AUX_FLAG_PARTIAL (TRUNCATED would make the perf core
- * disable the event; a full AUX area never does either: one byte is
- * always left free). The log has one owner: while an event exists,
- * /dev/vpa_dtl cannot configure a session (-EBUSY), and the reverse.
+ * them carries PERF_AUX_FLAG_PARTIAL: a gap, the capture goes on (a full
+ * AUX area never disables the event: one byte is always left free). A
+ * capture that ends before the event does - its begin failed (another user
+ * took the log after event_init), or another user changed the log under
+ * it - posts a PERF_RECORD_AUX with PERF_AUX_FLAG_TRUNCATED, as mainline's
+ * AUX PMUs do when they cannot go on (coresight-trbe.c's
+ * trbe_stop_and_truncate_event(), arm_spe_pmu.c on data loss): the data
+ * after it is missing, and the perf core disables the event. The log has
+ * one owner: while an event exists, /dev/vpa_dtl cannot configure a
+ * session (-EBUSY), and the reverse; a log another user holds is refused
+ * at event_init (-EBUSY), as /dev/vpa_dtl refuses it at CONFIGURE.
  *
  * perf calls add and del under its raw context lock, where no spinlock_t
  * may be taken: the capture's begin and end (which register the log) run
@@ -91,6 +98,8 @@ struct dtl_aux {
  *	the next record that comes after more is flagged PARTIAL
  * @aux_records: PERF_RECORD_AUX records posted
  * @partial: of which flagged PERF_AUX_FLAG_PARTIAL
+ * @truncated: of which flagged PERF_AUX_FLAG_TRUNCATED (the capture ended
+ *	before the event)
  * @work: begins and ends the capture, out of perf's raw context lock
  * @want: between add and del: the capture should run
  * @began: the capture is begun (by @work)
@@ -113,6 +122,7 @@ struct dtl_pmu_event {
 	u64 lost;
 	u64 aux_records;
 	u64 partial;
+	u64 truncated;
 	struct irq_work work;
 	bool want;
 	bool began;
@@ -200,7 +210,9 @@ static bool dtl_aux_begin(void *arg, bool last)
 /*
  * Only the hypervisor's entries go into the AUX area; the stream's other
  * records (clock, CPU events, LOST) have no place in mainline's format and
- * are taken without a trace: losses are told by the AUX records' flags.
+ * are taken without a trace: losses are told by the AUX records' flags, a
+ * CPU record that ends the capture (LOST: another user changed the log;
+ * FAILED: the begin failed) by PERF_AUX_FLAG_TRUNCATED.
  * The boottb_freq record goes in with the area's first entry, never alone:
  * a CPU that logs nothing has no AUX data at all, as with mainline (which
  * returns before writing when no entry is new); perf's decoder reads past
@@ -212,6 +224,15 @@ static bool dtl_aux_put(void *arg, const void *rec)
 	struct dtl_pmu_event *pe = arg;
 	struct dtl_boottb_freq first;
 
+	if (e->hdr.type == HTMTRACE_DTL_REC_CPU) {
+		const struct htmtrace_dtl_cpu *ev = rec;
+
+		if (ev->event == HTMTRACE_DTL_CPU_LOST ||
+		    ev->event == HTMTRACE_DTL_CPU_FAILED)
+			perf_aux_output_flag(&pe->handle,
+					     PERF_AUX_FLAG_TRUNCATED);
+		return true;
+	}
 	if (e->hdr.type != HTMTRACE_DTL_REC_ENTRY)
 		return true;
 	if (!pe->aux->boottb_done) {
@@ -244,8 +265,11 @@ static void dtl_aux_end(void *arg, u64 dropped)
 		pe->lost = lost;
 		WRITE_ONCE(pe->partial, pe->partial + 1);
 	}
+	if (pe->handle.aux_flags & PERF_AUX_FLAG_TRUNCATED)
+		WRITE_ONCE(pe->truncated, pe->truncated + 1);
 	/* perf_aux_output_end() posts a record if there are bytes or flags. */
-	if (pe->written || pe->handle.aux_flags & PERF_AUX_FLAG_PARTIAL)
+	if (pe->written || pe->handle.aux_flags & (PERF_AUX_FLAG_PARTIAL |
+						   PERF_AUX_FLAG_TRUNCATED))
 		WRITE_ONCE(pe->aux_records, pe->aux_records + 1);
 	perf_aux_output_end(&pe->handle, pe->written);
 	pe->aux = NULL;
@@ -354,6 +378,8 @@ static u64 dtl_pmu_period(struct perf_event *event)
  * events -EINVAL; the log held elsewhere (/dev/vpa_dtl, or another event
  * on the CPU) -EBUSY. A per-task event is -EINVAL, as the perf core says
  * for a CPU-only PMU. Inherit is taken (a CPU-wide event has no children).
+ * The log held elsewhere includes a CPU whose log another user holds
+ * (dtl_cpu_busy()), as at /dev/vpa_dtl's CONFIGURE.
  */
 static int dtl_pmu_event_init(struct perf_event *event)
 {
@@ -534,11 +560,12 @@ static void dtl_pmu_show(struct seq_file *m, const struct list_head *node)
 							node);
 	const struct dtl_cpu *c = pe->c;
 
-	seq_printf(m, "cpu %d config %llu deadline_ns %llu entries %llu overwritten %llu dropped %llu aux_records %llu partial %llu deadline_polls %llu\n",
+	seq_printf(m, "cpu %d config %llu deadline_ns %llu entries %llu overwritten %llu dropped %llu aux_records %llu partial %llu truncated %llu deadline_polls %llu\n",
 		   c->cpu, pe->event->attr.config, pe->deadline_ns,
 		   READ_ONCE(c->entries), READ_ONCE(c->overwritten),
 		   READ_ONCE(c->dropped), READ_ONCE(pe->aux_records),
-		   READ_ONCE(pe->partial), READ_ONCE(pe->deadline_polls));
+		   READ_ONCE(pe->partial), READ_ONCE(pe->truncated),
+		   READ_ONCE(pe->deadline_polls));
 }
 
 /**

@@ -80,10 +80,13 @@ EXPORT_SYMBOL_IF_KUNIT(dtl_pmu_put);
  * @sink: where its records go
  * @arg: for @sink
  *
- * Process context. The capture is idle until dtl_pmu_cpu_begin().
+ * Process context. The capture is idle until dtl_pmu_cpu_begin(), which
+ * may still fail (the log taken meanwhile): the AUX area says so then.
  *
  * Return: the capture, or ERR_PTR(-EBUSY) if another event captures the
- * CPU, ERR_PTR(-EINVAL) for a CPU that is not possible, ERR_PTR(-ENOMEM).
+ * CPU or its log is another user's (dtl_cpu_busy(), as /dev/vpa_dtl's
+ * CONFIGURE), ERR_PTR(-EINVAL) for a CPU that is not possible,
+ * ERR_PTR(-ENOMEM).
  */
 struct dtl_cpu *dtl_pmu_cpu_add(struct vpa_dtl *dtl, int cpu, u8 mask,
 				const struct dtl_sink *sink,
@@ -93,6 +96,8 @@ struct dtl_cpu *dtl_pmu_cpu_add(struct vpa_dtl *dtl, int cpu, u8 mask,
 
 	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return ERR_PTR(-EINVAL);
+	if (dtl_cpu_busy(dtl->hv, cpu))
+		return ERR_PTR(-EBUSY);
 	c = kzalloc_node(sizeof(*c), GFP_KERNEL, cpu_to_node(cpu));
 	if (!c)
 		return ERR_PTR(-ENOMEM);
@@ -148,6 +153,7 @@ void dtl_pmu_cpu_begin(struct dtl_cpu *c)
 	c->clock_pending = true;
 	dtl_cpu_begin(c);
 }
+EXPORT_SYMBOL_IF_KUNIT(dtl_pmu_cpu_begin);
 
 /**
  * dtl_pmu_cpu_read() - bring a perf event's capture up to date
@@ -165,6 +171,7 @@ u64 dtl_pmu_cpu_read(struct dtl_cpu *c)
 	dtl_cpu_poll(c->dtl, c);
 	return READ_ONCE(c->entries);
 }
+EXPORT_SYMBOL_IF_KUNIT(dtl_pmu_cpu_read);
 
 /**
  * dtl_pmu_cpu_end() - end a perf event's capture
@@ -187,3 +194,4 @@ void dtl_pmu_cpu_end(struct dtl_cpu *c)
 	}
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(dtl_pmu_cpu_end);

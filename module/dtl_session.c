@@ -74,16 +74,48 @@ void dtl_free(struct vpa_dtl *dtl)
 	free_cpumask_var(dtl->cpus);
 }
 
-/*
- * In own-buffer mode (no kernel log), a CPU whose event mask is not 0 is
- * another user's (debugfs dtl, another tool): not ours to take over. The
- * hypervisor has no call that says whether a log is registered; a nonzero
- * mask is how every public user of the log shows it logs.
+/**
+ * dtl_log_whose() - who holds a CPU's dispatch trace log
+ * @klog: the kernel has a log for the CPU (paca dispatch_log)
+ * @klog_lasts: the kernel's logs live as long as it does (DTL_KLOG_LASTS)
+ * @mask: the CPU's event mask
+ *
+ * A kernel log that lives as long as the kernel (the native accounting's)
+ * is shared: read alongside, never registered over. One the kernel may
+ * free (vcpudispatch_stats's, without the native accounting) is another
+ * user's: it is freed under a lock modules cannot take, so reading it
+ * could read freed memory; mainline's vpa-dtl.c takes that lock and
+ * refuses too. Without a kernel log, a CPU whose event mask is not 0 is
+ * another user's (debugfs dtl, another tool): the hypervisor has no call
+ * that says whether a log is registered, and a nonzero mask is how every
+ * public user of the log shows it logs.
+ *
+ * Return: DTL_LOG_KERNEL, DTL_LOG_OTHER, or DTL_LOG_FREE (no one's).
  */
-static bool dtl_cpu_busy(const struct htmtrace_hv_ops *hv, int cpu)
+enum dtl_log_holder dtl_log_whose(bool klog, bool klog_lasts, u8 mask)
 {
-	return !READ_ONCE(paca_ptrs[cpu]->dispatch_log) &&
-	       htm_hv_dtl_mask(hv, cpu);
+	if (klog)
+		return klog_lasts ? DTL_LOG_KERNEL : DTL_LOG_OTHER;
+	return mask ? DTL_LOG_OTHER : DTL_LOG_FREE;
+}
+EXPORT_SYMBOL_IF_KUNIT(dtl_log_whose);
+
+/**
+ * dtl_cpu_busy() - is a CPU's log another user's?
+ * @hv: backend
+ * @cpu: a possible CPU
+ *
+ * Return: true if a capture of the CPU would fail with -EBUSY now
+ * (dtl_log_whose()).
+ */
+bool dtl_cpu_busy(const struct htmtrace_hv_ops *hv, int cpu)
+{
+	bool klog = READ_ONCE(paca_ptrs[cpu]->dispatch_log);
+
+	/* (The mask says nothing where the kernel has a log.) */
+	return dtl_log_whose(klog, DTL_KLOG_LASTS,
+			     klog ? 0 : htm_hv_dtl_mask(hv, cpu)) ==
+	       DTL_LOG_OTHER;
 }
 
 /**
@@ -115,7 +147,7 @@ EXPORT_SYMBOL_IF_KUNIT(dtl_cpu_ring_size);
  *	that configured it), or NULL: only an explicit deconfigure ends it
  *
  * Return: 0, -EBUSY if a session exists (or perf events hold the log), or
- * a CPU without a kernel log has another user's event mask, -ENOMEM.
+ * a CPU's log is another user's (dtl_cpu_busy()), -ENOMEM.
  */
 int dtl_configure(struct vpa_dtl *dtl, const struct htmtrace_hv_ops *hv,
 		  const struct cpumask *cpus, u8 mask, u32 ring_size,
@@ -303,8 +335,9 @@ int dtl_stop(struct vpa_dtl *dtl)
  * One transition: the state is checked and changed under the locks, in
  * their order (see struct vpa_dtl), so that of two calls at once exactly
  * one ends the session, and nothing starts it in between. A reader copying
- * out of a CPU's ring meanwhile keeps that ring, and frees it
- * (dtl_read_done()).
+ * out of a CPU's ring meanwhile is detached from the session: it keeps
+ * that ring, and frees it (dtl_read_done()), and the readers of the next
+ * session do not wait for it.
  *
  * Return: 0 if this call ended the session, -EINTR if a DECONFIGURE was
  * killed while it waited for the read lock, else -EBADFD.
@@ -330,15 +363,16 @@ int dtl_end(struct vpa_dtl *dtl, const void *owner)
 		dtl_stop_locked(dtl);
 	/* The state first: a lockless poll() reads it, never a CPU. */
 	smp_store_release(&dtl->state, DTL_IDLE);
-	/* (A reader an earlier session's end met copies from that one's.) */
-	if (dtl->reading && !dtl->read_stale) {
-		dtl->read_stale = true;
-		if (dtl->read_cpu >= 0) {
-			struct dtl_cpu *c = dtl->pcpu[dtl->read_cpu];
-
-			dtl->read_orphan = c->ring.buf;
-			c->ring.buf = NULL;
-		}
+	/*
+	 * A reader still copying (its page fault may never resolve) is this
+	 * session's alone: it keeps the ring it copies from, and its claim's
+	 * generation is no longer the readers' (dtl_read_done()).
+	 */
+	if (dtl->reading) {
+		if (dtl->read_cpu >= 0)
+			dtl->pcpu[dtl->read_cpu]->ring.buf = NULL;
+		WRITE_ONCE(dtl->reading, false);
+		dtl->read_gen++;
 	}
 	dtl_free(dtl);
 	dtl->hv = NULL;
@@ -395,20 +429,26 @@ out:
 }
 
 /*
- * Has the reader something to read (and no other reader is copying), or is
- * the stream over?
+ * What a read would find now, without a lock: EPOLLIN (EPOLLHUP too once
+ * the stream is over) if it would not wait; EPOLLERR | EPOLLHUP without a
+ * session; 0 if it would wait: nothing is ready, or another reader is
+ * copying (a read waits for it, O_NONBLOCK gets -EAGAIN). One answer for
+ * poll() and for the readers' wait, so that the two never disagree.
  */
-static bool dtl_readable(struct vpa_dtl *dtl)
+static __poll_t dtl_ready(struct vpa_dtl *dtl)
 {
 	u32 state = READ_ONCE(dtl->state);
 
 	if (state == DTL_IDLE || state == DTL_PMU)
-		return true;
+		return EPOLLERR | EPOLLHUP;
 	if (READ_ONCE(dtl->reading))
-		return false;
-	return atomic_read(&dtl->filled) ||
-	       READ_ONCE(dtl->clock_first) != READ_ONCE(dtl->clock_last) ||
-	       state == DTL_STOPPED;
+		return 0;
+	if (atomic_read(&dtl->filled) ||
+	    READ_ONCE(dtl->clock_first) != READ_ONCE(dtl->clock_last))
+		return EPOLLIN | EPOLLRDNORM;
+	if (state == DTL_STOPPED)
+		return EPOLLIN | EPOLLRDNORM | EPOLLHUP;
+	return 0;
 }
 
 /*
@@ -519,13 +559,14 @@ ssize_t dtl_read_claim(struct vpa_dtl *dtl, size_t count, bool nonblock,
 		if (nonblock)
 			goto out;
 		mutex_unlock(&dtl->read_lock);
-		if (wait_event_interruptible(dtl->wait, dtl_readable(dtl)))
+		if (wait_event_interruptible(dtl->wait, dtl_ready(dtl)))
 			return -ERESTARTSYS;
 		if (mutex_lock_interruptible(&dtl->read_lock))
 			return -ERESTARTSYS;
 	}
 	WRITE_ONCE(dtl->reading, true);
 	dtl->read_cpu = claim->cpu;
+	claim->gen = dtl->read_gen;
 	ret = claim->len;
 out:
 	mutex_unlock(&dtl->read_lock);
@@ -541,8 +582,10 @@ EXPORT_SYMBOL_IF_KUNIT(dtl_read_claim);
  * @claim: what dtl_read_claim() claimed
  *
  * Consumes what was copied, and lets the CPU's records that waited for
- * room into its ring. If the session ended meanwhile, the ring copied from
- * was left to this reader: it is freed now, and the copy stands.
+ * room into its ring. If the session ended meanwhile, this reader was
+ * detached from it (dtl_end()) and the ring copied from left to it: the
+ * ring is freed now, the copy stands, and nothing of the sessions since
+ * is touched.
  *
  * Return: @ret.
  */
@@ -553,12 +596,14 @@ ssize_t dtl_read_done(struct vpa_dtl *dtl, ssize_t ret,
 	struct dtl_cpu *c;
 
 	mutex_lock(&dtl->read_lock);
+	if (claim->gen != dtl->read_gen) {
+		if (claim->cpu >= 0)
+			kvfree(claim->from.buf);
+		mutex_unlock(&dtl->read_lock);
+		return ret;
+	}
 	WRITE_ONCE(dtl->reading, false);
-	if (dtl->read_stale) {
-		kvfree(dtl->read_orphan);
-		dtl->read_orphan = NULL;
-		dtl->read_stale = false;
-	} else if (ret > 0 && claim->cpu < 0) {
+	if (ret > 0 && claim->cpu < 0) {
 		WRITE_ONCE(dtl->clock_first, dtl->clock_first + 1);
 	} else if (ret > 0) {
 		c = dtl->pcpu[claim->cpu];
@@ -625,20 +670,13 @@ EXPORT_SYMBOL_IF_KUNIT(dtl_read);
  * @dtl: session
  *
  * Return: EPOLLIN | EPOLLRDNORM when a record is ready or the stream is
- * over (EPOLLHUP too then); EPOLLERR | EPOLLHUP without a session.
+ * over (EPOLLHUP too then), and no other reader is copying (a read would
+ * wait for it: O_NONBLOCK gets -EAGAIN); EPOLLERR | EPOLLHUP without a
+ * session; else 0.
  */
 __poll_t dtl_poll_mask(struct vpa_dtl *dtl)
 {
-	u32 state = READ_ONCE(dtl->state);
-
-	if (state == DTL_IDLE || state == DTL_PMU)
-		return EPOLLERR | EPOLLHUP;
-	if (atomic_read(&dtl->filled) ||
-	    READ_ONCE(dtl->clock_first) != READ_ONCE(dtl->clock_last))
-		return EPOLLIN | EPOLLRDNORM;
-	if (state == DTL_STOPPED)
-		return EPOLLIN | EPOLLRDNORM | EPOLLHUP;
-	return 0;
+	return dtl_ready(dtl);
 }
 EXPORT_SYMBOL_IF_KUNIT(dtl_poll_mask);
 

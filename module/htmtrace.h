@@ -180,21 +180,23 @@ struct dtl_cpu;
  *	@read_lock, cpus_read_lock(), @lock, a CPU's lock (struct dtl_cpu,
  *	one at a time); the hotplug callbacks take @lock inside the hotplug
  *	lock
- * @read_lock: guards @reading, @read_cpu, @read_stale, @read_orphan,
- *	@read_next and the clock records (@clocks, @clock_first,
- *	@clock_last). A read holds it while it claims records and while it
- *	consumes them, never across its copy to the user (whose page fault
- *	may never resolve), so that the end of the session, which takes it,
- *	never waits for a copy. START and the session's end hold it across
- *	their whole transition (each CPU's begin or end included): a read
- *	waits for them, and never sees half of one
- * @reading: a reader is copying records (one at a time: another waits
- *	until it is done)
+ * @read_lock: guards @reading, @read_cpu, @read_gen, @read_next and the
+ *	clock records (@clocks, @clock_first, @clock_last). A read holds it
+ *	while it claims records and while it consumes them, never across its
+ *	copy to the user (whose page fault may never resolve), so that the
+ *	end of the session, which takes it, never waits for a copy. START and
+ *	the session's end hold it across their whole transition (each CPU's
+ *	begin or end included): a read waits for them, and never sees half
+ *	of one
+ * @reading: a reader of this session is copying records (one at a time:
+ *	another waits until it is done)
  * @read_cpu: (@reading) the CPU whose ring it copies from, -1 for the
  *	clock record
- * @read_stale: (@reading) the session ended during the copy
- * @read_orphan: the ring buffer the session's end left to the reader that
- *	was copying out of it, which frees it
+ * @read_gen: the readers' generation: a claim carries it, and the end of
+ *	a session that a reader is copying from detaches that reader (clears
+ *	@reading, moves @read_gen on and leaves it the ring it copies from,
+ *	which it frees when its copy is over): a reader stuck in its copy
+ *	holds up no reader of the next session
  * @read_next: the CPU whose ring a read looks at first (the reads take
  *	the CPUs' records in turn)
  * @hv: the backend
@@ -227,8 +229,7 @@ struct vpa_dtl {
 	struct mutex read_lock;		/* see above */
 	bool reading;
 	int read_cpu;
-	bool read_stale;
-	u8 *read_orphan;
+	u64 read_gen;
 	unsigned int read_next;
 	const struct htmtrace_hv_ops *hv;
 	u32 state;

@@ -27,7 +27,28 @@ setup() {
 # page-aligned address (a bounce page where the AUX room is not); the
 # unload takes the PMU stub one test loads too.
 teardown() {
+	# vcpudispatch_stats off, if a test turned it on, and the mask another
+	# user took given back (the lppaca outlives our modules)
+	[ -z "${vds_on:-}" ] || guest "echo 0 > $VDS"
+	[ -z "${meddled:-}" ] || guest "echo '$meddled' > $HVSIM/dtl_meddle"
 	hv_protocol_unload
+}
+
+# The kernel's own user of the log that the tests can turn on: without
+# VIRT_CPU_ACCOUNTING_NATIVE it allocates a log per CPU when enabled and
+# frees it when disabled (arch/powerpc/platforms/pseries/lpar.c).
+VDS=/proc/powerpc/vcpudispatch_stats
+
+# boot_log: the simulator's word on CPU 1's log: "kernel" where the kernel
+# allocated one at boot (VIRT_CPU_ACCOUNTING_NATIVE: it lasts, and is
+# shared), "none" where htmtrace registers its own
+boot_log() {
+	guest "sed -n 's/^cpu 1 log \([a-z]*\) .*/\1/p' $HVSIM/dtl_cpus"
+}
+
+# cpu_mask CPU: the CPU's event mask now
+cpu_mask() {
+	guest_number "sed -n 's/^cpu $1 .* mask \([0-9]*\)$/\1/p' $HVSIM/dtl_cpus"
 }
 
 # The trace an htm event dumps: the simulator writes 10^6 records a second,
@@ -666,7 +687,7 @@ EBUSY" ]
 	n=$(written 0)
 	n=$((n - w))
 	[ "$n" -eq 500 ]
-	[[ ${lines[0]} == "cpu 0 config 7 deadline_ns 0 entries 84 overwritten $((n - 84)) dropped 0 aux_records "*" partial 1 deadline_polls 0" ]]
+	[[ ${lines[0]} == "cpu 0 config 7 deadline_ns 0 entries 84 overwritten $((n - 84)) dropped 0 aux_records "*" partial 1 truncated 0 deadline_polls 0" ]]
 	[[ ${lines[1]} == "cpu=0 aux_bytes=$((48 + 48 * 84)) entries="*" final=84 "*" truncated=0 partial=1 lost=0" ]]
 	decoded /tmp/d.cpu0 0 "$mask" "$e" "$(events 0)"
 	[ "${lines[-1]}" = "entries 84 missing $((n - 84)) gaps 1 bad 0" ]
@@ -781,6 +802,101 @@ EBUSY" ]
 	[ -n "$p0" ]
 	[ -n "$p1" ]
 	[ "$p1" -gt "$p0" ]
+	assert_no_splat
+}
+
+@test "vpa_dtl: event_init refuses a CPU whose log another user holds (EBUSY, as CONFIGURE); a kernel log that lasts is shared" {
+	if kernel_vpa; then skip "$KERNEL_VPA_SKIP"; fi
+	local boot want
+	boot=$(boot_log)
+	[[ $boot =~ ^(kernel|none)$ ]]
+	# Another user's event mask on CPU 1 (debugfs dtl, another tool):
+	# where htmtrace registers its own buffer, that CPU is theirs, for an
+	# event as for /dev/vpa_dtl; where the kernel's log lasts, it is read
+	# alongside whatever the mask. CPU 0 is free either way.
+	meddled="1 $(cpu_mask 1)"
+	want=$([ "$boot" = none ] && echo EBUSY || echo ok)
+	run guest "echo '1 4' > $HVSIM/dtl_meddle || exit 9
+		htmperf open vpa_dtl 7 -C 1; htmperf open vpa_dtl 7 -C 0
+		htmtest dtl-configure /dev/vpa_dtl 1 7; htmtest dtl-deconfigure /dev/vpa_dtl >/dev/null
+		echo '$meddled' > $HVSIM/dtl_meddle"
+	echo "$output"
+	[ "$output" = "$want
+ok
+$want" ]
+	meddled=
+	# vcpudispatch_stats on: where its logs are freed when it goes off
+	# (Debian's kernels), every CPU's log is another user's; where they
+	# last (the debug kernel's native accounting), shared. Off: free.
+	guest "[ -e $VDS ]"
+	vds_on=1
+	run guest "echo 1 > $VDS || exit 9
+		htmperf open vpa_dtl 7 -C 1; htmperf open vpa_dtl 7 -C 0
+		htmtest dtl-configure /dev/vpa_dtl all 7; htmtest dtl-deconfigure /dev/vpa_dtl >/dev/null
+		echo 0 > $VDS || exit 9
+		htmperf open vpa_dtl 7 -C 1"
+	echo "$output"
+	[ "$output" = "$want
+$want
+$want
+ok" ]
+	vds_on=
+	assert_no_splat
+}
+
+@test "vpa_dtl: a capture that ends before its event (another user's change, a refused registration): its AUX record flagged TRUNCATED" {
+	if kernel_vpa; then skip "$KERNEL_VPA_SKIP"; fi
+	local boot
+	boot=$(boot_log)
+	[[ $boot =~ ^(kernel|none)$ ]]
+	# Another user narrows CPU 0's mask mid-capture: the capture ends
+	# there (the entries before it are in the AUX area), and at once a
+	# PERF_RECORD_AUX says so with TRUNCATED (perf: "AUX data lost"),
+	# not when the event goes; the perf core disables the event.
+	meddled="0 $(cpu_mask 0)"
+	run guest "$CAPTURING
+		htmperf dtl 7 -C 0 -o /tmp/t -d 0 -r /tmp/r > /tmp/t.out & p=\$!
+		enabled && capturing 0 7 && echo '0 10' > $HVSIM/dtl_burst &&
+			accounted 0 10 || { kill \$p; exit 1; }
+		echo '0 1' > $HVSIM/dtl_meddle
+		for i in \$(seq 100); do
+			grep -q '^cpu 0 .* truncated 1 ' $PMUDBG && break
+			nap 0.05
+		done
+		cat $PMUDBG; kill \$p; wait \$p && cat /tmp/t.out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "cpu 0 config 7 deadline_ns 0 entries 10 overwritten 0 dropped 0 aux_records "*" partial 0 truncated 1 deadline_polls 0" ]]
+	[[ ${lines[1]} == "cpu=0 aux_bytes=$((48 + 48 * 10)) entries="*" final=10 aux_records="*" truncated=1 partial=0 lost=0" ]]
+	guest "echo '$meddled' > $HVSIM/dtl_meddle"
+	meddled=
+	if [ "$boot" = none ]; then
+		# Where htmtrace registers its own buffer: the hypervisor refuses
+		# it (H_RESOURCE) after event_init took the CPU. Its AUX area
+		# gets no data, one PERF_RECORD_AUX flagged TRUNCATED.
+		run guest "echo -16 > $HVSIM/dtl_register_rc &&
+			htmperf dtl 7 -C 1 -o /tmp/f -d 300 && echo 0 > $HVSIM/dtl_register_rc"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ "$output" = "cpu=1 aux_bytes=0 entries=0 final=0 aux_records=1 truncated=1 partial=0 lost=0" ]
+		# vcpudispatch_stats turned on mid-capture: its log (which it
+		# frees when it goes off) is another user's; the capture ends
+		# and says so, and never reads it
+		vds_on=1
+		run guest "$CAPTURING
+			htmperf dtl 7 -C 1 -o /tmp/v -d 0 -r /tmp/r > /tmp/v.out & p=\$!
+			enabled && capturing 1 7 || { kill \$p; exit 1; }
+			echo 1 > $VDS || { kill \$p; exit 1; }
+			for i in \$(seq 100); do
+				grep -q '^cpu 1 .* truncated 1 ' $PMUDBG && break
+				nap 0.05
+			done
+			echo 0 > $VDS; kill \$p; wait \$p && cat /tmp/v.out"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ "$output" = "cpu=1 aux_bytes=0 entries=0 final=0 aux_records=1 truncated=1 partial=0 lost=0" ]
+		vds_on=
+	fi
 	assert_no_splat
 }
 

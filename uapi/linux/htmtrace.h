@@ -351,12 +351,17 @@ struct htmtrace_hvbuf {
  * read() returns whole records only: -EINVAL if the buffer cannot hold the
  * next one (HTMTRACE_DTL_REC_MAX always can); it blocks while the stream is
  * empty and the session is configured or running (-EAGAIN with O_NONBLOCK),
- * fails with -ENODATA when there is no session, and poll() reports EPOLLIN
- * when a record is ready (EPOLLIN | EPOLLHUP at the end, EPOLLERR | EPOLLHUP
- * without a session). The stream is not seekable. A START after a STOP
- * continues the stream with a new clock record; up to 16 STARTs' clock
- * records wait for a reader, and a START after that shares the last one's
- * (its clock values are those of that earlier START). HTMTRACE_IOC_DTL_STATS
+ * fails with -ENODATA when there is no session. One reader copies at a
+ * time: another waits until that copy is over (-EAGAIN with O_NONBLOCK); a
+ * reader whose copy never ends (a page fault on userfaultfd or FUSE memory)
+ * is detached when its session ends, and holds up no reader of the next.
+ * poll() reports EPOLLIN when a record is ready and no other reader is
+ * copying, so that an O_NONBLOCK read() then never gets -EAGAIN
+ * (EPOLLIN | EPOLLHUP at the end, EPOLLERR | EPOLLHUP without a session).
+ * The stream is not seekable. A START after a STOP continues the stream
+ * with a new clock record; up to 16 STARTs' clock records wait for a
+ * reader, and a START after that shares the last one's (its clock values
+ * are those of that earlier START). HTMTRACE_IOC_DTL_STATS
  * answers from CONFIGURE to DECONFIGURE, the counters adding up over
  * restarts; without a session it fails with -ENODATA.
  *
@@ -400,16 +405,22 @@ struct htmtrace_hvbuf {
  * the STARTs since it began), and the CPU's @folded counter
  * (HTMTRACE_IOC_DTL_STATS) counts it.
  *
- * Where the kernel owns a CPU's log (it registered one for stolen-time
- * accounting, CONFIG_VIRT_CPU_ACCOUNTING_NATIVE), the driver reads that
- * ring with its own index and ORs its event mask into the CPU's; the mask
- * is restored at stop. The kernel then counts as stolen the wait times of
- * the extra event types too (debugfs dtl makes the same trade). Elsewhere
- * the driver registers a buffer of its own for each CPU and unregisters it
- * at stop. Other users of the log (debugfs dtl, vcpudispatch_stats, the
- * kernel's vpa_dtl PMU) cannot be locked out from a module: a CPU whose
- * log or event mask is changed under the driver - the mask widened or
- * narrowed, the log replaced or freed - ends its capture with a CPU record
+ * Where the kernel owns a CPU's log for good (it registered one at boot for
+ * stolen-time accounting, CONFIG_VIRT_CPU_ACCOUNTING_NATIVE, and never frees
+ * it), the driver reads that ring with its own index and ORs its event mask
+ * into the CPU's; the mask is restored at stop. The kernel then counts as
+ * stolen the wait times of the extra event types too (debugfs dtl makes the
+ * same trade). Elsewhere the driver registers a buffer of its own for each
+ * CPU and unregisters it at stop. A kernel log that may be freed is never
+ * read: without CONFIG_VIRT_CPU_ACCOUNTING_NATIVE the kernel has a log only
+ * while /proc/powerpc/vcpudispatch_stats is enabled, and disabling it frees
+ * the log under a lock modules cannot take. Such a log is another user's:
+ * CONFIGURE fails with -EBUSY while it exists, and a CPU whose log appears
+ * while it is captured ends its capture (HTMTRACE_DTL_CPU_LOST). Other
+ * users of the log (debugfs dtl, vcpudispatch_stats, the kernel's vpa_dtl
+ * PMU) cannot be locked out from a module: a CPU whose log or event mask is
+ * changed under the driver - the mask widened or narrowed, the log replaced
+ * or a kernel log appearing - ends its capture with a CPU record
  * (HTMTRACE_DTL_CPU_LOST), and at stop its mask is restored only if it is
  * still exactly what the driver set. Where the driver registers its own
  * buffer, a selected CPU whose event mask is not 0 at CONFIGURE is another
@@ -424,14 +435,17 @@ struct htmtrace_hvbuf {
  * Where the kernel owns the log, the stream carries every entry the CPU
  * logs while the driver reads it: with an event mask of cede only, the
  * kernel's preempt entries (it logs preemptions for its accounting) are
- * in the stream too. Without CONFIG_VIRT_CPU_ACCOUNTING_NATIVE the kernel's
- * log exists only while /proc/powerpc/vcpudispatch_stats is enabled, and
- * disabling it frees the log: the driver reads the log's address once,
- * checks it again after each copy and discards a copy made while it
- * changed (the CPU's capture ends, HTMTRACE_DTL_CPU_LOST). The lock that
- * orders the kernel's users is not exported to modules, so a log freed and
- * its memory reused between the two checks cannot be noticed: do not
- * disable vcpudispatch_stats while a capture reads its log.
+ * in the stream too.
+ *
+ * The vpa_dtl perf PMU (mainline's, registered by the driver on kernels
+ * without one) takes the same log: perf_event_open() fails with -EBUSY for
+ * a CPU whose log is another user's by the rules above, as CONFIGURE does.
+ * Its AUX area keeps mainline's format (a boottb_freq record, then raw
+ * dtl_entry records, nothing else): entries lost while the capture goes on
+ * flag the next PERF_RECORD_AUX with PERF_AUX_FLAG_PARTIAL; a capture that
+ * ends before its event (its registration refused, or another user's
+ * change to the log) posts one with PERF_AUX_FLAG_TRUNCATED, and the perf
+ * core then disables the event.
  */
 
 /* Event mask bits (lppaca dtl_enable_mask). */
@@ -462,9 +476,10 @@ struct htmtrace_hvbuf {
  * CPUs that do not exist are ignored, so a full cpu_set_t selects every
  * CPU. A selected CPU that is offline joins the capture when it comes
  * online. Errors: -EINVAL (a bad field, a mask of no CPU that exists),
- * -EBUSY (a session exists, vpa_dtl perf events hold the log, or a CPU
- * without a kernel log has another user's event mask), -EPERM, -EFAULT,
- * -ENOMEM.
+ * -EBUSY (a session exists, vpa_dtl perf events hold the log, or a
+ * selected CPU's log is another user's: a kernel log that may be freed, or,
+ * where the driver registers its own buffers, an event mask that is not
+ * 0), -EPERM, -EFAULT, -ENOMEM.
  */
 /* The session outlives the file that configured it. */
 #define HTMTRACE_DTL_F_KEEP	0x1
