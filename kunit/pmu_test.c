@@ -479,7 +479,7 @@ static void pmu_dtl_end_to_sink(struct kunit *test)
 	migrate_enable();
 	/* and once: the event's end finds nothing more to put */
 	KUNIT_EXPECT_EQ(test, seen.ends, 2);
-	KUNIT_EXPECT_EQ(test, c->events, 0UL);
+	KUNIT_EXPECT_EQ(test, dtl_pend_cur(c)->events, 0UL);
 	/* another user's mask stays theirs */
 	if (!failed)
 		KUNIT_EXPECT_EQ(test, READ_ONCE(fake_dtl_mask), 1);
