@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace dtl report: reading a capture. The input is mapped (a pipe or a
+ * device first copied into an unnamed temporary file) and checked whole
+ * before anything is printed, so that a damaged file gives one error and
+ * no partial report.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dtl.h"
+#include "dtl_report.h"
+#include "util.h"
+
+/* read() size of a pipe: many records, and always one whole. */
+#define DTL_READ_SIZE		65536
+
+/* Check the whole stream. Returns 0 or -1 after a message. */
+int dtl_check_stream(const char *file, const unsigned char *buf, size_t len)
+{
+	struct htmtrace_dtl_clock clock;
+	struct htmtrace_dtl_rec hdr;
+	enum dtl_rec_status rs;
+	const char *name;
+	char tname[16];
+	int have_clock = 0;
+	size_t off;
+
+	if (!len) {
+		pr_err("%s: empty file: no records", file);
+		return -1;
+	}
+	for (off = 0; (rs = dtl_rec_check(buf, len, off, &hdr)) == DTL_REC_OK;
+	     off += hdr.len) {
+		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
+			memcpy(&clock, buf + off, sizeof(clock));
+			if (!clock.tb_freq) {
+				pr_err("%s: CLOCK record at offset %zu: timebase frequency 0",
+				       file, off);
+				return -1;
+			}
+			have_clock = 1;
+		} else if (hdr.type == HTMTRACE_DTL_REC_ENTRY && !have_clock) {
+			pr_err("%s: ENTRY record at offset %zu comes before any CLOCK record: its time cannot be converted",
+			       file, off);
+			return -1;
+		}
+	}
+	if (rs == DTL_REC_END)
+		return 0;
+	name = dtl_rec_name(hdr.type);
+	if (!name) {
+		snprintf(tname, sizeof(tname), "type %u", hdr.type);
+		name = tname;
+	}
+	switch (rs) {
+	case DTL_REC_TRUNC_HDR:
+		pr_err("%s: truncated record at offset %zu: %zu bytes left, a header is %zu",
+		       file, off, len - off, sizeof(hdr));
+		break;
+	case DTL_REC_TRUNC:
+		pr_err("%s: truncated %s record at offset %zu: length %u, %zu bytes left",
+		       file, name, off, hdr.len, len - off);
+		break;
+	case DTL_REC_SHORT:
+		pr_err("%s: bad %s record at offset %zu: length %u is less than 8",
+		       file, name, off, hdr.len);
+		break;
+	case DTL_REC_ALIGN:
+		pr_err("%s: bad %s record at offset %zu: length %u is not a multiple of 8",
+		       file, name, off, hdr.len);
+		break;
+	case DTL_REC_SMALL:
+		pr_err("%s: bad %s record at offset %zu: length %u, expected at least %zu",
+		       file, name, off, hdr.len, dtl_rec_min_len(hdr.type));
+		break;
+	case DTL_REC_SWAPPED:
+		pr_err("%s: the stream was written with the other byte order",
+		       file);
+		break;
+	default:
+		pr_err("%s: bad record at offset %zu", file, off);
+		break;
+	}
+	return -1;
+}
+
+/* Copy @in into the temporary file @out. Returns 0 or -errno. */
+static int spool(int in, int out)
+{
+	unsigned char buf[DTL_READ_SIZE];
+	struct htmtrace_dtl_rec hdr;
+	size_t have = 0, off;
+	ssize_t n;
+	int err;
+
+	for (;;) {
+		n = read(in, buf + have, sizeof(buf) - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		have += n;
+		/* Whole records go out; a bad header ends the copy with it. */
+		for (off = 0; have - off >= sizeof(hdr); off += hdr.len) {
+			memcpy(&hdr, buf + off, sizeof(hdr));
+			if (hdr.len < sizeof(hdr) || hdr.len % 8) {
+				err = write_all(out, buf, off + sizeof(hdr));
+				return err;
+			}
+			if (hdr.len > have - off)
+				break;
+		}
+		err = write_all(out, buf, off);
+		if (err)
+			return err;
+		memmove(buf, buf + off, have - off);
+		have -= off;
+	}
+	return write_all(out, buf, have);
+}
+
+/* An unnamed temporary file in @dir. Returns the fd or -errno. */
+static int spool_file(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
+		return fd < 0 ? -errno : fd;
+	/* A file system without O_TMPFILE: a name, removed at once. */
+	if ((size_t)snprintf(path, sizeof(path), "%s/.htmtrace.XXXXXX", dir) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
+}
+
+int dtl_input_open(struct dtl_input *in, const char *file)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	struct stat st;
+	int fd, tmp, err;
+
+	in->map = NULL;
+	in->len = 0;
+	if (!strcmp(file, "-"))
+		fd = dup(STDIN_FILENO);
+	else
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	in->fd = fd;
+	if (fstat(fd, &st))
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode)) {
+		tmp = spool_file(tmpdir && *tmpdir ? tmpdir : "/tmp");
+		if (tmp < 0)
+			return tmp;
+		err = spool(fd, tmp);
+		close(fd);
+		in->fd = tmp;
+		if (err)
+			return err;
+		if (fstat(tmp, &st))
+			return -errno;
+	}
+	if ((__u64)st.st_size >= SIZE_MAX)
+		return -EFBIG;
+	in->len = st.st_size;
+	if (!in->len)
+		return 0;
+	in->map = mmap(NULL, in->len, PROT_READ, MAP_PRIVATE, in->fd, 0);
+	if (in->map == MAP_FAILED) {
+		in->map = NULL;
+		return -errno;
+	}
+	/* Read front to back: pages behind may go. */
+	madvise(in->map, in->len, MADV_SEQUENTIAL);
+	return 0;
+}
+
+void dtl_input_close(struct dtl_input *in)
+{
+	if (in->map)
+		munmap(in->map, in->len);
+	if (in->fd >= 0)
+		close(in->fd);
+}
+

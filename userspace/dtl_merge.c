@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace dtl report: merging. The records of a checked capture go out in
+ * time order through a bounded reorder window (the CPUs' logs interleave
+ * in the file), and are summed per CPU and per reason on the way.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtl.h"
+#include "dtl_report.h"
+#include "util.h"
+
+/* The summary of a CPU, added in CPU order. NULL if out of memory. */
+static struct cpu_sum *cpu_sum(struct report *r, __u32 cpu)
+{
+	return cpu_table_get(&r->cpus_sum, cpu);
+}
+
+static int pending_before(const struct pending *a, const struct pending *b)
+{
+	return a->key < b->key || (a->key == b->key && a->off < b->off);
+}
+
+/* Take the earliest pending record out of the window and print it. */
+static void heap_pop(struct report *r)
+{
+	struct pending *h = r->heap, top = h[0], last;
+	size_t i = 0, c;
+
+	last = h[--r->nheap];
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= r->nheap)
+			break;
+		if (c + 1 < r->nheap && pending_before(&h[c + 1], &h[c]))
+			c++;
+		if (!pending_before(&h[c], &last))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (r->nheap)
+		h[i] = last;
+	if (r->emitted && top.key < r->last_key)
+		r->out_of_order++;
+	else
+		r->last_key = top.key;
+	r->emitted = 1;
+	fmt_record(r, &top);
+}
+
+/* Put a record in the window; the earliest leaves it once it is full. */
+static int heap_push(struct report *r, __u64 key, size_t off,
+		     size_t clock_off)
+{
+	struct pending p = { key, off, clock_off }, *h;
+	size_t i, parent;
+
+	if (r->nheap == REORDER_WINDOW)
+		heap_pop(r);
+	if (r->nheap == r->heap_cap) {
+		size_t ncap = r->heap_cap ? r->heap_cap * 2 : 1024;
+
+		h = realloc(r->heap, ncap * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		r->heap = h;
+		r->heap_cap = ncap;
+	}
+	h = r->heap;
+	for (i = r->nheap++; i; i = parent) {
+		parent = (i - 1) / 2;
+		if (!pending_before(&p, &h[parent]))
+			break;
+		h[i] = h[parent];
+	}
+	h[i] = p;
+	return 0;
+}
+
+
+/*
+ * Print a checked stream in time order (through the reorder window),
+ * keeping the records of --cpu and --time. An entry's time is its
+ * timebase, a CLOCK's its own; a LOST or CPU record takes the time of its
+ * CPU's entry before it in the file (or of the CLOCK in force). Returns 0
+ * or -ENOMEM.
+ */
+int report_stream(struct report *r, const unsigned char *buf, size_t len)
+{
+	struct htmtrace_dtl_entry_rec er;
+	struct htmtrace_dtl_clock clock;
+	struct htmtrace_dtl_lost lost;
+	struct htmtrace_dtl_cpu cpu;
+	struct htmtrace_dtl_rec hdr;
+	struct dtl_entry e;
+	struct cpu_sum *s;
+	size_t off, clock_off = 0;
+	__u64 key;
+
+	r->buf = buf;
+	fmt_begin(r, buf, len);
+	memset(&clock, 0, sizeof(clock));
+	for (off = 0; dtl_rec_check(buf, len, off, &hdr) == DTL_REC_OK;
+	     off += hdr.len) {
+		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
+			memcpy(&clock, buf + off, sizeof(clock));
+			clock_off = off;
+			if (heap_push(r, clock.timebase, off, clock_off))
+				return -ENOMEM;
+			continue;
+		}
+		if (hdr.type != HTMTRACE_DTL_REC_ENTRY &&
+		    hdr.type != HTMTRACE_DTL_REC_LOST &&
+		    hdr.type != HTMTRACE_DTL_REC_CPU) {
+			r->unknown++;
+			continue;
+		}
+		if (!dtl_filter_cpu(&r->filt, hdr.cpu))
+			continue;
+		s = cpu_sum(r, hdr.cpu);
+		if (!s)
+			return -ENOMEM;
+		if (hdr.type == HTMTRACE_DTL_REC_ENTRY) {
+			memcpy(&er, buf + off, sizeof(er));
+			dtl_entry_decode(er.entry, &e);
+			key = e.timebase;
+			s->last_tb = key;
+			s->has_last = 1;
+		} else {
+			key = s->has_last ? s->last_tb : clock.timebase;
+		}
+		if (clock.tb_freq && !dtl_filter_time(&r->filt, &clock, key))
+			continue;
+		switch (hdr.type) {
+		case HTMTRACE_DTL_REC_ENTRY:
+			s->entries++;
+			r->entries++;
+			r->dispatch[e.dispatch_reason]++;
+			r->preempt[e.preempt_reason]++;
+			if (wait_hist_add(&s->wait, e.enqueue_to_dispatch) ||
+			    wait_hist_add(&r->dwait[e.dispatch_reason],
+					  e.enqueue_to_dispatch) ||
+			    wait_hist_add(&r->pwait[e.preempt_reason],
+					  e.enqueue_to_dispatch))
+				return -ENOMEM;
+			break;
+		case HTMTRACE_DTL_REC_LOST:
+			memcpy(&lost, buf + off, sizeof(lost));
+			if (lost.why == HTMTRACE_DTL_LOST_OVERWRITTEN) {
+				s->overwritten += lost.count;
+				r->overwritten += lost.count;
+			} else if (lost.why == HTMTRACE_DTL_LOST_DROPPED) {
+				s->dropped += lost.count;
+				r->dropped += lost.count;
+			} else {
+				s->lost_other += lost.count;
+				r->lost_other += lost.count;
+			}
+			break;
+		case HTMTRACE_DTL_REC_CPU:
+			memcpy(&cpu, buf + off, sizeof(cpu));
+			s->events[cpu.event < NR_CPU_EVENTS ? cpu.event : 0]++;
+			break;
+		}
+		if (heap_push(r, key, off, clock_off))
+			return -ENOMEM;
+	}
+	while (r->nheap)
+		heap_pop(r);
+	/* The summary converts waits with the last clock. */
+	memcpy(&r->clock, &clock, sizeof(r->clock));
+	fmt_summary(r);
+	if (r->out_of_order)
+		pr_err("%s: %llu records more than %u records late in the file are printed out of time order",
+		       r->file, (unsigned long long)r->out_of_order,
+		       REORDER_WINDOW);
+	return 0;
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * htmtrace dtl report: decode a capture of /dev/vpa_dtl (dtl record's
+ * file, or a stream on standard input). The input is read and checked
+ * whole (dtl_input.c), then its records go out in time order (dtl_merge.c),
+ * those that the filters keep (dtl_filter.c), in the format asked for
+ * (dtl_format.c) or as a picture (dtl_svg.c).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "dtl.h"
+#include "dtl_report.h"
+#include "dtl_svg.h"
+#include "opts.h"
+#include "util.h"
+
+static const struct option report_options[] = {
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "time", required_argument, NULL, OPT_TIME },
+	HELP_OPTION,
+	OPTIONS_END,
+};
+
+int cmd_dtl_report(int argc, char **argv)
+{
+	static struct report r;		/* 16 KiB of counters: not on the stack */
+	struct cmd_opts co = { .operands = 1 };
+	struct dtl_input in = { .fd = -1 };
+	struct dtl_svg_filter filt;
+	const char *outname = NULL;
+	int svg = 0;		/* the picture (dtl_svg.c), not a listing */
+	unsigned int i;
+	int opt, err, ret = EXIT_FAIL;
+
+	r.fmt = FMT_TEXT;
+	r.cpus_sum.elem_size = sizeof(struct cpu_sum);
+	dtl_filter_init(&r.filt);
+	while ((opt = next_option(argc, argv, ":o:C:h", report_options,
+				  &co)) > 0) {
+		switch (opt) {
+		case 'o':
+			if (!*optarg)
+				return usage_err("bad output '': expected a file name or -");
+			outname = strcmp(optarg, "-") ? optarg : NULL;
+			break;
+		case 'C':
+		case OPT_TIME:
+			err = dtl_filter_option(&r.filt, opt, optarg);
+			if (err) {
+				dtl_filter_free(&r.filt);
+				return err;
+			}
+			break;
+		case OPT_FORMAT:
+			svg = 0;
+			if (!strcmp(optarg, "text"))
+				r.fmt = FMT_TEXT;
+			else if (!strcmp(optarg, "csv"))
+				r.fmt = FMT_CSV;
+			else if (!strcmp(optarg, "json"))
+				r.fmt = FMT_JSON;
+			else if (!strcmp(optarg, "jsonl"))
+				r.fmt = FMT_JSONL;
+			else if (!strcmp(optarg, "svg"))
+				svg = 1;
+			else
+				return usage_err("bad format '%s': expected text, csv, json, jsonl or svg",
+						 optarg);
+			break;
+		}
+	}
+	if (opt) {
+		dtl_filter_free(&r.filt);
+		return co.status;
+	}
+	if (optind >= argc) {
+		dtl_filter_free(&r.filt);
+		return usage_err("missing FILE");
+	}
+	if (optind + 1 < argc) {
+		dtl_filter_free(&r.filt);
+		return usage_err("unexpected argument '%s'", argv[optind + 1]);
+	}
+	r.file = argv[optind];
+	err = dtl_input_open(&in, r.file);
+	if (!strcmp(r.file, "-"))
+		r.file = "standard input";
+	if (err) {
+		pr_errno(-err, "read %s", r.file);
+		goto out;
+	}
+	/* As cp: the report never replaces what it reads. */
+	if (outname && in.fd >= 0 && same_file(in.fd, outname)) {
+		pr_err("%s is the input %s: give another output", outname,
+		       r.file);
+		goto out;
+	}
+	if (dtl_check_stream(r.file, in.map, in.len))
+		goto out;
+	/* Created once the stream is known good: no file for a bad one. */
+	if (outname && !freopen(outname, "w", stdout)) {
+		pr_errno(errno, "create %s", outname);
+		goto out;
+	}
+	if (svg) {
+		filt.cpus = r.filt.cpus;
+		filt.cpu_words = r.filt.cpu_words;
+		filt.t_start = r.filt.t_start;
+		filt.t_end = r.filt.t_end;
+		err = dtl_svg_write(stdout, r.file, in.map, in.len, &filt);
+	} else {
+		err = report_stream(&r, in.map, in.len);
+	}
+	if (err) {
+		pr_errno(-err, "report %s", r.file);
+		goto out;
+	}
+	if (fflush(stdout) || ferror(stdout) || (outname && fsync(1))) {
+		pr_errno(errno, "write %s", outname ? outname : "standard output");
+		goto out;
+	}
+	ret = EXIT_OK;
+out:
+	for (i = 0; i < r.cpus_sum.n; i++)
+		free(((struct cpu_sum *)r.cpus_sum.elems)[i].wait.bins);
+	for (i = 0; i < 256; i++) {
+		free(r.dwait[i].bins);
+		free(r.pwait[i].bins);
+	}
+	free(r.cpus_sum.elems);
+	free(r.heap);
+	dtl_filter_free(&r.filt);
+	dtl_input_close(&in);
+	return ret;
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * htmtrace dtl report: what its files share. dtl_report.c is the command
+ * (its options, from the input to the output); dtl_input.c reads a capture
+ * and checks it whole; dtl_merge.c puts its records in time order and sums
+ * them; dtl_filter.c decides which records are kept (--cpu, --time);
+ * dtl_format.c prints them and the summary in each format.
+ */
+#ifndef _HTMTRACE_DTL_REPORT_H
+#define _HTMTRACE_DTL_REPORT_H
+
+#include <stddef.h>
+#include <linux/types.h>
+#include <linux/htmtrace.h>
+
+/* Included after dtl.h (struct cpu_table, struct wait_hist). */
+
+enum dtl_format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_JSONL };
+
+#define NR_CPU_EVENTS	(HTMTRACE_DTL_CPU_FAILED + 1)	/* [0]: others */
+
+struct cpu_sum {
+	__u32 cpu;
+	__u64 entries, overwritten, dropped, lost_other;
+	__u64 events[NR_CPU_EVENTS];
+	__u64 last_tb;		/* timebase of its last entry, if has_last */
+	int has_last;
+	struct wait_hist wait;	/* enqueue_to_dispatch */
+};
+
+/*
+ * The reorder window: records wait in a heap ordered by time (timebase),
+ * then by offset, and leave it as it overflows. A record more than
+ * REORDER_WINDOW records late in the file is printed when reached: then
+ * out of order, and counted.
+ */
+#define REORDER_WINDOW		(1 << 20)
+
+struct pending {
+	__u64 key;		/* timebase */
+	size_t off;		/* of the record; ties in file order */
+	size_t clock_off;	/* of the CLOCK record in force there */
+};
+
+/* dtl_filter.c: --cpu and --time, what is reported (cpus NULL: every CPU). */
+struct dtl_filter {
+	__u64 *cpus;
+	size_t cpu_words;
+	long long t_start, t_end;
+};
+
+struct report {
+	enum dtl_format fmt;
+	const char *file;
+	struct cpu_table cpus_sum;		/* of struct cpu_sum */
+	struct htmtrace_dtl_clock clock;	/* the one in force */
+	int have_clock;
+	__u64 dispatch[256], preempt[256];
+	__u64 entries, overwritten, dropped, lost_other, unknown;
+	int first;				/* JSON: no comma yet */
+	struct wait_hist dwait[256], pwait[256];	/* by reason */
+	struct dtl_filter filt;
+	/* The reorder window. */
+	const unsigned char *buf;
+	struct pending *heap;
+	size_t nheap, heap_cap;
+	__u64 last_key, out_of_order;
+	int emitted;
+};
+
+/*
+ * dtl_input.c: the input of a report, as one piece of memory: a regular
+ * file is mapped; anything else (a pipe, standard input, a device) is
+ * copied into an unnamed temporary file as it is read, up to the first
+ * header that cannot be one (so that /dev/zero ends at once), and that is
+ * mapped. Memory stays bounded: the pages are the file's.
+ */
+struct dtl_input {
+	int fd;
+	void *map;
+	size_t len;
+};
+
+int dtl_input_open(struct dtl_input *in, const char *file);
+void dtl_input_close(struct dtl_input *in);
+int dtl_check_stream(const char *file, const unsigned char *buf, size_t len);
+
+/* dtl_filter.c */
+void dtl_filter_init(struct dtl_filter *f);
+int dtl_filter_option(struct dtl_filter *f, int opt, const char *arg);
+void dtl_filter_free(struct dtl_filter *f);
+int dtl_filter_cpu(const struct dtl_filter *f, __u32 cpu);
+int dtl_filter_time(const struct dtl_filter *f,
+		    const struct htmtrace_dtl_clock *c, __u64 tb);
+
+/* dtl_merge.c */
+int report_stream(struct report *r, const unsigned char *buf, size_t len);
+
+/* dtl_format.c */
+void fmt_begin(struct report *r, const unsigned char *buf, size_t len);
+void fmt_record(struct report *r, const struct pending *p);
+void fmt_summary(struct report *r);
+
+#endif /* _HTMTRACE_DTL_REPORT_H */
