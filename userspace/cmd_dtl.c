@@ -85,7 +85,8 @@ struct dtl_copy {
 	int fd, out;
 	const char *dev, *outname;
 	unsigned char *buf;
-	__u64 bytes, records, entries, lost;
+	__u64 base;		/* bytes of the file header before the stream */
+	__u64 bytes, records, entries, lost;	/* of the stream */
 	__u64 cpus_taken;	/* CPU records: another user took the log */
 	int write_err;		/* -errno of the output's failure, or 0 */
 	struct out_file *of;	/* renamed over its name once data is in */
@@ -150,9 +151,10 @@ static ssize_t copy_once(struct dtl_copy *cp)
 		pr_errno(-err, "write %s", cp->outname);
 		cp->write_err = err;
 		/* Whole records only: a write may have taken part of them. */
-		if (ftruncate(cp->out, cp->bytes))
+		if (ftruncate(cp->out, cp->base + cp->bytes))
 			pr_errno(errno, "cut %s back to %llu bytes of whole records",
-				 cp->outname, (unsigned long long)cp->bytes);
+				 cp->outname,
+				 (unsigned long long)(cp->base + cp->bytes));
 		return -1;
 	}
 	cp->bytes += n;
@@ -288,7 +290,7 @@ static int drain(struct dtl_copy *cp, const sigset_t *waitmask)
 		if (interrupted != seen) {
 			release_signals();
 			pr_err("interrupted while copying the rest of the stream: stopped after %llu bytes",
-			       (unsigned long long)cp->bytes);
+			       (unsigned long long)(cp->base + cp->bytes));
 			return -1;
 		}
 	}
@@ -391,6 +393,9 @@ int cmd_dtl_record(int argc, char **argv)
 	struct htmtrace_dtl_config cfg;
 	struct dtl_copy cp = { .fd = -1, .out = -1 };
 	struct out_file of = { .staged = 0 };
+	struct dtl_header_info hinfo;
+	unsigned char *header = NULL;
+	size_t header_len = 0;
 	FILE *msg = stdout;	/* the counters: stderr with -o - */
 	sigset_t block, waitmask;
 	const char *dev = co.dev, *outname = NULL, *cpus_arg = NULL;
@@ -506,6 +511,21 @@ int cmd_dtl_record(int argc, char **argv)
 			goto out_dev;
 		}
 	}
+	/* The file header, before the stream (dtl_header.c). */
+	hinfo.cpus = cpus_arg ? cpus_text : NULL;
+	hinfo.events = events_text;
+	hinfo.ring_kb = ring_kb;
+	hinfo.argc = argc;
+	hinfo.argv = argv;
+	err = dtl_header_make(&header, &header_len, &hinfo);
+	if (!err)
+		err = write_all(cp.out, header, header_len);
+	free(header);
+	if (err) {
+		pr_errno(-err, "write %s", outname);
+		goto out_file;
+	}
+	cp.base = header_len;
 	if (workload_prepare(&wl))
 		goto out_file;
 
@@ -565,7 +585,7 @@ int cmd_dtl_record(int argc, char **argv)
 	if (err) {
 		pr_errno(-err, "close %s", outname);
 		pr_err("%s may hold less than the %llu bytes written to it",
-		       outname, (unsigned long long)cp.bytes);
+		       outname, (unsigned long long)(cp.base + cp.bytes));
 		goto out_partial;
 	}
 	keep = 1;
@@ -618,8 +638,9 @@ out_file:
 				pr_err("removed the partial %s", outname);
 		}
 	} else if (partial) {
-		pr_err("kept %llu bytes (%llu records: %llu entries, %llu lost) in %s: whole records, the capture cut short there",
-		       (unsigned long long)cp.bytes,
+		pr_err("kept %llu bytes (a header of %llu and %llu records: %llu entries, %llu lost) in %s: whole records, the capture cut short there",
+		       (unsigned long long)(cp.base + cp.bytes),
+		       (unsigned long long)cp.base,
 		       (unsigned long long)cp.records,
 		       (unsigned long long)cp.entries,
 		       (unsigned long long)cp.lost, outname);
@@ -634,8 +655,9 @@ out_file:
 		print_workload(msg, &wl);
 		if (ended)
 			fprintf(msg, "the driver ended the stream before the stop\n");
-		fprintf(msg, "wrote %llu bytes (%llu records: %llu entries, %llu lost) to %s\n",
-			(unsigned long long)cp.bytes,
+		fprintf(msg, "wrote %llu bytes (a header of %llu and %llu records: %llu entries, %llu lost) to %s\n",
+			(unsigned long long)(cp.base + cp.bytes),
+			(unsigned long long)cp.base,
 			(unsigned long long)cp.records,
 			(unsigned long long)cp.entries,
 			(unsigned long long)cp.lost, outname);

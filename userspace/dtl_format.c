@@ -413,6 +413,8 @@ static void text_summary(struct report *r)
 		printf(", out of time order: %llu",
 		       (unsigned long long)r->out_of_order);
 	putchar('\n');
+	if (r->damage)
+		printf("damaged: %s: the report stops there\n", r->damage);
 }
 
 static void csv_summary(struct report *r)
@@ -473,7 +475,7 @@ static void json_summary(struct report *r, const char *nl)
 	printf(", ");
 	json_waits(r, "preempt", r->pwait, dtl_preempt_name,
 		   *nl ? "\n        " : "");
-	printf("},%s\"entries\": %llu, \"lost\": %llu, \"overwritten\": %llu, \"dropped\": %llu, \"lost_other\": %llu, \"unknown_records\": %llu, \"out_of_order\": %llu%s}",
+	printf("},%s\"entries\": %llu, \"lost\": %llu, \"overwritten\": %llu, \"dropped\": %llu, \"lost_other\": %llu, \"unknown_records\": %llu, \"out_of_order\": %llu",
 	       nl, (unsigned long long)r->entries,
 	       (unsigned long long)(r->overwritten + r->dropped +
 				    r->lost_other),
@@ -481,7 +483,14 @@ static void json_summary(struct report *r, const char *nl)
 	       (unsigned long long)r->dropped,
 	       (unsigned long long)r->lost_other,
 	       (unsigned long long)r->unknown,
-	       (unsigned long long)r->out_of_order, *nl ? "\n  " : "");
+	       (unsigned long long)r->out_of_order);
+	/* A damaged file: where and why its records end. */
+	if (r->damage) {
+		printf(", \"damage\": {\"offset\": %zu, \"why\": ", r->end);
+		json_string(stdout, r->damage);
+		putchar('}');
+	}
+	printf("%s}", *nl ? "\n  " : "");
 }
 
 void fmt_summary(struct report *r)
@@ -540,9 +549,65 @@ void fmt_record(struct report *r, const struct pending *p)
 		putchar('\n');
 }
 
+/* A header's key as perf report --header's labels: "os_release", "os release". */
+static void header_label(char *buf, size_t len, const char *key)
+{
+	size_t i;
+
+	for (i = 0; key[i] && i + 1 < len; i++)
+		buf[i] = key[i] == '_' ? ' ' : key[i];
+	buf[i] = '\0';
+}
+
 /*
- * What comes before the records: CSV's header line, JSON's clock, columns
- * and the opening of the records.
+ * The file header as perf report --header prints its own: "# KEY : VALUE"
+ * lines between "# ========" lines, control characters of a value as '?'.
+ */
+void fmt_header_text(const struct report *r, const unsigned char *buf)
+{
+	const char *key, *val;
+	char label[64];
+	size_t pos = 0;
+
+	printf("# ========\n");
+	if (!r->start)
+		printf("# no file header: a capture written without one (by an older htmtrace, or read from the device)\n");
+	while (dtl_header_field(buf, r->start, &pos, &key, &val)) {
+		header_label(label, sizeof(label), key);
+		printf("# %-16s : ", label);
+		for (; *val; val++)
+			putchar((unsigned char)*val < 0x20 || *val == 0x7f ?
+				'?' : *val);
+		putchar('\n');
+	}
+	if (r->start)
+		printf("# %-16s : %zu\n", "data offset", r->start);
+	printf("# ========\n#\n");
+}
+
+/* JSON: "data_offset": N, "fields": {KEY: VALUE, ...} of the file header. */
+static void json_header(const struct report *r, const unsigned char *buf)
+{
+	const char *key, *val;
+	size_t pos = 0;
+	int first = 1;
+
+	printf("\"data_offset\": %zu, \"fields\": {", r->start);
+	while (dtl_header_field(buf, r->start, &pos, &key, &val)) {
+		if (!first)
+			printf(", ");
+		json_string(stdout, key);
+		printf(": ");
+		json_string(stdout, val);
+		first = 0;
+	}
+	putchar('}');
+}
+
+/*
+ * What comes before the records: the file header (text with --header,
+ * JSON and JSON Lines where the file has one), CSV's header line, JSON's
+ * clock, columns and the opening of the records.
  */
 void fmt_begin(struct report *r, const unsigned char *buf, size_t len)
 {
@@ -550,15 +615,30 @@ void fmt_begin(struct report *r, const unsigned char *buf, size_t len)
 	struct htmtrace_dtl_rec hdr;
 	size_t off;
 
+	if (r->header && r->fmt == FMT_TEXT)
+		fmt_header_text(r, buf);
+	if (r->fmt == FMT_JSONL && r->start) {
+		printf("{\"kind\": \"header\", \"offset\": 0, ");
+		json_header(r, buf);
+		printf("}\n");
+	}
 	if (r->fmt == FMT_CSV)
 		printf("kind,offset,cpu,seconds,realtime,timebase,dispatch,preempt,processor_id,enqueue_to_dispatch_us,ready_to_enqueue_us,waiting_to_ready_us,fault_addr,srr0,srr1,count,why,event,error,wait_p50_us,wait_p90_us,wait_p99_us,wait_max_us\n");
 	if (r->fmt == FMT_JSON) {
 		/* "clock": the first CLOCK record, the one of the session. */
-		for (off = 0; dtl_rec_check(buf, len, off, &hdr) == DTL_REC_OK;
+		for (off = r->start;
+		     dtl_rec_check(buf, len, off, &hdr) == DTL_REC_OK;
 		     off += hdr.len)
 			if (hdr.type == HTMTRACE_DTL_REC_CLOCK)
 				break;
-		printf("{\n  \"clock\": ");
+		printf("{\n");
+		/* "header": the file's, where it has one. */
+		if (r->start) {
+			printf("  \"header\": {");
+			json_header(r, buf);
+			printf("},\n");
+		}
+		printf("  \"clock\": ");
 		if (off < len) {
 			memcpy(&clock, buf + off, sizeof(clock));
 			printf("{\"version\": %u, \"tb_freq\": %llu, \"timebase\": %llu, \"monotonic_ns\": %llu, \"boottime_ns\": %llu, \"realtime_ns\": %llu}",

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "dtl.h"
 #include "dtl_report.h"
 #include "util.h"
@@ -23,22 +24,121 @@
 /* read() size of a pipe: many records, and always one whole. */
 #define DTL_READ_SIZE		65536
 
-/* Check the whole stream. Returns 0 or -1 after a message. */
-int dtl_check_stream(const char *file, const unsigned char *buf, size_t len)
+/* Where a file that is not a capture is sent. */
+#define NOT_A_CAPTURE	"htmtrace dtl report reads the files of htmtrace dtl record"
+
+/*
+ * The file header, and whether the file is a capture: 0 with @start, the
+ * header's length (0: none), or -1 after a message.
+ */
+int dtl_check_header(const char *file, const unsigned char *buf, size_t len,
+		     size_t *start)
+{
+	switch (dtl_header_check(buf, len, start)) {
+	case DTL_FILE_OK:
+		return 0;
+	case DTL_FILE_PERF:
+		pr_err("%s is a perf.data file, not a dispatch trace log capture: read it with perf report (%s)",
+		       file, NOT_A_CAPTURE);
+		break;
+	case DTL_FILE_OTHER:
+		pr_err("%s is not a dispatch trace log capture: it starts with neither htmtrace's file header nor a record of /dev/vpa_dtl (%s)",
+		       file, NOT_A_CAPTURE);
+		break;
+	case DTL_FILE_SWAPPED:
+		pr_err("%s: the stream was written with the other byte order",
+		       file);
+		break;
+	case DTL_FILE_BAD:
+		pr_err("%s: damaged file header at offset 0: its length or version is not one htmtrace %s writes",
+		       file, TOOL_VERSION);
+		break;
+	}
+	return -1;
+}
+
+/* Why the record at @off of a stream could not be read, for messages. */
+static void damage(char *buf, size_t blen, size_t len, size_t off,
+		   enum dtl_rec_status rs, const struct htmtrace_dtl_rec *hdr)
+{
+	const char *name = dtl_rec_name(hdr->type);
+	char tname[16];
+
+	if (!name) {
+		snprintf(tname, sizeof(tname), "type %u", hdr->type);
+		name = tname;
+	}
+	switch (rs) {
+	case DTL_REC_TRUNC_HDR:
+		snprintf(buf, blen, "truncated record at offset %zu: %zu bytes left, a header is %zu",
+			 off, len - off, sizeof(*hdr));
+		break;
+	case DTL_REC_TRUNC:
+		snprintf(buf, blen, "truncated %s record at offset %zu: length %u, %zu bytes left",
+			 name, off, hdr->len, len - off);
+		break;
+	case DTL_REC_SHORT:
+		snprintf(buf, blen, "bad %s record at offset %zu: length %u is less than 8",
+			 name, off, hdr->len);
+		break;
+	case DTL_REC_ALIGN:
+		snprintf(buf, blen, "bad %s record at offset %zu: length %u is not a multiple of 8",
+			 name, off, hdr->len);
+		break;
+	case DTL_REC_SMALL:
+		snprintf(buf, blen, "bad %s record at offset %zu: length %u, expected at least %zu",
+			 name, off, hdr->len, dtl_rec_min_len(hdr->type));
+		break;
+	case DTL_REC_SWAPPED:
+		snprintf(buf, blen, "the stream was written with the other byte order");
+		break;
+	default:
+		snprintf(buf, blen, "bad record at offset %zu", off);
+		break;
+	}
+}
+
+/**
+ * dtl_check_stream() - check a capture before it is reported
+ * @file: its name, for messages
+ * @buf: the file
+ * @len: its length
+ * @start: out: where the device's stream starts (after the file header)
+ * @end: out: where the readable records end
+ * @why: out: why they end there, if before @len
+ * @why_len: the size of @why
+ *
+ * A file that is not a capture, an empty one, a damaged file header or
+ * first record, a CLOCK with a timebase frequency of 0 or an ENTRY before
+ * any CLOCK are refused. A record that cannot be read after the first (a
+ * file cut short, a damaged length) ends what is readable: @end is its
+ * offset.
+ *
+ * Return: 0 for a whole capture, 1 for one readable up to @end (@why says
+ * why, no message yet), -1 after a message for a refused file.
+ */
+int dtl_check_stream(const char *file, const unsigned char *buf, size_t len,
+		     size_t *start, size_t *end, char *why, size_t why_len)
 {
 	struct htmtrace_dtl_clock clock;
 	struct htmtrace_dtl_rec hdr;
 	enum dtl_rec_status rs;
-	const char *name;
-	char tname[16];
 	int have_clock = 0;
 	size_t off;
 
+	*start = *end = 0;
 	if (!len) {
 		pr_err("%s: empty file: no records", file);
 		return -1;
 	}
-	for (off = 0; (rs = dtl_rec_check(buf, len, off, &hdr)) == DTL_REC_OK;
+	if (dtl_check_header(file, buf, len, start))
+		return -1;
+	if (*start == len) {
+		pr_err("%s: no records after the file header", file);
+		return -1;
+	}
+	for (off = *start;
+	     (rs = dtl_rec_check(buf, len, off, &hdr)) == DTL_REC_OK;
 	     off += hdr.len) {
 		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
 			memcpy(&clock, buf + off, sizeof(clock));
@@ -54,42 +154,14 @@ int dtl_check_stream(const char *file, const unsigned char *buf, size_t len)
 			return -1;
 		}
 	}
+	*end = off;
 	if (rs == DTL_REC_END)
 		return 0;
-	name = dtl_rec_name(hdr.type);
-	if (!name) {
-		snprintf(tname, sizeof(tname), "type %u", hdr.type);
-		name = tname;
-	}
-	switch (rs) {
-	case DTL_REC_TRUNC_HDR:
-		pr_err("%s: truncated record at offset %zu: %zu bytes left, a header is %zu",
-		       file, off, len - off, sizeof(hdr));
-		break;
-	case DTL_REC_TRUNC:
-		pr_err("%s: truncated %s record at offset %zu: length %u, %zu bytes left",
-		       file, name, off, hdr.len, len - off);
-		break;
-	case DTL_REC_SHORT:
-		pr_err("%s: bad %s record at offset %zu: length %u is less than 8",
-		       file, name, off, hdr.len);
-		break;
-	case DTL_REC_ALIGN:
-		pr_err("%s: bad %s record at offset %zu: length %u is not a multiple of 8",
-		       file, name, off, hdr.len);
-		break;
-	case DTL_REC_SMALL:
-		pr_err("%s: bad %s record at offset %zu: length %u, expected at least %zu",
-		       file, name, off, hdr.len, dtl_rec_min_len(hdr.type));
-		break;
-	case DTL_REC_SWAPPED:
-		pr_err("%s: the stream was written with the other byte order",
-		       file);
-		break;
-	default:
-		pr_err("%s: bad record at offset %zu", file, off);
-		break;
-	}
+	damage(why, why_len, len, off, rs, &hdr);
+	if (off > *start)
+		return 1;
+	/* Nothing readable: no report. */
+	pr_err("%s: %s", file, why);
 	return -1;
 }
 

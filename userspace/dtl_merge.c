@@ -104,7 +104,7 @@ int report_stream(struct report *r, const unsigned char *buf, size_t len)
 	r->buf = buf;
 	fmt_begin(r, buf, len);
 	memset(&clock, 0, sizeof(clock));
-	for (off = 0; dtl_rec_check(buf, len, off, &hdr) == DTL_REC_OK;
+	for (off = r->start; dtl_rec_check(buf, len, off, &hdr) == DTL_REC_OK;
 	     off += hdr.len) {
 		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
 			memcpy(&clock, buf + off, sizeof(clock));

@@ -25,6 +25,8 @@ static const struct option report_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "time", required_argument, NULL, OPT_TIME },
+	{ "header", no_argument, NULL, OPT_HEADER },
+	{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
 	HELP_OPTION,
 	OPTIONS_END,
 };
@@ -37,8 +39,10 @@ int cmd_dtl_report(int argc, char **argv)
 	struct dtl_svg_filter filt;
 	const char *outname = NULL;
 	int svg = 0;		/* the picture (dtl_svg.c), not a listing */
+	int header_only = 0;
+	char why[160];
 	unsigned int i;
-	int opt, err, ret = EXIT_FAIL;
+	int opt, err, damaged, ret = EXIT_FAIL;
 
 	r.fmt = FMT_TEXT;
 	r.cpus_sum.elem_size = sizeof(struct cpu_sum);
@@ -50,6 +54,12 @@ int cmd_dtl_report(int argc, char **argv)
 			if (!*optarg)
 				return usage_err("bad output '': expected a file name or -");
 			outname = strcmp(optarg, "-") ? optarg : NULL;
+			break;
+		case OPT_HEADER:
+			r.header = 1;
+			break;
+		case OPT_HEADER_ONLY:
+			header_only = 1;
 			break;
 		case 'C':
 		case OPT_TIME:
@@ -81,6 +91,11 @@ int cmd_dtl_report(int argc, char **argv)
 		dtl_filter_free(&r.filt);
 		return co.status;
 	}
+	if ((r.header || header_only) && (svg || r.fmt != FMT_TEXT)) {
+		dtl_filter_free(&r.filt);
+		return usage_err("--header%s prints the text format's header; json and jsonl hold it in their document",
+				 header_only ? "-only" : "");
+	}
 	if (optind >= argc) {
 		dtl_filter_free(&r.filt);
 		return usage_err("missing FILE");
@@ -103,21 +118,38 @@ int cmd_dtl_report(int argc, char **argv)
 		       r.file);
 		goto out;
 	}
-	if (dtl_check_stream(r.file, in.map, in.len))
-		goto out;
+	if (header_only) {
+		/* The header alone, as perf report --header-only. */
+		if (dtl_check_header(r.file, in.map, in.len, &r.start))
+			goto out;
+		damaged = 0;
+	} else {
+		damaged = dtl_check_stream(r.file, in.map, in.len, &r.start,
+					   &r.end, why, sizeof(why));
+		if (damaged < 0)
+			goto out;
+		if (damaged)
+			r.damage = why;
+	}
 	/* Created once the stream is known good: no file for a bad one. */
 	if (outname && !freopen(outname, "w", stdout)) {
 		pr_errno(errno, "create %s", outname);
 		goto out;
 	}
-	if (svg) {
+	err = 0;
+	if (header_only) {
+		fmt_header_text(&r, in.map);
+	} else if (svg) {
+		/* The picture reads the device's stream, no header. */
 		filt.cpus = r.filt.cpus;
 		filt.cpu_words = r.filt.cpu_words;
 		filt.t_start = r.filt.t_start;
 		filt.t_end = r.filt.t_end;
-		err = dtl_svg_write(stdout, r.file, in.map, in.len, &filt);
+		err = dtl_svg_write(stdout, r.file,
+				    (const unsigned char *)in.map + r.start,
+				    r.end - r.start, &filt);
 	} else {
-		err = report_stream(&r, in.map, in.len);
+		err = report_stream(&r, in.map, r.end);
 	}
 	if (err) {
 		pr_errno(-err, "report %s", r.file);
@@ -128,6 +160,12 @@ int cmd_dtl_report(int argc, char **argv)
 		goto out;
 	}
 	ret = EXIT_OK;
+	/* A damaged file: reported up to the damage, then said, status 1. */
+	if (damaged) {
+		pr_err("%s: %s: the report stops there (%zu of %zu bytes read)",
+		       r.file, why, r.end, in.len);
+		ret = EXIT_FAIL;
+	}
 out:
 	for (i = 0; i < r.cpus_sum.n; i++)
 		free(((struct cpu_sum *)r.cpus_sum.elems)[i].wait.bins);

@@ -60,6 +60,10 @@ struct report {
 	int first;				/* JSON: no comma yet */
 	struct wait_hist dwait[256], pwait[256];	/* by reason */
 	struct dtl_filter filt;
+	/* The file: its header (start bytes), the records, the damage. */
+	size_t start, end;
+	const char *damage;		/* why the records end at end, or NULL */
+	int header;			/* --header: print the file header */
 	/* The reorder window. */
 	const unsigned char *buf;
 	struct pending *heap;
@@ -83,7 +87,10 @@ struct dtl_input {
 
 int dtl_input_open(struct dtl_input *in, const char *file);
 void dtl_input_close(struct dtl_input *in);
-int dtl_check_stream(const char *file, const unsigned char *buf, size_t len);
+int dtl_check_header(const char *file, const unsigned char *buf, size_t len,
+		     size_t *start);
+int dtl_check_stream(const char *file, const unsigned char *buf, size_t len,
+		     size_t *start, size_t *end, char *why, size_t why_len);
 
 /* dtl_filter.c */
 void dtl_filter_init(struct dtl_filter *f);
@@ -98,6 +105,7 @@ int report_stream(struct report *r, const unsigned char *buf, size_t len);
 
 /* dtl_format.c */
 void fmt_begin(struct report *r, const unsigned char *buf, size_t len);
+void fmt_header_text(const struct report *r, const unsigned char *buf);
 void fmt_record(struct report *r, const struct pending *p);
 void fmt_summary(struct report *r);
 

@@ -31,7 +31,8 @@
 	"                           [--duration SECS | [--] COMMAND [ARG...]]\n"
 #define DTL_REPORT_USAGE \
 	"Usage: htmtrace dtl report FILE|- [--format text|csv|json|jsonl|svg]\n" \
-	"                           [-C CPUS] [--time START,END] [-o OUT]\n"
+	"                           [-C CPUS] [--time START,END] [-o OUT]\n" \
+	"                           [--header | --header-only]\n"
 #define DTL_TOP_USAGE \
 	"Usage: htmtrace dtl top [-C CPUS] [-i SECS] [-n COUNT] [--json] [-d DEV]\n"
 
@@ -142,9 +143,11 @@ static const struct command commands[] = {
 	  "                        driver's poll period bounds it, 200 ms on an\n"
 	  "                        idle CPU)\n"
 	  "  -d, --device DEV      the device (default /dev/vpa_dtl)\n"
-	  "  -o, --output FILE     the stream, as read from the device; - for\n"
-	  "                        standard output (the counters, and COMMAND's\n"
-	  "                        output, then go to standard error)\n"
+	  "  -o, --output FILE     a file header (when, host, LPAR, kernel, CPUs,\n"
+	  "                        events, ring, command line), then the stream\n"
+	  "                        as read from the device; - for standard\n"
+	  "                        output (the counters, and COMMAND's output,\n"
+	  "                        then go to standard error)\n"
 	  "      --duration SECS   capture for SECS seconds, e.g. 2 or 0.5\n" },
 	{ "dtl report", cmd_dtl_report, "decode a dispatch trace log capture",
 	  DTL_REPORT_USAGE
@@ -160,9 +163,16 @@ static const struct command commands[] = {
 	  "then a summary per CPU, per reason, the dispatch wait's p50, p90,\n"
 	  "p99 and max per CPU and per reason (nearest rank; exact below 512\n"
 	  "ticks, else within 0.4%), and the loss.\n"
-	  "Records of unknown types are skipped by their length. A truncated or\n"
-	  "malformed record, or an entry before any CLOCK record (its timebase\n"
-	  "cannot be converted), is an error: exit 1, nothing printed.\n"
+	  "Records of unknown types are skipped by their length. A file cut\n"
+	  "short or a malformed record: what comes before it is reported, then\n"
+	  "where and why the report stops (on standard error, and in the\n"
+	  "summary), exit 1. A file that is not a capture (a perf.data, an\n"
+	  "htm.bin), whose first record is damaged, or with an entry before any\n"
+	  "CLOCK record (its timebase cannot be converted): exit 1, nothing\n"
+	  "printed. The file header that dtl record writes first (when, host,\n"
+	  "LPAR, kernel, CPUs, events, ring, command line) is printed by\n"
+	  "--header, and is in the json and jsonl output; a capture without it\n"
+	  "is read as well.\n"
 	  "\n"
 	  "The svg format draws the capture as one self-contained SVG (no\n"
 	  "script, no external resource): a lane per CPU over time (seconds\n"
@@ -185,7 +195,10 @@ static const struct command commands[] = {
 	  "                        e.g. 1000.5,1002 (either may be left out)\n"
 	  "  -o, --output OUT      write to OUT instead of standard output\n"
 	  "                        (created only once FILE is found good; never\n"
-	  "                        FILE itself)\n" },
+	  "                        FILE itself)\n"
+	  "      --header          print the file header first, as perf report\n"
+	  "                        --header (text format)\n"
+	  "      --header-only     print the file header only\n" },
 	{ "dtl top", cmd_dtl_top, "watch the dispatch trace log live",
 	  DTL_TOP_USAGE
 	  "\n"
@@ -451,11 +464,7 @@ static int cmd_dtl(int argc, char **argv)
 			 argv[1]);
 }
 
-/*
- * The tool's version, as dkms.conf's PACKAGE_VERSION and the module's
- * MODULE_VERSION (module/main.c).
- */
-#define TOOL_VERSION		"0.1"
+/* The loaded module's version (TOOL_VERSION: commands.h). */
 #define MODULE_VERSION_PATH	"/sys/module/htmtrace/version"
 
 /*
