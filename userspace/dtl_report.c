@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +32,94 @@ static const struct option report_options[] = {
 	OPTIONS_END,
 };
 
+/* -o's temporary file until it is renamed, for the signal handler. */
+static const char *volatile out_tmp;
+
+/* A signal that ends the report removes the unfinished file first. */
+static void remove_out_tmp(int sig)
+{
+	if (out_tmp)
+		unlink(out_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/*
+ * -o OUT: standard output becomes a new file beside OUT (out_open(), as
+ * dtl record writes), renamed over OUT by out_end(): a report that fails
+ * (a full disk, a file size limit, a signal) leaves what OUT held. A FIFO,
+ * /dev/null or a terminal is written in place. Returns 0 or -1 after a
+ * message.
+ */
+static int out_begin(struct out_file *of, const char *outname)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	unsigned int i;
+	int fd, err;
+
+	fd = out_open(of, outname);
+	if (fd < 0) {
+		pr_errno(-fd, "create %s", outname);
+		return -1;
+	}
+	if (fflush(stdout) || dup2(fd, STDOUT_FILENO) < 0) {
+		err = errno;
+		close(fd);
+		out_discard(of);
+		pr_errno(err, "create %s", outname);
+		return -1;
+	}
+	close(fd);
+	if (of->staged) {
+		out_tmp = of->tmp;
+		for (i = 0; i < ARRAY_SIZE(sigs); i++)
+			signal(sigs[i], remove_out_tmp);
+	}
+	return 0;
+}
+
+/*
+ * The report is written: flushed, synced to its disk if it is a regular
+ * file, closed, and renamed over OUT. Returns 0 or -1 after a message (the
+ * new file removed).
+ */
+static int out_end(struct out_file *of, const char *outname)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout))
+		err = errno ? -errno : -EIO;
+	if (!outname) {
+		if (err)
+			pr_errno(-err, "write standard output");
+		return err ? -1 : 0;
+	}
+	/* Data may first fail to reach the disk at close (NFS, quotas). */
+	if (!err)
+		err = sync_close(STDOUT_FILENO);
+	if (err) {
+		pr_errno(-err, "write %s", outname);
+		out_discard(of);
+		return -1;
+	}
+	err = out_commit(of);
+	out_tmp = NULL;
+	if (err) {
+		pr_errno(-err, "rename %s to %s", of->tmp, outname);
+		out_discard(of);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_dtl_report(int argc, char **argv)
 {
 	static struct report r;		/* 16 KiB of counters: not on the stack */
 	struct cmd_opts co = { .operands = 1 };
 	struct dtl_input in = { .fd = -1 };
 	struct dtl_svg_filter filt;
+	struct out_file of = { .staged = 0 };
 	const char *outname = NULL;
 	int svg = 0;		/* the picture (dtl_svg.c), not a listing */
 	int header_only = 0;
@@ -112,6 +195,9 @@ int cmd_dtl_report(int argc, char **argv)
 		pr_errno(-err, "read %s", r.file);
 		goto out;
 	}
+	/* /dev/stdout, /proc/self/fd/1: standard output, written in place. */
+	if (outname && same_file(STDOUT_FILENO, outname))
+		outname = NULL;
 	/* As cp: the report never replaces what it reads. */
 	if (outname && in.fd >= 0 && same_file(in.fd, outname)) {
 		pr_err("%s is the input %s: give another output", outname,
@@ -132,10 +218,10 @@ int cmd_dtl_report(int argc, char **argv)
 			r.damage = why;
 	}
 	/* Created once the stream is known good: no file for a bad one. */
-	if (outname && !freopen(outname, "w", stdout)) {
-		pr_errno(errno, "create %s", outname);
+	if (outname && out_begin(&of, outname))
 		goto out;
-	}
+	/* A file size limit: the write fails with EFBIG, and is said. */
+	signal(SIGXFSZ, SIG_IGN);
 	err = 0;
 	if (header_only) {
 		fmt_header_text(&r, in.map);
@@ -153,12 +239,12 @@ int cmd_dtl_report(int argc, char **argv)
 	}
 	if (err) {
 		pr_errno(-err, "report %s", r.file);
+		if (outname)
+			out_discard(&of);
 		goto out;
 	}
-	if (fflush(stdout) || ferror(stdout) || (outname && fsync(1))) {
-		pr_errno(errno, "write %s", outname ? outname : "standard output");
+	if (out_end(&of, outname))
 		goto out;
-	}
 	ret = EXIT_OK;
 	/* A damaged file: reported up to the damage, then said, status 1. */
 	if (damaged) {

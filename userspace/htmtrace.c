@@ -194,8 +194,10 @@ static const struct command commands[] = {
 	  "      --time START,END  only from START to END seconds since boot,\n"
 	  "                        e.g. 1000.5,1002 (either may be left out)\n"
 	  "  -o, --output OUT      write to OUT instead of standard output\n"
-	  "                        (created only once FILE is found good; never\n"
-	  "                        FILE itself)\n"
+	  "                        (created only once FILE is found readable;\n"
+	  "                        never FILE itself; replaced only by a whole\n"
+	  "                        report: a failure leaves what it held; a\n"
+	  "                        FIFO or /dev/null is written in place)\n"
 	  "      --header          print the file header first, as perf report\n"
 	  "                        --header (text format)\n"
 	  "      --header-only     print the file header only\n" },

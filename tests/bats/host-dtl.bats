@@ -1095,6 +1095,45 @@ raw 2 12 0 4"
 
 # --- report: safety, order, filters, distributions, JSON Lines ----------------
 
+@test "report -o: /dev/null, a FIFO and /dev/stdout are written in place, exit 0 (issue 42 item 9)" {
+	vector v.bin
+	htm dtl report v.bin >want.txt
+	run -0 --separate-stderr htm dtl report v.bin -o /dev/null
+	[ "$output" = "" ]
+	[ "$stderr" = "" ]
+	mkfifo fifo
+	cat fifo >got.txt &
+	run -0 --separate-stderr htm dtl report v.bin -o fifo
+	wait $!
+	[ "$stderr" = "" ]
+	cmp want.txt got.txt
+	[ -p fifo ]
+	# standard output a pipe, then a regular file: /dev/stdout stays a link
+	run -0 --separate-stderr htm dtl report v.bin -o /dev/stdout
+	[ "$output" = "$(cat want.txt)" ]
+	htm dtl report v.bin -o /dev/stdout >out.txt
+	cmp want.txt out.txt
+	[ -L /dev/stdout ]
+	[ "$(find . -name '.htmtrace.*')" = "" ]
+}
+
+@test "report -o: an existing file is replaced only by a whole report; a write error (a file size limit) leaves it as it was" {
+	"$PY" "$TOP/tests/dtlgen.py" big.bin --cpus 2 --entries 2000
+	printf 'an earlier report\n' >out.txt
+	run -1 --separate-stderr bash -c 'ulimit -f 4; exec "$HTMTRACE" dtl report big.bin -o out.txt'
+	[ "$output" = "" ]
+	[ "$stderr" = "htmtrace dtl report: write out.txt: File too large" ]
+	[ "$(cat out.txt)" = "an earlier report" ]
+	[ "$(find . -name '.htmtrace.*')" = "" ]
+	# a whole one replaces it, with the mode a new file gets
+	chmod 600 out.txt
+	umask 022
+	run -0 --separate-stderr htm dtl report big.bin -o out.txt
+	cmp out.txt <(htm dtl report big.bin)
+	[ "$(stat -c %a out.txt)" = 644 ]
+	[ "$(find . -name '.htmtrace.*')" = "" ]
+}
+
 @test "report: an output that is the input is refused, the capture kept" {
 	vector v.bin
 	cp v.bin keep.bin
