@@ -567,7 +567,9 @@ int cmd_dtl_record(int argc, char **argv)
 			cmd_name);
 	}
 	/* From here what was copied is kept, whatever fails. */
+	workload_mark(&wl, 0);
 	ended = capture(&cp, &wl, &waitmask);
+	workload_mark(&wl, 1);
 	if (ended < 0) {
 		ioctl(fd, HTMTRACE_IOC_DTL_STOP);
 		goto out_partial;
@@ -670,7 +672,8 @@ out_free:
 	free(stats);
 	free(cp.buf);
 	free(cpus);
-	return ret;
+	/* A workload that failed makes the capture's status its own. */
+	return workload_exit(&wl, ret);
 }
 
 /* --- report ---------------------------------------------------------------- */

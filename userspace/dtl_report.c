@@ -217,6 +217,15 @@ int cmd_dtl_report(int argc, char **argv)
 		if (damaged)
 			r.damage = why;
 	}
+	/* -C: CPUs the capture does not hold are said; none of them: no report. */
+	if (!header_only) {
+		err = dtl_filter_check_cpus(&r.filt, r.file, in.map, r.start,
+					    r.end);
+		if (err < 0)
+			pr_errno(-err, "report %s", r.file);
+		if (err)
+			goto out;
+	}
 	/* Created once the stream is known good: no file for a bad one. */
 	if (outname && out_begin(&of, outname))
 		goto out;

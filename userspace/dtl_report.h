@@ -99,6 +99,8 @@ void dtl_filter_free(struct dtl_filter *f);
 int dtl_filter_cpu(const struct dtl_filter *f, __u32 cpu);
 int dtl_filter_time(const struct dtl_filter *f,
 		    const struct htmtrace_dtl_clock *c, __u64 tb);
+int dtl_filter_check_cpus(const struct dtl_filter *f, const char *file,
+			  const unsigned char *buf, size_t start, size_t end);
 
 /* dtl_merge.c */
 int report_stream(struct report *r, const unsigned char *buf, size_t len);

@@ -816,7 +816,8 @@ open(sys.argv[1], "wb").write(bytes([0xa5, 0x5a]) + bytes(r.randrange(256) for _
 	# The workload ends once record has read them (three READs in the
 	# log, waited for up to 20 s): an order, not a time.
 	export FAKE_DTL_LIVE=128 FAKE_DTL_CHUNK=60
-	run -0 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- \
+	# the workload's status is the capture's, as perf record's
+	run -3 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- \
 		sh -c 'i=0
 			until [ "$(grep -c "^READ [0-9]" "$FAKE_DTL_LOG")" -ge 3 ]; do
 				i=$((i + 1)); [ $i -le 2000 ] || exit 9; sleep 0.01
@@ -1080,6 +1081,39 @@ raw 2 12 0 4"
 	[ "$(sed -n 3p out.txt)" = "wrote $(stat -c %s dtl.bin) bytes (a header of $(hdr_len dtl.bin) and 9 records: 3 entries, 8 lost) to dtl.bin" ]
 	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START READ 72 STOP READ 248 READ EOF at 320 STATS room=64 count=4 DECONFIGURE" ]
 	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
+}
+
+@test "record -- COMMAND: the workload's failure is the capture's exit status, as perf record's; the file kept" {
+	vector "$FAKE_DTL_STREAM"
+	run -7 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- sh -c 'exit 7'
+	[ "$stderr" = "" ]
+	[ "${lines[1]}" = "workload exited with status 7" ]
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
+	# killed by a signal: 128 + the signal, as a shell says it
+	run -137 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- sh -c 'kill -KILL $$'
+	[ "${lines[1]}" = "workload killed by signal 9" ]
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
+	# the tool's own failure comes first: 1
+	FAKE_DTL_FAIL=stats:5 run -1 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- sh -c 'exit 7'
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: counters $DEV: Input/output error" ]
+	[ "${lines[1]}" = "workload exited with status 7" ]
+}
+
+@test "report -C: CPUs the capture does not hold are said; none of them: nothing to report, exit 1 (issue 42 item 10)" {
+	vector v.bin
+	run -1 --separate-stderr htm dtl report v.bin -C 9
+	[ "$output" = "" ]
+	[ "$stderr" = "htmtrace dtl report: v.bin holds no records of CPU 9 (it holds records of CPUs 0-2): nothing to report" ]
+	run -1 --separate-stderr htm dtl report v.bin -C 8-9 --format svg
+	[ "$output" = "" ]
+	[ "$stderr" = "htmtrace dtl report: v.bin holds no records of CPUs 8-9 (it holds records of CPUs 0-2): nothing to report" ]
+	# some of them: the report of those, the others said
+	run -0 --separate-stderr htm dtl report v.bin -C 1,9
+	[ "$stderr" = "htmtrace dtl report: v.bin holds no records of CPU 9 (it holds records of CPUs 0-2)" ]
+	[ "$output" = "$(htm dtl report v.bin -C 1)" ]
+	mkstream c.bin <<<"clock 1 0 0 0 0"
+	run -1 --separate-stderr htm dtl report c.bin -C 0
+	[ "$stderr" = "htmtrace dtl report: c.bin holds no records of CPU 0 (it holds records of no CPU): nothing to report" ]
 }
 
 @test "record --duration captures at least that long" {

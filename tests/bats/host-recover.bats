@@ -108,6 +108,17 @@ wait_size() {
 	return 1
 }
 
+# Wait until file $1 has a line $2 (at most 10 s).
+wait_line() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		grep -qx -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "$1 never had a line $2" >&2
+	return 1
+}
+
 # Send SIGINT to the background job $BG and wait for it: its exit status
 # in RC, the milliseconds it took to end in MS.
 interrupt_bg() {
@@ -501,6 +512,32 @@ slow_trace() {
 }
 
 # --- dtl record -----------------------------------------------------------------
+
+# traced_of SECS: out.txt's second line is "traced for T s of SECS s
+# (interrupted)", T the time actually traced, less than SECS.
+traced_of() {
+	[[ "$(sed -n 2p out.txt)" =~ ^"traced for "([0-9]+)\.[0-9]{3}" s of $1 s (interrupted)"$ ]] || {
+		sed -n 2p out.txt
+		return 1
+	}
+	[ "${BASH_REMATCH[1]}" -lt "$1" ]
+}
+
+@test "record and dtl record --duration 30 ended by Ctrl-C: the time actually traced, not 30 s (issue 42 item 10)" {
+	start_bg record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 30
+	wait_line "$FAKE_HTM_LOG" START
+	interrupt_bg
+	[ "$RC" -eq 0 ]
+	traced_of 30
+	dtl_stream 2
+	export FAKE_DTL_LIVE=56
+	start_bg dtl record -d "$DTLDEV" -o dtl.bin --duration 30
+	wait_line "$FAKE_DTL_LOG" "READ 56"
+	interrupt_bg
+	[ "$RC" -eq 0 ]
+	traced_of 30
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
+}
 
 # A stream of a CLOCK record and $1 entries of CPU 0.
 dtl_stream() {
