@@ -13,7 +13,7 @@
 #include "util.h"
 
 /* A code's name, or the code as a number. */
-static const char *code_name(const char *name, unsigned int code, char *buf,
+const char *code_name(const char *name, unsigned int code, char *buf,
 			     size_t len)
 {
 	if (name)
@@ -23,7 +23,7 @@ static const char *code_name(const char *name, unsigned int code, char *buf,
 }
 
 /* JSON: a name as a string, or null. Names need no escaping. */
-static void json_name(const char *key, const char *name)
+void json_name(const char *key, const char *name)
 {
 	if (name)
 		printf("\"%s\": \"%s\"", key, name);
@@ -272,19 +272,17 @@ static void json_reasons(const char *kind, const __u64 *counts,
 }
 
 /* A wait in µs with three decimals. */
-static const char *wait_us(char *buf, size_t len, const struct report *r,
-			   __u64 ticks)
+const char *wait_us(char *buf, size_t len, const struct report *r,
+		    __u64 ticks)
 {
 	format_us(buf, len, r->clock.tb_freq ?
 		  dtl_ticks_to_ns(ticks, r->clock.tb_freq) : 0);
 	return buf;
 }
 
-enum wait_style { WAIT_TEXT, WAIT_CSV, WAIT_JSON };
-
 /* "COUNT P50 P90 P99 MAX" of a distribution, in µs. */
-static void wait_cols(const struct report *r, const struct wait_hist *h,
-		      enum wait_style style)
+void wait_cols(const struct report *r, const struct wait_hist *h,
+	       enum wait_style style)
 {
 	static const unsigned int pcts[] = { 50, 90, 99 };
 	char v[4][32];
@@ -433,6 +431,16 @@ static void csv_summary(struct report *r)
 	csv_waits(r, "preempt", r->pwait, dtl_preempt_name);
 }
 
+/* JSON: a damaged file's ", "damage": {"offset": N, "why": WHY}". */
+void json_damage(const struct report *r)
+{
+	if (!r->damage)
+		return;
+	printf(", \"damage\": {\"offset\": %zu, \"why\": ", r->end);
+	json_string(stdout, r->damage);
+	putchar('}');
+}
+
 /* The JSON summary object; @nl: "\n    " in the document, "" in lines. */
 static void json_summary(struct report *r, const char *nl)
 {
@@ -484,17 +492,16 @@ static void json_summary(struct report *r, const char *nl)
 	       (unsigned long long)r->lost_other,
 	       (unsigned long long)r->unknown,
 	       (unsigned long long)r->out_of_order);
-	/* A damaged file: where and why its records end. */
-	if (r->damage) {
-		printf(", \"damage\": {\"offset\": %zu, \"why\": ", r->end);
-		json_string(stdout, r->damage);
-		putchar('}');
-	}
+	json_damage(r);
 	printf("%s}", *nl ? "\n  " : "");
 }
 
 void fmt_summary(struct report *r)
 {
+	if (r->summary_only) {
+		fmt_cpu_summary(r);
+		return;
+	}
 	switch (r->fmt) {
 	case FMT_TEXT:
 		text_summary(r);
@@ -617,6 +624,8 @@ void fmt_begin(struct report *r, const unsigned char *buf, size_t len)
 
 	if (r->header && r->fmt == FMT_TEXT)
 		fmt_header_text(r, buf);
+	if (r->summary_only)
+		return;
 	if (r->fmt == FMT_JSONL && r->start) {
 		printf("{\"kind\": \"header\", \"offset\": 0, ");
 		json_header(r, buf);

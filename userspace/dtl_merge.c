@@ -99,7 +99,7 @@ int report_stream(struct report *r, const unsigned char *buf, size_t len)
 	struct dtl_entry e;
 	struct cpu_sum *s;
 	size_t off, clock_off = 0;
-	__u64 key;
+	__u64 key, wait;
 
 	r->buf = buf;
 	fmt_begin(r, buf, len);
@@ -109,7 +109,8 @@ int report_stream(struct report *r, const unsigned char *buf, size_t len)
 		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
 			memcpy(&clock, buf + off, sizeof(clock));
 			clock_off = off;
-			if (heap_push(r, clock.timebase, off, clock_off))
+			if (!r->summary_only &&
+			    heap_push(r, clock.timebase, off, clock_off))
 				return -ENOMEM;
 			continue;
 		}
@@ -137,6 +138,17 @@ int report_stream(struct report *r, const unsigned char *buf, size_t len)
 			continue;
 		switch (hdr.type) {
 		case HTMTRACE_DTL_REC_ENTRY:
+			wait = (__u64)e.enqueue_to_dispatch +
+			       e.ready_to_enqueue + e.waiting_to_ready;
+			if (!s->entries) {
+				s->first_tb = e.timebase;
+				s->first_wait = wait;
+			}
+			if (e.timebase > s->end_tb)
+				s->end_tb = e.timebase;
+			s->not_dispatched += wait;
+			s->dispatch[e.dispatch_reason]++;
+			s->preempt[e.preempt_reason]++;
 			s->entries++;
 			r->entries++;
 			r->dispatch[e.dispatch_reason]++;
@@ -166,7 +178,7 @@ int report_stream(struct report *r, const unsigned char *buf, size_t len)
 			s->events[cpu.event < NR_CPU_EVENTS ? cpu.event : 0]++;
 			break;
 		}
-		if (heap_push(r, key, off, clock_off))
+		if (!r->summary_only && heap_push(r, key, off, clock_off))
 			return -ENOMEM;
 	}
 	while (r->nheap)

@@ -28,6 +28,7 @@ static const struct option report_options[] = {
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "header", no_argument, NULL, OPT_HEADER },
 	{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
+	{ "summary", no_argument, NULL, OPT_SUMMARY },
 	HELP_OPTION,
 	OPTIONS_END,
 };
@@ -144,6 +145,9 @@ int cmd_dtl_report(int argc, char **argv)
 		case OPT_HEADER_ONLY:
 			header_only = 1;
 			break;
+		case OPT_SUMMARY:
+			r.summary_only = 1;
+			break;
 		case 'C':
 		case OPT_TIME:
 			err = dtl_filter_option(&r.filt, opt, optarg);
@@ -178,6 +182,10 @@ int cmd_dtl_report(int argc, char **argv)
 		dtl_filter_free(&r.filt);
 		return usage_err("--header%s prints the text format's header; json and jsonl hold it in their document",
 				 header_only ? "-only" : "");
+	}
+	if (r.summary_only && svg) {
+		dtl_filter_free(&r.filt);
+		return usage_err("--summary is a report of text, csv, json or jsonl, not a picture");
 	}
 	if (optind >= argc) {
 		dtl_filter_free(&r.filt);

@@ -26,6 +26,11 @@ struct cpu_sum {
 	__u64 last_tb;		/* timebase of its last entry, if has_last */
 	int has_last;
 	struct wait_hist wait;	/* enqueue_to_dispatch */
+	/* --summary (dtl_summary.c): the entries kept, by reason and time */
+	__u64 dispatch[256], preempt[256];
+	__u64 first_tb, first_wait;	/* the first entry, its three waits */
+	__u64 end_tb;			/* the latest entry */
+	__u64 not_dispatched;		/* ticks: the entries' three waits */
 };
 
 /*
@@ -64,6 +69,7 @@ struct report {
 	size_t start, end;
 	const char *damage;		/* why the records end at end, or NULL */
 	int header;			/* --header: print the file header */
+	int summary_only;		/* --summary: no records */
 	/* The reorder window. */
 	const unsigned char *buf;
 	struct pending *heap;
@@ -106,9 +112,22 @@ int dtl_filter_check_cpus(const struct dtl_filter *f, const char *file,
 int report_stream(struct report *r, const unsigned char *buf, size_t len);
 
 /* dtl_format.c */
+enum wait_style { WAIT_TEXT, WAIT_CSV, WAIT_JSON };
+
+const char *code_name(const char *name, unsigned int code, char *buf,
+		      size_t len);
+void json_name(const char *key, const char *name);
+const char *wait_us(char *buf, size_t len, const struct report *r,
+		    __u64 ticks);
+void wait_cols(const struct report *r, const struct wait_hist *h,
+	       enum wait_style style);
+void json_damage(const struct report *r);
 void fmt_begin(struct report *r, const unsigned char *buf, size_t len);
 void fmt_header_text(const struct report *r, const unsigned char *buf);
 void fmt_record(struct report *r, const struct pending *p);
 void fmt_summary(struct report *r);
+
+/* dtl_summary.c */
+void fmt_cpu_summary(struct report *r);
 
 #endif /* _HTMTRACE_DTL_REPORT_H */

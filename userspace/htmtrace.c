@@ -32,7 +32,7 @@
 #define DTL_REPORT_USAGE \
 	"Usage: htmtrace dtl report FILE|- [--format text|csv|json|jsonl|svg]\n" \
 	"                           [-C CPUS] [--time START,END] [-o OUT]\n" \
-	"                           [--header | --header-only]\n"
+	"                           [--header | --header-only] [--summary]\n"
 #define DTL_TOP_USAGE \
 	"Usage: htmtrace dtl top [-C CPUS] [-i SECS] [-n COUNT] [--json] [-d DEV]\n"
 
@@ -205,7 +205,14 @@ static const struct command commands[] = {
 	  "                        FIFO or /dev/null is written in place)\n"
 	  "      --header          print the file header first, as perf report\n"
 	  "                        --header (text format)\n"
-	  "      --header-only     print the file header only\n" },
+	  "      --header-only     print the file header only\n"
+	  "      --summary         no records: per CPU its dispatches, the time\n"
+	  "                        they span and the share of it not dispatched,\n"
+	  "                        dispatches a second, the dispatch wait's p50,\n"
+	  "                        p90, p99 and max, the losses; its dispatches\n"
+	  "                        by preempt reason (cedes, confers, time\n"
+	  "                        slices) and by dispatch reason, with rates\n"
+	  "                        (text, csv, json, jsonl)\n" },
 	{ "dtl top", cmd_dtl_top, "watch the dispatch trace log live",
 	  DTL_TOP_USAGE
 	  "\n"

@@ -29,6 +29,7 @@ enum {
 	OPT_ROOT,
 	OPT_WRAP,
 	OPT_SIM,
+	OPT_SUMMARY,
 	OPT_TIME,
 	OPT_WAIT,
 };

@@ -1278,6 +1278,95 @@ assert s["cpus"][0]["wait"] == {"count": 100, "p50_us": 50.0, "p90_us": 90.0,
 assert s["wait"]["preempt"][0]["p90_us"] == 90.0' <<<"$output"
 }
 
+# summary_vector FILE: at 1000 ticks a second, CPU 0 dispatched at 100,
+# 300 and 590 ms after waits of 10, 100 and 100 ms (its time: 90 to 590
+# ms, 42% not dispatched), CPU 1 once, and 5 of its entries overwritten.
+summary_vector() {
+	mkstream "$1" <<-'EOF'
+	clock 1000 0 0 0 0
+	entry 0 7 4 0 10 0 0 100 0 0 0
+	entry 1 3 0 0 0 0 0 1000 0 0 0
+	lost 1 1 5
+	entry 0 0 2 0 20 30 50 300 0 0 0
+	entry 0 0 2 0 5 5 90 590 0 0 0
+	EOF
+}
+
+@test "report --summary: per CPU, dispatches, the share not dispatched, rates, wait percentiles, reasons; no records (issue 42 item 5)" {
+	summary_vector s.bin
+	run -0 --separate-stderr htm dtl report s.bin --summary
+	[ "$stderr" = "" ]
+	local want=(
+		"cpu    dispatches      seconds        per_s  not_disp    wait_p50    wait_p90    wait_p99    wait_max overwritten     dropped"
+		"0               3     0.500000        6.000    42.00%   10000.000   20000.000   20000.000   20000.000           0           0"
+		"1               1            -            -         -       0.000       0.000       0.000       0.000           5           0"
+		""
+		"cpu    by        code reason                             dispatches        per_s"
+		"0      preempt      2 H_CEDE                                      2        4.000"
+		"0      preempt      4 time_slice                                  1        2.000"
+		"0      dispatch     0 external_interrupt                          2        4.000"
+		"0      dispatch     7 time_slice                                  1        2.000"
+		"1      preempt      0 unused                                      1            -"
+		"1      dispatch     3 decrementer_interrupt                       1            -"
+		"waits (enqueue_to_dispatch) in us; not_disp: the share of the CPU's time not dispatched"
+	)
+	[ "$(printf '%s\n' "${want[@]}")" = "$output" ] || {
+		diff <(printf '%s\n' "${want[@]}") <(printf '%s\n' "$output")
+		false
+	}
+	run -0 htm dtl report s.bin --summary --format csv
+	want=(
+		"kind,cpu,code,reason,dispatches,seconds,per_s,not_dispatched,wait_p50_us,wait_p90_us,wait_p99_us,wait_max_us,overwritten,dropped"
+		"cpu,0,,,3,0.500000000,6.000,0.420000,10000.000,20000.000,20000.000,20000.000,0,0"
+		"preempt,0,2,H_CEDE,2,,4.000,,,,,,,"
+		"preempt,0,4,time_slice,1,,2.000,,,,,,,"
+		"dispatch,0,0,external_interrupt,2,,4.000,,,,,,,"
+		"dispatch,0,7,time_slice,1,,2.000,,,,,,,"
+		"cpu,1,,,1,,,,0.000,0.000,0.000,0.000,5,0"
+		"preempt,1,0,unused,1,,,,,,,,,"
+		"dispatch,1,3,decrementer_interrupt,1,,,,,,,,,"
+	)
+	[ "$(printf '%s\n' "${want[@]}")" = "$output" ]
+	run -0 htm dtl report s.bin --summary --format json
+	"$PY" -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert list(d) == ["cpus"], d
+c0, c1 = d["cpus"]
+assert c0 == {"cpu": 0, "dispatches": 3, "seconds": 0.5, "per_s": 6.0, "not_dispatched": 0.42,
+              "overwritten": 0, "dropped": 0,
+              "wait": {"count": 3, "p50_us": 10000.0, "p90_us": 20000.0, "p99_us": 20000.0, "max_us": 20000.0},
+              "preempt": [{"code": 2, "name": "H_CEDE", "dispatches": 2, "per_s": 4.0},
+                          {"code": 4, "name": "time_slice", "dispatches": 1, "per_s": 2.0}],
+              "dispatch": [{"code": 0, "name": "external_interrupt", "dispatches": 2, "per_s": 4.0},
+                           {"code": 7, "name": "time_slice", "dispatches": 1, "per_s": 2.0}]}, c0
+# one entry spans no time: no rate, no share
+assert (c1["seconds"], c1["per_s"], c1["not_dispatched"], c1["overwritten"]) == (None, None, None, 5), c1
+' "$output"
+	run -0 htm dtl report s.bin --summary --format jsonl
+	[ "${#lines[@]}" -eq 2 ]
+	"$PY" -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert [(r["kind"], r["summary"]["cpu"]) for r in rows] == [("cpu_summary", 0), ("cpu_summary", 1)], rows
+assert rows[0]["summary"] == json.loads(sys.argv[2])["cpus"][0]
+' "$output" "$(htm dtl report s.bin --summary --format json)"
+	# with -C and --time, of what they keep
+	run -0 htm dtl report s.bin --summary -C 0 --time ,0.35
+	[ "${lines[1]}" = "0               2     0.210000        9.524    52.38%   10000.000   20000.000   20000.000   20000.000           0           0" ]
+	[ "${#lines[@]}" -eq 8 ]
+	run -2 --separate-stderr htm dtl report s.bin --summary --format svg
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: --summary is a report of text, csv, json or jsonl, not a picture" ]
+}
+
+@test "report --summary of a large capture: a line per CPU and reason, however many entries" {
+	"$PY" "$TOP/tests/dtlgen.py" big.bin --cpus 4 --entries 100000
+	run -0 --separate-stderr htm dtl report big.bin --summary --format csv
+	[ "$(grep -c '^cpu,' <<<"$output")" -eq 4 ]
+	[ "$(awk -F, '$1 == "cpu" { n += $5 } END { print n }' <<<"$output")" -eq 100000 ]
+	[ "${#lines[@]}" -lt 40 ]
+}
+
 @test "report --format jsonl: one record a line, the summary last" {
 	vector v.bin
 	run -0 htm dtl report v.bin --format jsonl
