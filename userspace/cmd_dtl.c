@@ -376,6 +376,7 @@ static void print_stats(FILE *f, const struct htmtrace_dtl_cpu_stats *stats,
 static const struct option record_options[] = {
 	DEVICE_OPTION,
 	{ "cpus", required_argument, NULL, 'C' },
+	{ "cpu", required_argument, NULL, 'C' },	/* perf's name */
 	{ "events", required_argument, NULL, 'e' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "ring-kb", required_argument, NULL, OPT_RING_KB },

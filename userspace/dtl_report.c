@@ -25,6 +25,8 @@ static const struct option report_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "cpu", required_argument, NULL, 'C' },
+	{ "cpus", required_argument, NULL, 'C' },	/* dtl record's name */
+	{ "input", required_argument, NULL, 'i' },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "header", no_argument, NULL, OPT_HEADER },
 	{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
@@ -121,7 +123,7 @@ int cmd_dtl_report(int argc, char **argv)
 	struct dtl_input in = { .fd = -1 };
 	struct dtl_svg_filter filt;
 	struct out_file of = { .staged = 0 };
-	const char *outname = NULL;
+	const char *outname = NULL, *input = NULL;
 	int svg = 0;		/* the picture (dtl_svg.c), not a listing */
 	int header_only = 0;
 	char why[160];
@@ -131,13 +133,16 @@ int cmd_dtl_report(int argc, char **argv)
 	r.fmt = FMT_TEXT;
 	r.cpus_sum.elem_size = sizeof(struct cpu_sum);
 	dtl_filter_init(&r.filt);
-	while ((opt = next_option(argc, argv, ":o:C:h", report_options,
+	while ((opt = next_option(argc, argv, ":o:C:i:h", report_options,
 				  &co)) > 0) {
 		switch (opt) {
 		case 'o':
 			if (!*optarg)
 				return usage_err("bad output '': expected a file name or -");
 			outname = strcmp(optarg, "-") ? optarg : NULL;
+			break;
+		case 'i':	/* perf's -i FILE, for the operand */
+			input = optarg;
 			break;
 		case OPT_HEADER:
 			r.header = 1;
@@ -187,15 +192,17 @@ int cmd_dtl_report(int argc, char **argv)
 		dtl_filter_free(&r.filt);
 		return usage_err("--summary is a report of text, csv, json or jsonl, not a picture");
 	}
-	if (optind >= argc) {
+	if (!input && optind < argc)
+		input = argv[optind++];
+	if (!input) {
 		dtl_filter_free(&r.filt);
 		return usage_err("missing FILE");
 	}
-	if (optind + 1 < argc) {
+	if (optind < argc) {
 		dtl_filter_free(&r.filt);
-		return usage_err("unexpected argument '%s'", argv[optind + 1]);
+		return usage_err("unexpected argument '%s'", argv[optind]);
 	}
-	r.file = argv[optind];
+	r.file = input;
 	err = dtl_input_open(&in, r.file);
 	if (!strcmp(r.file, "-"))
 		r.file = "standard input";

@@ -255,7 +255,8 @@ static int top_ioctl(int fd, const char *dev, unsigned long cmd, void *arg,
 static const struct option top_options[] = {
 	DEVICE_OPTION,
 	{ "cpus", required_argument, NULL, 'C' },
-	{ "interval", required_argument, NULL, 'i' },
+	{ "cpu", required_argument, NULL, 'C' },	/* perf's name */
+	{ "interval", required_argument, NULL, 'I' },
 	{ "count", required_argument, NULL, 'n' },
 	{ "json", no_argument, NULL, OPT_JSON },
 	HELP_OPTION,
@@ -278,7 +279,7 @@ int cmd_dtl_top(int argc, char **argv)
 	char *end;
 
 	snprintf(co.dev, sizeof(co.dev), "%s", DTL_DEVICE);
-	while ((opt = next_option(argc, argv, ":d:C:i:n:h", top_options,
+	while ((opt = next_option(argc, argv, ":d:C:I:i:n:h", top_options,
 				  &co)) > 0) {
 		switch (opt) {
 		case 'd':
@@ -299,7 +300,8 @@ int cmd_dtl_top(int argc, char **argv)
 				return usage_err("bad CPU list '%s': expected CPU numbers and ranges 0..%u, e.g. 0-3,8",
 						 optarg, DTL_CPU_MAX);
 			break;
-		case 'i':
+		case 'I':
+		case 'i':	/* the older name: perf's -i is an input file */
 			errno = 0;
 			every = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(every >= 0.1) ||

@@ -30,11 +30,11 @@
 	"                           [--latency MS] [-d DEV] -o FILE|-\n" \
 	"                           [--duration SECS | [--] COMMAND [ARG...]]\n"
 #define DTL_REPORT_USAGE \
-	"Usage: htmtrace dtl report FILE|- [--format text|csv|json|jsonl|svg]\n" \
+	"Usage: htmtrace dtl report [-i] FILE|- [--format text|csv|json|jsonl|svg]\n" \
 	"                           [-C CPUS] [--time START,END] [-o OUT]\n" \
 	"                           [--header | --header-only] [--summary]\n"
 #define DTL_TOP_USAGE \
-	"Usage: htmtrace dtl top [-C CPUS] [-i SECS] [-n COUNT] [--json] [-d DEV]\n"
+	"Usage: htmtrace dtl top [-C CPUS] [-I SECS] [-n COUNT] [--json] [-d DEV]\n"
 
 #define PROGRESS_HELP \
 	"      --progress        show the progress of the read on standard\n" \
@@ -135,6 +135,7 @@ static const struct command commands[] = {
 	  "  -C, --cpus CPUS       CPUs to capture, e.g. 0-3,8 (default: every\n"
 	  "                        CPU; a CPU that is offline joins when it comes\n"
 	  "                        online)\n"
+	  "      --cpu CPUS        the same (perf's name)\n"
 	  "  -e, --events EVENTS   cede, preempt, fault or all, comma-separated\n"
 	  "                        (default all)\n"
 	  "      --ring-kb N       the session's ring of records, 4..65536 KiB\n"
@@ -194,8 +195,10 @@ static const struct command commands[] = {
 	  "                        document with \"clock\", \"records\" and\n"
 	  "                        \"summary\"; jsonl: one record a line, the\n"
 	  "                        summary last; svg: the picture\n"
+	  "  -i, --input FILE      FILE, as perf report -i\n"
 	  "  -C, --cpu CPUS        only these CPUs, e.g. 0-3,8 (one the capture\n"
 	  "                        lacks is said; none of them: exit 1)\n"
+	  "      --cpus CPUS       the same (dtl record's and dtl top's name)\n"
 	  "      --time START,END  only from START to END seconds since boot,\n"
 	  "                        e.g. 1000.5,1002 (either may be left out)\n"
 	  "  -o, --output OUT      write to OUT instead of standard output\n"
@@ -228,7 +231,9 @@ static const struct command commands[] = {
 	  "per interval. Ctrl-C ends it: stopped, deconfigured, exit status 0.\n"
 	  "\n"
 	  "  -C, --cpus CPUS       CPUs to watch, e.g. 0-3,8 (default: every CPU)\n"
-	  "  -i, --interval SECS   seconds between reports, 0.1..3600 (default 1)\n"
+	  "      --cpu CPUS        the same (perf's name)\n"
+	  "  -I, --interval SECS   seconds between reports, 0.1..3600 (default 1),\n"
+	  "                        as perf stat -I; -i is its older name\n"
 	  "  -n, --count COUNT     end after COUNT reports (default: Ctrl-C)\n"
 	  "      --json            a JSON object per interval, one a line\n"
 	  "  -d, --device DEV      the device (default /dev/vpa_dtl)\n" },
@@ -450,6 +455,14 @@ static int help_command(int argc, char **argv)
 
 	if (argc == 1) {
 		print_usage(stdout);
+		return EXIT_OK;
+	}
+	/* The synopsis lists "help [command]": help is a command too. */
+	if (argc == 2 && !strcmp(argv[1], "help")) {
+		fputs("Usage: htmtrace help [COMMAND]\n"
+		      "\n"
+		      "Without a COMMAND, the list of commands (as htmtrace --help);\n"
+		      "with one (e.g. 'htmtrace help dtl record'), its options.\n", stdout);
 		return EXIT_OK;
 	}
 	cmd = find_command2(argc - 1, argv + 1);

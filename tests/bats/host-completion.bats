@@ -148,8 +148,12 @@ text" ]
 	# A value that is a number: nothing offered, no option either.
 	run -0 complete_words record -n ''
 	[ "$output" = "" ]
-	run -0 complete_words dtl top -i ''
+	run -0 complete_words dtl top -I ''
 	[ "$output" = "" ]
+	# dtl report -i is perf's input: a file
+	touch cap.bin
+	run -0 complete_words dtl report -i ca
+	[ "$output" = "cap.bin" ]
 	run -0 complete_words dtl record --lat
 	[ "$output" = "--latency" ]
 	run -0 complete_words dtl record --latency ''

@@ -527,6 +527,37 @@ cpu 3 77 0"
 	[ "${lines[0]}" = "Usage: htmtrace dtl record [OPTIONS] -o FILE [...]" ]
 }
 
+@test "option names as perf's and across the dtl commands: --cpu and --cpus, report -i FILE, top -I SECS, help help (issue 42 item 6)" {
+	vector "$FAKE_DTL_STREAM"
+	# record and top take --cpu as -C (perf's name), report --cpus
+	run -0 fdtl dtl record -d "$DEV" --cpu 0-1,3 -o dtl.bin --duration 0
+	grep -qxF "CONFIGURE cpus=[0xb] cpus_size=8 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0" "$FAKE_DTL_LOG"
+	rm "$FAKE_DTL_LOG"
+	run -0 --separate-stderr fdtl dtl top -d "$DEV" --cpu 0-1,3 -n 1 -I 0.1
+	grep -qxF "CONFIGURE cpus=[0xb] cpus_size=8 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0" "$FAKE_DTL_LOG"
+	# -i, the older name of top's interval, still works
+	run -0 --separate-stderr fdtl dtl top -d "$DEV" -n 1 -i 0.1
+	run -2 --separate-stderr fdtl dtl top -d "$DEV" -n 1 -I 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl top: bad interval '0': expected 0.1 to 3600 seconds" ]
+	vector v.bin
+	run -0 htm dtl report v.bin -C 1
+	local want=$output
+	run -0 htm dtl report v.bin --cpus 1
+	[ "$output" = "$want" ]
+	run -0 htm dtl report -i v.bin --cpu 1
+	[ "$output" = "$want" ]
+	run -0 htm dtl report --input=v.bin -C 1
+	[ "$output" = "$want" ]
+	run -2 --separate-stderr htm dtl report -i v.bin v.bin
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: unexpected argument 'v.bin'" ]
+	# help help: the synopsis lists it
+	run -0 --separate-stderr htm help help
+	[ "$stderr" = "" ]
+	[ "${lines[0]}" = "Usage: htmtrace help [COMMAND]" ]
+	[ "${lines[1]}" = "Without a COMMAND, the list of commands (as htmtrace --help);" ]
+	[ "${lines[2]}" = "with one (e.g. 'htmtrace help dtl record'), its options." ]
+}
+
 @test "dtl without a known command: exit 2" {
 	run -2 --separate-stderr htm dtl
 	[ "${stderr_lines[0]}" = "htmtrace dtl: missing dtl command: record, report or top" ]
