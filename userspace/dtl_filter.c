@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "dtl.h"
 #include "dtl_report.h"
@@ -20,6 +21,71 @@ void dtl_filter_init(struct dtl_filter *f)
 	f->cpu_words = 0;
 	f->t_start = LLONG_MIN;
 	f->t_end = LLONG_MAX;
+	f->entry_filters = 0;
+	f->min_wait_ns = 0;
+	memset(f->preempt, 1, sizeof(f->preempt));
+	memset(f->dispatch, 1, sizeof(f->dispatch));
+}
+
+/* A wait: 1ms, 500us, 250ns, 0.5s or seconds alone. Returns 0 or -EINVAL. */
+static int parse_wait(const char *s, __u64 *ns)
+{
+	static const struct { const char *unit; double mul; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char num[32];
+	size_t n = strlen(s), ul, i;
+	double v, mul = 1e9;
+
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		ul = strlen(units[i].unit);
+		if (n > ul && !strcmp(s + n - ul, units[i].unit)) {
+			mul = units[i].mul;
+			n -= ul;
+			break;
+		}
+	}
+	if (n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (parse_seconds(num, &v) || v * mul > 1e18)
+		return -EINVAL;
+	*ns = (__u64)(v * mul + 0.5);
+	return 0;
+}
+
+/*
+ * A list of reasons, by perf's name or code (e.g. H_CEDE,time_slice or
+ * 2,4), into @keep. Returns 0 or -EINVAL.
+ */
+static int parse_reasons(const char *s, unsigned char *keep,
+			 const char *(*name)(unsigned int))
+{
+	char buf[256], *tok, *save = NULL;
+	unsigned int code;
+	__u64 v;
+
+	if (!*s || strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	memset(keep, 0, 256);
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!parse_u64(tok, &v)) {
+			if (v > 255)
+				return -EINVAL;
+			keep[v] = 1;
+			continue;
+		}
+		for (code = 0; code < 256; code++)
+			if (name(code) && !strcasecmp(name(code), tok))
+				break;
+		if (code == 256)
+			return -EINVAL;
+		keep[code] = 1;
+	}
+	return 0;
 }
 
 /*
@@ -50,6 +116,24 @@ int dtl_filter_option(struct dtl_filter *f, int opt, const char *arg)
 			return usage_err("bad time range '%s': expected START,END in seconds since boot, e.g. 1000.5,1002 (either may be left out)",
 					 arg);
 		return 0;
+	case OPT_MIN_WAIT:
+		f->entry_filters = 1;
+		if (parse_wait(arg, &f->min_wait_ns))
+			return usage_err("bad wait '%s': expected a time, e.g. 1ms, 500us or 0.002 (seconds)",
+					 arg);
+		return 0;
+	case OPT_PREEMPT:
+		f->entry_filters = 1;
+		if (parse_reasons(arg, f->preempt, dtl_preempt_name))
+			return usage_err("bad preempt reasons '%s': expected perf's names or codes 0..255, comma-separated, e.g. H_CEDE,time_slice",
+					 arg);
+		return 0;
+	case OPT_DISPATCH:
+		f->entry_filters = 1;
+		if (parse_reasons(arg, f->dispatch, dtl_dispatch_name))
+			return usage_err("bad dispatch reasons '%s': expected perf's names or codes 0..255, comma-separated, e.g. external_interrupt,3",
+					 arg);
+		return 0;
 	}
 	return EXIT_USAGE;
 }
@@ -64,6 +148,20 @@ void dtl_filter_free(struct dtl_filter *f)
 int dtl_filter_cpu(const struct dtl_filter *f, __u32 cpu)
 {
 	return cpu_listed(f->cpus, f->cpu_words, cpu);
+}
+
+/* An entry --min-wait, --preempt and --dispatch keep, on clock @c. */
+int dtl_filter_entry(const struct dtl_filter *f,
+		     const struct htmtrace_dtl_clock *c,
+		     const struct dtl_entry *e)
+{
+	if (!f->entry_filters)
+		return 1;
+	return f->preempt[e->preempt_reason] &&
+	       f->dispatch[e->dispatch_reason] &&
+	       (!f->min_wait_ns || (c->tb_freq &&
+		dtl_ticks_to_ns(e->enqueue_to_dispatch, c->tb_freq) >=
+		f->min_wait_ns));
 }
 
 /* In --time's range: the time of @tb since boot, on @c. */

@@ -19,31 +19,83 @@ static struct cpu_sum *cpu_sum(struct report *r, __u32 cpu)
 	return cpu_table_get(&r->cpus_sum, cpu);
 }
 
+typedef int (*pending_cmp)(const struct pending *a, const struct pending *b);
+
+/* Time order: the reorder window's. */
 static int pending_before(const struct pending *a, const struct pending *b)
 {
 	return a->key < b->key || (a->key == b->key && a->off < b->off);
 }
 
-/* Take the earliest pending record out of the window and print it. */
-static void heap_pop(struct report *r)
+/*
+ * --worst: @a is a shorter wait than @b (of equal waits, the later in the
+ * file): the heap's top is the one to drop.
+ */
+static int less_worse(const struct pending *a, const struct pending *b)
 {
-	struct pending *h = r->heap, top = h[0], last;
+	return a->key < b->key || (a->key == b->key && a->off > b->off);
+}
+
+/* Remove the top of the heap @h of @n (by @before); returns it. */
+static struct pending heap_take(struct pending *h, size_t *n,
+				pending_cmp before)
+{
+	struct pending top = h[0], last = h[--*n];
 	size_t i = 0, c;
 
-	last = h[--r->nheap];
 	for (;;) {
 		c = 2 * i + 1;
-		if (c >= r->nheap)
+		if (c >= *n)
 			break;
-		if (c + 1 < r->nheap && pending_before(&h[c + 1], &h[c]))
+		if (c + 1 < *n && before(&h[c + 1], &h[c]))
 			c++;
-		if (!pending_before(&h[c], &last))
+		if (!before(&h[c], &last))
 			break;
 		h[i] = h[c];
 		i = c;
 	}
-	if (r->nheap)
+	if (*n)
 		h[i] = last;
+	return top;
+}
+
+/* Add @p to the heap @h of @n (room for it checked by the caller). */
+static void heap_add(struct pending *h, size_t *n, struct pending p,
+		     pending_cmp before)
+{
+	size_t i, parent;
+
+	for (i = (*n)++; i; i = parent) {
+		parent = (i - 1) / 2;
+		if (!before(&p, &h[parent]))
+			break;
+		h[i] = h[parent];
+	}
+	h[i] = p;
+}
+
+/* Room for one more in the heap. Returns 0 or -ENOMEM. */
+static int heap_room(struct report *r)
+{
+	struct pending *h;
+	size_t ncap;
+
+	if (r->nheap < r->heap_cap)
+		return 0;
+	ncap = r->heap_cap ? r->heap_cap * 2 : 1024;
+	h = realloc(r->heap, ncap * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	r->heap = h;
+	r->heap_cap = ncap;
+	return 0;
+}
+
+/* Take the earliest pending record out of the window and print it. */
+static void heap_pop(struct report *r)
+{
+	struct pending top = heap_take(r->heap, &r->nheap, pending_before);
+
 	if (r->emitted && top.key < r->last_key)
 		r->out_of_order++;
 	else
@@ -56,31 +108,44 @@ static void heap_pop(struct report *r)
 static int heap_push(struct report *r, __u64 key, size_t off,
 		     size_t clock_off)
 {
-	struct pending p = { key, off, clock_off }, *h;
-	size_t i, parent;
+	struct pending p = { key, off, clock_off };
 
 	if (r->nheap == REORDER_WINDOW)
 		heap_pop(r);
-	if (r->nheap == r->heap_cap) {
-		size_t ncap = r->heap_cap ? r->heap_cap * 2 : 1024;
-
-		h = realloc(r->heap, ncap * sizeof(*h));
-		if (!h)
-			return -ENOMEM;
-		r->heap = h;
-		r->heap_cap = ncap;
-	}
-	h = r->heap;
-	for (i = r->nheap++; i; i = parent) {
-		parent = (i - 1) / 2;
-		if (!pending_before(&p, &h[parent]))
-			break;
-		h[i] = h[parent];
-	}
-	h[i] = p;
+	if (heap_room(r))
+		return -ENOMEM;
+	heap_add(r->heap, &r->nheap, p, pending_before);
 	return 0;
 }
 
+/* --worst N: keep the entry if it is among the N longest waits so far. */
+static int worst_push(struct report *r, __u64 wait, size_t off,
+		      size_t clock_off)
+{
+	struct pending p = { wait, off, clock_off };
+
+	if (r->nheap == r->worst) {
+		if (!less_worse(&r->heap[0], &p))
+			return 0;
+		heap_take(r->heap, &r->nheap, less_worse);
+	}
+	if (heap_room(r))
+		return -ENOMEM;
+	heap_add(r->heap, &r->nheap, p, less_worse);
+	return 0;
+}
+
+/* --worst: the entries kept, the longest wait first. */
+static void worst_emit(struct report *r)
+{
+	size_t n = r->nheap, i;
+
+	/* Taking the top each time leaves them in the array, shortest last. */
+	for (i = n; i > 0; i--)
+		r->heap[i - 1] = heap_take(r->heap, &r->nheap, less_worse);
+	for (i = 0; i < n; i++)
+		fmt_record(r, &r->heap[i]);
+}
 
 /*
  * Print a checked stream in time order (through the reorder window),
@@ -109,7 +174,7 @@ int report_stream(struct report *r, const unsigned char *buf, size_t len)
 		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
 			memcpy(&clock, buf + off, sizeof(clock));
 			clock_off = off;
-			if (!r->summary_only &&
+			if (!r->summary_only && !r->worst &&
 			    heap_push(r, clock.timebase, off, clock_off))
 				return -ENOMEM;
 			continue;
@@ -135,6 +200,9 @@ int report_stream(struct report *r, const unsigned char *buf, size_t len)
 			key = s->has_last ? s->last_tb : clock.timebase;
 		}
 		if (clock.tb_freq && !dtl_filter_time(&r->filt, &clock, key))
+			continue;
+		if (hdr.type == HTMTRACE_DTL_REC_ENTRY &&
+		    !dtl_filter_entry(&r->filt, &clock, &e))
 			continue;
 		switch (hdr.type) {
 		case HTMTRACE_DTL_REC_ENTRY:
@@ -178,9 +246,19 @@ int report_stream(struct report *r, const unsigned char *buf, size_t len)
 			s->events[cpu.event < NR_CPU_EVENTS ? cpu.event : 0]++;
 			break;
 		}
-		if (!r->summary_only && heap_push(r, key, off, clock_off))
+		if (r->summary_only)
+			continue;
+		if (r->worst) {
+			if (hdr.type == HTMTRACE_DTL_REC_ENTRY &&
+			    worst_push(r, e.enqueue_to_dispatch, off, clock_off))
+				return -ENOMEM;
+			continue;
+		}
+		if (heap_push(r, key, off, clock_off))
 			return -ENOMEM;
 	}
+	if (r->worst)
+		worst_emit(r);
 	while (r->nheap)
 		heap_pop(r);
 	/* The summary converts waits with the last clock. */

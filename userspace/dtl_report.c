@@ -27,10 +27,14 @@ static const struct option report_options[] = {
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "cpus", required_argument, NULL, 'C' },	/* dtl record's name */
 	{ "input", required_argument, NULL, 'i' },
+	{ "min-wait", required_argument, NULL, OPT_MIN_WAIT },
+	{ "preempt", required_argument, NULL, OPT_PREEMPT },
+	{ "dispatch", required_argument, NULL, OPT_DISPATCH },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "header", no_argument, NULL, OPT_HEADER },
 	{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
 	{ "summary", no_argument, NULL, OPT_SUMMARY },
+	{ "worst", required_argument, NULL, OPT_WORST },
 	HELP_OPTION,
 	OPTIONS_END,
 };
@@ -126,6 +130,7 @@ int cmd_dtl_report(int argc, char **argv)
 	const char *outname = NULL, *input = NULL;
 	int svg = 0;		/* the picture (dtl_svg.c), not a listing */
 	int header_only = 0;
+	__u64 worst = 0;
 	char why[160];
 	unsigned int i;
 	int opt, err, damaged, ret = EXIT_FAIL;
@@ -153,8 +158,20 @@ int cmd_dtl_report(int argc, char **argv)
 		case OPT_SUMMARY:
 			r.summary_only = 1;
 			break;
+		case OPT_WORST:
+			if (parse_u64(optarg, &worst) || !worst ||
+			    worst > REORDER_WINDOW) {
+				dtl_filter_free(&r.filt);
+				return usage_err("bad count '%s': expected 1 to %u entries",
+						 optarg, REORDER_WINDOW);
+			}
+			r.worst = worst;
+			break;
 		case 'C':
 		case OPT_TIME:
+		case OPT_MIN_WAIT:
+		case OPT_PREEMPT:
+		case OPT_DISPATCH:
 			err = dtl_filter_option(&r.filt, opt, optarg);
 			if (err) {
 				dtl_filter_free(&r.filt);
@@ -187,6 +204,14 @@ int cmd_dtl_report(int argc, char **argv)
 		dtl_filter_free(&r.filt);
 		return usage_err("--header%s prints the text format's header; json and jsonl hold it in their document",
 				 header_only ? "-only" : "");
+	}
+	if (r.filt.entry_filters && svg) {
+		dtl_filter_free(&r.filt);
+		return usage_err("--min-wait, --preempt and --dispatch select entries of a report, not of the picture");
+	}
+	if (r.worst && (svg || r.summary_only)) {
+		dtl_filter_free(&r.filt);
+		return usage_err("--worst lists entries: not with --summary or the picture");
 	}
 	if (r.summary_only && svg) {
 		dtl_filter_free(&r.filt);

@@ -47,11 +47,17 @@ struct pending {
 	size_t clock_off;	/* of the CLOCK record in force there */
 };
 
-/* dtl_filter.c: --cpu and --time, what is reported (cpus NULL: every CPU). */
+/*
+ * dtl_filter.c: --cpu and --time, what is reported (cpus NULL: every CPU);
+ * the entries' filters: --min-wait, --preempt and --dispatch.
+ */
 struct dtl_filter {
 	__u64 *cpus;
 	size_t cpu_words;
 	long long t_start, t_end;
+	int entry_filters;		/* any of the three below */
+	__u64 min_wait_ns;		/* enqueue_to_dispatch at least */
+	unsigned char preempt[256], dispatch[256];	/* 1: kept */
 };
 
 struct report {
@@ -70,6 +76,7 @@ struct report {
 	const char *damage;		/* why the records end at end, or NULL */
 	int header;			/* --header: print the file header */
 	int summary_only;		/* --summary: no records */
+	size_t worst;			/* --worst N: N entries, longest wait first */
 	/* The reorder window. */
 	const unsigned char *buf;
 	struct pending *heap;
@@ -105,6 +112,9 @@ void dtl_filter_free(struct dtl_filter *f);
 int dtl_filter_cpu(const struct dtl_filter *f, __u32 cpu);
 int dtl_filter_time(const struct dtl_filter *f,
 		    const struct htmtrace_dtl_clock *c, __u64 tb);
+int dtl_filter_entry(const struct dtl_filter *f,
+		     const struct htmtrace_dtl_clock *c,
+		     const struct dtl_entry *e);
 int dtl_filter_check_cpus(const struct dtl_filter *f, const char *file,
 			  const unsigned char *buf, size_t start, size_t end);
 

@@ -32,7 +32,9 @@
 #define DTL_REPORT_USAGE \
 	"Usage: htmtrace dtl report [-i] FILE|- [--format text|csv|json|jsonl|svg]\n" \
 	"                           [-C CPUS] [--time START,END] [-o OUT]\n" \
-	"                           [--header | --header-only] [--summary]\n"
+	"                           [--header | --header-only] [--summary]\n" \
+	"                           [--min-wait TIME] [--preempt REASONS]\n" \
+	"                           [--dispatch REASONS] [--worst N]\n"
 #define DTL_TOP_USAGE \
 	"Usage: htmtrace dtl top [-C CPUS] [-I SECS] [-n COUNT] [--json] [-d DEV]\n"
 
@@ -201,6 +203,15 @@ static const struct command commands[] = {
 	  "      --cpus CPUS       the same (dtl record's and dtl top's name)\n"
 	  "      --time START,END  only from START to END seconds since boot,\n"
 	  "                        e.g. 1000.5,1002 (either may be left out)\n"
+	  "      --min-wait TIME   only entries whose dispatch wait is at least\n"
+	  "                        TIME, e.g. 1ms, 500us, 0.002 (seconds)\n"
+	  "      --preempt REASONS only entries of these preempt reasons, perf's\n"
+	  "                        names or codes, e.g. H_CEDE,time_slice\n"
+	  "      --dispatch REASONS\n"
+	  "                        only entries of these dispatch reasons\n"
+	  "      --worst N         only the N entries of the longest dispatch\n"
+	  "                        waits, longest first (the earlier of equal\n"
+	  "                        ones first), then the summary of all\n"
 	  "  -o, --output OUT      write to OUT instead of standard output\n"
 	  "                        (created only once FILE is found readable;\n"
 	  "                        never FILE itself; replaced only by a whole\n"

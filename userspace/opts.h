@@ -20,8 +20,11 @@ enum {
 	OPT_HEX,
 	OPT_JSON,
 	OPT_LATENCY,
+	OPT_MIN_WAIT,
 	OPT_MODE,
 	OPT_NOWRAP,
+	OPT_PREEMPT,
+	OPT_DISPATCH,
 	OPT_NO_PROGRESS,
 	OPT_OFFSET,
 	OPT_PROGRESS,
@@ -32,6 +35,7 @@ enum {
 	OPT_SUMMARY,
 	OPT_TIME,
 	OPT_WAIT,
+	OPT_WORST,
 };
 
 /* Entries of a command's struct option table, spelt once. */

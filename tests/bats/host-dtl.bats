@@ -1398,6 +1398,67 @@ assert rows[0]["summary"] == json.loads(sys.argv[2])["cpus"][0]
 	[ "${#lines[@]}" -lt 40 ]
 }
 
+# entry_offsets ARGS...: the offsets of the entries dtl report ARGS prints
+# as CSV, in its order, on one line.
+entry_offsets() {
+	htm dtl report "$@" --format csv | awk -F, '$1 == "entry" { print $2 }' | paste -s -d ' '
+}
+
+@test "report --min-wait, --preempt, --dispatch: the entries kept, the summary of them, other records as they were (issue 42 item 6)" {
+	vector v.bin
+	# the entries: 72 waits 1 us (decrementer_interrupt, H_CEDE), 128
+	# 0.001 us (time_slice, time_slice), 208 none (17, 42); 208 first in time
+	[ "$(entry_offsets v.bin)" = "208 72 128" ]
+	[ "$(entry_offsets v.bin --min-wait 1us)" = "72" ]
+	[ "$(entry_offsets v.bin --min-wait 0.000001)" = "72" ]
+	[ "$(entry_offsets v.bin --min-wait 1001ns)" = "" ]
+	[ "$(entry_offsets v.bin --min-wait 1ns)" = "72 128" ]
+	[ "$(entry_offsets v.bin --preempt H_CEDE)" = "72" ]
+	[ "$(entry_offsets v.bin --preempt time_slice,42)" = "208 128" ]
+	[ "$(entry_offsets v.bin --dispatch 17)" = "208" ]
+	[ "$(entry_offsets v.bin --dispatch decrementer_interrupt --preempt h_cede)" = "72" ]
+	[ "$(entry_offsets v.bin --dispatch time_slice --preempt H_CEDE)" = "" ]
+	# the loss and CPU records stay; the summary counts the entries kept
+	run -0 htm dtl report v.bin --preempt H_CEDE
+	[ "$(grep -c '^LOST \|^CPU ' <<<"$output")" -eq 5 ]
+	[ "${lines[-1]}" = "entries: 1, lost: 8 (overwritten 5, dropped 3), unknown records skipped: 0" ]
+	run -0 htm dtl report v.bin --min-wait 1ms --summary --format csv
+	[ "$(grep -c '^cpu,' <<<"$output")" -eq 3 ]
+	[ "$(awk -F, '$1 == "cpu" { n += $5 } END { print n }' <<<"$output")" -eq 0 ]
+	local bad
+	for bad in 1x ms -1ms ''; do
+		run -2 --separate-stderr htm dtl report v.bin --min-wait "$bad"
+		[ "${stderr_lines[0]}" = "htmtrace dtl report: bad wait '$bad': expected a time, e.g. 1ms, 500us or 0.002 (seconds)" ]
+	done
+	run -2 --separate-stderr htm dtl report v.bin --preempt H_CEDE,nope
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad preempt reasons 'H_CEDE,nope': expected perf's names or codes 0..255, comma-separated, e.g. H_CEDE,time_slice" ]
+	run -2 --separate-stderr htm dtl report v.bin --dispatch 256
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad dispatch reasons '256': expected perf's names or codes 0..255, comma-separated, e.g. external_interrupt,3" ]
+	run -2 --separate-stderr htm dtl report v.bin --preempt 2 --format svg
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: --min-wait, --preempt and --dispatch select entries of a report, not of the picture" ]
+}
+
+@test "report --worst N: the N longest dispatch waits, longest first, then the summary of all (issue 42 item 6)" {
+	vector v.bin
+	[ "$(entry_offsets v.bin --worst 2)" = "72 128" ]
+	[ "$(entry_offsets v.bin --worst 5)" = "72 128 208" ]
+	run -0 htm dtl report v.bin --worst 1
+	[[ "${lines[0]}" == *" cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE "* ]]
+	[ "${lines[-1]}" = "entries: 3, lost: 8 (overwritten 5, dropped 3), unknown records skipped: 0" ]
+	# on a larger capture: as sorting every entry by its wait, the
+	# earlier of equal waits first
+	"$PY" "$TOP/tests/dtlgen.py" g.bin --cpus 3 --entries 3000
+	htm dtl report g.bin --format csv >all.csv
+	[ "$(entry_offsets g.bin --worst 50)" = "$(awk -F, '$1 == "entry" { print $10, $2 }' all.csv |
+		LC_ALL=C sort -k1,1gr -k2,2n | head -n 50 | cut -d' ' -f2 | paste -s -d ' ')" ]
+	# with the filters
+	[ "$(entry_offsets v.bin --worst 2 --preempt time_slice,42)" = "128 208" ]
+	run -2 --separate-stderr htm dtl report v.bin --worst 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad count '0': expected 1 to 1048576 entries" ]
+	run -2 --separate-stderr htm dtl report v.bin --worst 3 --summary
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: --worst lists entries: not with --summary or the picture" ]
+}
+
 @test "report --format jsonl: one record a line, the summary last" {
 	vector v.bin
 	run -0 htm dtl report v.bin --format jsonl
