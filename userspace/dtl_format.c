@@ -52,7 +52,8 @@ static void out_clock(struct report *r, size_t off,
 {
 	char secs[32], mono[32], wall[48];
 
-	format_seconds(secs, sizeof(secs), (long long)c->boottime_ns);
+	format_seconds(secs, sizeof(secs),
+		       fmt_time(r, (long long)c->boottime_ns));
 	format_seconds(mono, sizeof(mono), (long long)c->monotonic_ns);
 	format_utc(wall, sizeof(wall), (long long)c->realtime_ns);
 	switch (r->fmt) {
@@ -95,7 +96,8 @@ static void out_entry(struct report *r, size_t off, __u32 cpu,
 	char dnum[8], pnum[8];
 
 	format_seconds(secs, sizeof(secs),
-		       dtl_tb_to_ns(c, e->timebase, c->boottime_ns));
+		       fmt_time(r, dtl_tb_to_ns(c, e->timebase,
+						c->boottime_ns)));
 	format_utc(wall, sizeof(wall),
 		   dtl_tb_to_ns(c, e->timebase, c->realtime_ns));
 	format_us(e2d, sizeof(e2d),
@@ -498,6 +500,8 @@ static void json_summary(struct report *r, const char *nl)
 
 void fmt_summary(struct report *r)
 {
+	if (r->nfields)
+		return;		/* -F: the entries only, as perf script */
 	if (r->summary_only) {
 		fmt_cpu_summary(r);
 		return;
@@ -534,6 +538,14 @@ void fmt_record(struct report *r, const struct pending *p)
 
 	memcpy(&r->clock, r->buf + p->clock_off, sizeof(r->clock));
 	memcpy(&hdr, rec, sizeof(hdr));
+	if (r->nfields) {
+		if (hdr.type == HTMTRACE_DTL_REC_ENTRY) {
+			memcpy(&er, rec, sizeof(er));
+			dtl_entry_decode(er.entry, &e);
+			fmt_fields_entry(r, p->off, hdr.cpu, &e);
+		}
+		return;
+	}
 	switch (hdr.type) {
 	case HTMTRACE_DTL_REC_CLOCK:
 		out_clock(r, p->off, &r->clock);
@@ -626,6 +638,10 @@ void fmt_begin(struct report *r, const unsigned char *buf, size_t len)
 		fmt_header_text(r, buf);
 	if (r->summary_only)
 		return;
+	if (r->nfields) {
+		fmt_fields_header(r);
+		return;
+	}
 	if (r->fmt == FMT_JSONL && r->start) {
 		printf("{\"kind\": \"header\", \"offset\": 0, ");
 		json_header(r, buf);

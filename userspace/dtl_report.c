@@ -35,6 +35,8 @@ static const struct option report_options[] = {
 	{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
 	{ "summary", no_argument, NULL, OPT_SUMMARY },
 	{ "worst", required_argument, NULL, OPT_WORST },
+	{ "fields", required_argument, NULL, 'F' },
+	{ "reltime", no_argument, NULL, OPT_RELTIME },
 	HELP_OPTION,
 	OPTIONS_END,
 };
@@ -131,14 +133,14 @@ int cmd_dtl_report(int argc, char **argv)
 	int svg = 0;		/* the picture (dtl_svg.c), not a listing */
 	int header_only = 0;
 	__u64 worst = 0;
-	char why[160];
+	char why[160], names[256];
 	unsigned int i;
 	int opt, err, damaged, ret = EXIT_FAIL;
 
 	r.fmt = FMT_TEXT;
 	r.cpus_sum.elem_size = sizeof(struct cpu_sum);
 	dtl_filter_init(&r.filt);
-	while ((opt = next_option(argc, argv, ":o:C:i:h", report_options,
+	while ((opt = next_option(argc, argv, ":o:C:i:F:h", report_options,
 				  &co)) > 0) {
 		switch (opt) {
 		case 'o':
@@ -157,6 +159,17 @@ int cmd_dtl_report(int argc, char **argv)
 			break;
 		case OPT_SUMMARY:
 			r.summary_only = 1;
+			break;
+		case 'F':
+			if (dtl_fields_parse(optarg, r.fields, &r.nfields)) {
+				dtl_fields_list(names, sizeof(names));
+				dtl_filter_free(&r.filt);
+				return usage_err("bad fields '%s': expected some of %s, comma-separated",
+						 optarg, names);
+			}
+			break;
+		case OPT_RELTIME:
+			r.reltime = 1;
 			break;
 		case OPT_WORST:
 			if (parse_u64(optarg, &worst) || !worst ||
@@ -212,6 +225,11 @@ int cmd_dtl_report(int argc, char **argv)
 	if (r.worst && (svg || r.summary_only)) {
 		dtl_filter_free(&r.filt);
 		return usage_err("--worst lists entries: not with --summary or the picture");
+	}
+	if (r.nfields && (svg || r.summary_only || r.fmt == FMT_JSON ||
+			  r.fmt == FMT_JSONL)) {
+		dtl_filter_free(&r.filt);
+		return usage_err("-F selects the columns of the text and csv formats' entries: not with --summary, json, jsonl or the picture");
 	}
 	if (r.summary_only && svg) {
 		dtl_filter_free(&r.filt);

@@ -17,6 +17,9 @@
 
 enum dtl_format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_JSONL };
 
+/* -F: at most this many fields (a field may come twice). */
+#define DTL_FIELDS_MAX		32
+
 #define NR_CPU_EVENTS	(HTMTRACE_DTL_CPU_FAILED + 1)	/* [0]: others */
 
 struct cpu_sum {
@@ -77,6 +80,10 @@ struct report {
 	int header;			/* --header: print the file header */
 	int summary_only;		/* --summary: no records */
 	size_t worst;			/* --worst N: N entries, longest wait first */
+	unsigned char fields[DTL_FIELDS_MAX];	/* -F: the entries' fields */
+	int nfields;			/* 0: no -F */
+	int reltime, have_base;		/* --reltime: times from time_base */
+	long long time_base;
 	/* The reorder window. */
 	const unsigned char *buf;
 	struct pending *heap;
@@ -136,6 +143,14 @@ void fmt_begin(struct report *r, const unsigned char *buf, size_t len);
 void fmt_header_text(const struct report *r, const unsigned char *buf);
 void fmt_record(struct report *r, const struct pending *p);
 void fmt_summary(struct report *r);
+
+/* dtl_fields.c */
+int dtl_fields_parse(const char *s, unsigned char *fields, int *n);
+void dtl_fields_list(char *buf, size_t len);
+long long fmt_time(struct report *r, long long ns);
+void fmt_fields_header(const struct report *r);
+void fmt_fields_entry(struct report *r, size_t off, __u32 cpu,
+		      const struct dtl_entry *e);
 
 /* dtl_summary.c */
 void fmt_cpu_summary(struct report *r);

@@ -34,7 +34,8 @@
 	"                           [-C CPUS] [--time START,END] [-o OUT]\n" \
 	"                           [--header | --header-only] [--summary]\n" \
 	"                           [--min-wait TIME] [--preempt REASONS]\n" \
-	"                           [--dispatch REASONS] [--worst N]\n"
+	"                           [--dispatch REASONS] [--worst N]\n" \
+	"                           [-F FIELDS] [--reltime]\n"
 #define DTL_TOP_USAGE \
 	"Usage: htmtrace dtl top [-C CPUS] [-I SECS] [-n COUNT] [--json] [-d DEV]\n"
 
@@ -212,6 +213,11 @@ static const struct command commands[] = {
 	  "      --worst N         only the N entries of the longest dispatch\n"
 	  "                        waits, longest first (the earlier of equal\n"
 	  "                        ones first), then the summary of all\n"
+	  "  -F, --fields FIELDS   the entries only, each as these of the csv\n"
+	  "                        columns in this order, as perf script -F\n"
+	  "                        (e.g. seconds,cpu,preempt,\n"
+	  "                        enqueue_to_dispatch_us; text and csv)\n"
+	  "      --reltime         times from the first record printed\n"
 	  "  -o, --output OUT      write to OUT instead of standard output\n"
 	  "                        (created only once FILE is found readable;\n"
 	  "                        never FILE itself; replaced only by a whole\n"

@@ -108,7 +108,7 @@ top" ]
 	run -0 complete_words help dtl r
 	[ "$output" = "record
 report" ]
-	run -0 complete_words dtl report --f
+	run -0 complete_words dtl report --fo
 	[ "$output" = "--format" ]
 }
 

@@ -1459,6 +1459,34 @@ entry_offsets() {
 	[ "${stderr_lines[0]}" = "htmtrace dtl report: --worst lists entries: not with --summary or the picture" ]
 }
 
+@test "report -F FIELDS: the entries' columns in the order asked, as perf script -F; --reltime: times from the first record (issue 42 item 6)" {
+	vector v.bin
+	run -0 --separate-stderr htm dtl report v.bin -F seconds,cpu,preempt,enqueue_to_dispatch_us
+	[ "$stderr" = "" ]
+	[ "$output" = "$(printf '%s\n' "6.999999998 1 42 0.000" "8.000000000 0 H_CEDE 1.000" "8.000000001 0 time_slice 0.001")" ]
+	run -0 htm dtl report v.bin --format csv -F cpu,offset,srr1,cpu
+	[ "$output" = "$(printf '%s\n' "cpu,offset,srr1,cpu" "1,208,0x0,1" "0,72,0x8000000000001033,0" "0,128,0x0,0")" ]
+	# every field: the CSV report's columns, for its entries
+	local all=offset,cpu,seconds,realtime,timebase,dispatch,preempt,processor_id,enqueue_to_dispatch_us,ready_to_enqueue_us,waiting_to_ready_us,fault_addr,srr0,srr1
+	run -0 htm dtl report v.bin --format csv -F "$all"
+	[ "$output" = "$(htm dtl report v.bin --format csv | sed -n '1s/^kind,\(.*\),count,why.*/\1/p; s/^entry,\(.*\),,,,,,,,$/\1/p')" ]
+	# with --worst and the filters
+	run -0 htm dtl report v.bin -F offset --worst 2
+	[ "$output" = "$(printf '%s\n' 72 128)" ]
+	run -0 htm dtl report v.bin -F offset --preempt time_slice
+	[ "$output" = 128 ]
+	# --reltime: seconds from the first record printed
+	run -0 htm dtl report v.bin -F seconds --reltime
+	[ "$output" = "$(printf '%s\n' 0.000000000 1.000000002 1.000000003)" ]
+	run -0 htm dtl report v.bin --reltime
+	[[ "${lines[0]}" == "0.000000000 "* ]]
+	[[ "$(grep '^CLOCK ' <<<"$output")" == "CLOCK tb_freq=512000000 timebase=1024000000 boottime=0.000000002 "* ]]
+	run -2 --separate-stderr htm dtl report v.bin -F cpu,nope
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad fields 'cpu,nope': expected some of $all, comma-separated" ]
+	run -2 --separate-stderr htm dtl report v.bin -F cpu --format json
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: -F selects the columns of the text and csv formats' entries: not with --summary, json, jsonl or the picture" ]
+}
+
 @test "report --format jsonl: one record a line, the summary last" {
 	vector v.bin
 	run -0 htm dtl report v.bin --format jsonl
