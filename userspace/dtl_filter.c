@@ -21,6 +21,7 @@ void dtl_filter_init(struct dtl_filter *f)
 	f->cpu_words = 0;
 	f->t_start = LLONG_MIN;
 	f->t_end = LLONG_MAX;
+	f->ntimes = 0;
 	f->entry_filters = 0;
 	f->min_wait_ns = 0;
 	memset(f->preempt, 1, sizeof(f->preempt));
@@ -88,6 +89,106 @@ static int parse_reasons(const char *s, unsigned char *keep,
 	return 0;
 }
 
+/* A percent 0..100 at *@p, then '%'. Returns 0 or -EINVAL. */
+static int parse_pct(const char **p, double *v)
+{
+	char *end;
+
+	if (!(**p >= '0' && **p <= '9'))
+		return -EINVAL;
+	*v = strtod(*p, &end);
+	if (*end != '%' || !(*v >= 0 && *v <= 100))
+		return -EINVAL;
+	*p = end + 1;
+	return 0;
+}
+
+/*
+ * --time: START,END in seconds since boot, or percents of the capture's
+ * span (perf's habit): A%-B%, several comma-separated. Each --time adds
+ * its ranges; a record in any of them is kept. Returns 0 or -EINVAL.
+ */
+static int parse_times(struct dtl_filter *f, const char *arg)
+{
+	struct dtl_time_range *t;
+	const char *p = arg;
+
+	if (!strchr(arg, '%')) {
+		if (f->ntimes == DTL_TIMES_MAX)
+			return -EINVAL;
+		t = &f->times[f->ntimes];
+		if (parse_time_range(arg, &t->start, &t->end))
+			return -EINVAL;
+		t->pct = 0;
+		f->ntimes++;
+		return 0;
+	}
+	for (;;) {
+		if (f->ntimes == DTL_TIMES_MAX)
+			return -EINVAL;
+		t = &f->times[f->ntimes];
+		if (parse_pct(&p, &t->pstart) || *p++ != '-' ||
+		    parse_pct(&p, &t->pend) || t->pend < t->pstart)
+			return -EINVAL;
+		t->pct = 1;
+		f->ntimes++;
+		if (!*p)
+			return 0;
+		if (*p++ != ',')
+			return -EINVAL;
+	}
+}
+
+/*
+ * Percent ranges of --time: of the span of the capture's entries (the
+ * first to the last, since boot, each on the CLOCK in force). The first
+ * range is also the picture's.
+ */
+void dtl_filter_resolve(struct dtl_filter *f, const unsigned char *buf,
+			size_t start, size_t end)
+{
+	struct htmtrace_dtl_entry_rec er;
+	struct htmtrace_dtl_clock clock;
+	struct htmtrace_dtl_rec hdr;
+	long long lo = LLONG_MAX, hi = LLONG_MIN, t;
+	struct dtl_entry e;
+	size_t off;
+	int i, pct = 0;
+
+	for (i = 0; i < f->ntimes; i++)
+		pct |= f->times[i].pct;
+	memset(&clock, 0, sizeof(clock));
+	for (off = start; pct && dtl_rec_check(buf, end, off, &hdr) == DTL_REC_OK;
+	     off += hdr.len) {
+		if (hdr.type == HTMTRACE_DTL_REC_CLOCK)
+			memcpy(&clock, buf + off, sizeof(clock));
+		if (hdr.type != HTMTRACE_DTL_REC_ENTRY || !clock.tb_freq)
+			continue;
+		memcpy(&er, buf + off, sizeof(er));
+		dtl_entry_decode(er.entry, &e);
+		t = dtl_tb_to_ns(&clock, e.timebase, clock.boottime_ns);
+		lo = t < lo ? t : lo;
+		hi = t > hi ? t : hi;
+	}
+	for (i = 0; i < f->ntimes; i++) {
+		struct dtl_time_range *r = &f->times[i];
+
+		if (!r->pct)
+			continue;
+		if (lo > hi) {		/* no entries: nothing is in range */
+			r->start = LLONG_MAX;
+			r->end = LLONG_MIN;
+			continue;
+		}
+		r->start = lo + (long long)((double)(hi - lo) * r->pstart / 100);
+		r->end = lo + (long long)((double)(hi - lo) * r->pend / 100 + 0.5);
+	}
+	if (f->ntimes) {
+		f->t_start = f->times[0].start;
+		f->t_end = f->times[0].end;
+	}
+}
+
 /*
  * A filter option of the command line (-C/--cpu, --time). Returns 0, or
  * the exit status after a message.
@@ -112,9 +213,9 @@ int dtl_filter_option(struct dtl_filter *f, int opt, const char *arg)
 		f->cpu_words = cpus_size / sizeof(*f->cpus);
 		return 0;
 	case OPT_TIME:
-		if (parse_time_range(arg, &f->t_start, &f->t_end))
-			return usage_err("bad time range '%s': expected START,END in seconds since boot, e.g. 1000.5,1002 (either may be left out)",
-					 arg);
+		if (parse_times(f, arg))
+			return usage_err("bad time range '%s': expected START,END in seconds since boot, e.g. 1000.5,1002 (either may be left out), or percents of the capture, e.g. 0%%-10%%,50%%-60%% (at most %d ranges)",
+					 arg, DTL_TIMES_MAX);
 		return 0;
 	case OPT_MIN_WAIT:
 		f->entry_filters = 1;
@@ -169,8 +270,14 @@ int dtl_filter_time(const struct dtl_filter *f,
 		    const struct htmtrace_dtl_clock *c, __u64 tb)
 {
 	long long t = dtl_tb_to_ns(c, tb, c->boottime_ns);
+	int i;
 
-	return t >= f->t_start && t <= f->t_end;
+	if (!f->ntimes)
+		return 1;
+	for (i = 0; i < f->ntimes; i++)
+		if (t >= f->times[i].start && t <= f->times[i].end)
+			return 1;
+	return 0;
 }
 
 /*

@@ -218,6 +218,10 @@ int cmd_dtl_report(int argc, char **argv)
 		return usage_err("--header%s prints the text format's header; json and jsonl hold it in their document",
 				 header_only ? "-only" : "");
 	}
+	if (r.filt.ntimes > 1 && svg) {
+		dtl_filter_free(&r.filt);
+		return usage_err("the picture takes one --time range");
+	}
 	if (r.filt.entry_filters && svg) {
 		dtl_filter_free(&r.filt);
 		return usage_err("--min-wait, --preempt and --dispatch select entries of a report, not of the picture");
@@ -275,6 +279,8 @@ int cmd_dtl_report(int argc, char **argv)
 		if (damaged)
 			r.damage = why;
 	}
+	/* --time's percents: of the capture's span. */
+	dtl_filter_resolve(&r.filt, in.map, r.start, r.end);
 	/* -C: CPUs the capture does not hold are said; none of them: no report. */
 	if (!header_only) {
 		err = dtl_filter_check_cpus(&r.filt, r.file, in.map, r.start,

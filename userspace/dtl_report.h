@@ -54,10 +54,20 @@ struct pending {
  * dtl_filter.c: --cpu and --time, what is reported (cpus NULL: every CPU);
  * the entries' filters: --min-wait, --preempt and --dispatch.
  */
+#define DTL_TIMES_MAX		16
+
+struct dtl_time_range {
+	long long start, end;		/* ns since boot, once resolved */
+	double pstart, pend;		/* percent of the capture, if pct */
+	int pct;
+};
+
 struct dtl_filter {
 	__u64 *cpus;
 	size_t cpu_words;
-	long long t_start, t_end;
+	long long t_start, t_end;	/* the one range, for the picture */
+	struct dtl_time_range times[DTL_TIMES_MAX];	/* any of them */
+	int ntimes;
 	int entry_filters;		/* any of the three below */
 	__u64 min_wait_ns;		/* enqueue_to_dispatch at least */
 	unsigned char preempt[256], dispatch[256];	/* 1: kept */
@@ -122,6 +132,8 @@ int dtl_filter_time(const struct dtl_filter *f,
 int dtl_filter_entry(const struct dtl_filter *f,
 		     const struct htmtrace_dtl_clock *c,
 		     const struct dtl_entry *e);
+void dtl_filter_resolve(struct dtl_filter *f, const unsigned char *buf,
+			size_t start, size_t end);
 int dtl_filter_check_cpus(const struct dtl_filter *f, const char *file,
 			  const unsigned char *buf, size_t start, size_t end);
 

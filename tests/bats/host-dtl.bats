@@ -1272,7 +1272,7 @@ print(" ".join(str(json.loads(l).get("cpu")) for l in sys.stdin))')" = "None 1 0
 	local bad
 	for bad in '' , x 2,1 1,2,3 1..2 -1,2; do
 		run -2 --separate-stderr htm dtl report g.bin --time "$bad"
-		[ "${stderr_lines[0]}" = "htmtrace dtl report: bad time range '$bad': expected START,END in seconds since boot, e.g. 1000.5,1002 (either may be left out)" ]
+		[ "${stderr_lines[0]}" = "htmtrace dtl report: bad time range '$bad': expected START,END in seconds since boot, e.g. 1000.5,1002 (either may be left out), or percents of the capture, e.g. 0%-10%,50%-60% (at most 16 ranges)" ]
 	done
 	run -2 --separate-stderr htm dtl report g.bin --cpu x
 	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad CPU list 'x': expected CPU numbers and ranges 0..8191, e.g. 0-3,8" ]
@@ -1485,6 +1485,26 @@ entry_offsets() {
 	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad fields 'cpu,nope': expected some of $all, comma-separated" ]
 	run -2 --separate-stderr htm dtl report v.bin -F cpu --format json
 	[ "${stderr_lines[0]}" = "htmtrace dtl report: -F selects the columns of the text and csv formats' entries: not with --summary, json, jsonl or the picture" ]
+}
+
+@test "report --time: several ranges, and percents of the capture as perf's (issue 42 item 6)" {
+	vector v.bin
+	# entries at 6.999999998 s (208), 8.000000000 (72) and 8.000000001 (128)
+	[ "$(entry_offsets v.bin --time ,7 --time 8.000000001,)" = "208 128" ]
+	[ "$(entry_offsets v.bin --time 0%-50%)" = "208" ]
+	[ "$(entry_offsets v.bin --time 50%-100%)" = "72 128" ]
+	[ "$(entry_offsets v.bin --time 0%-10%,90%-100%)" = "208 72 128" ]
+	[ "$(entry_offsets v.bin --time 10%-20%)" = "" ]
+	# a percent range in the picture: the same entries as the report's
+	run -0 htm dtl report v.bin --format svg --time 50%-100%
+	[[ "$output" == *'data-cpu="0" data-y='*'data-entries="2"'* ]]
+	run -2 --separate-stderr htm dtl report v.bin --format svg --time ,7 --time 8,
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: the picture takes one --time range" ]
+	local bad
+	for bad in 5% 20%-10% 0%-101% 1%-2%, 'x%-2%'; do
+		run -2 --separate-stderr htm dtl report v.bin --time "$bad"
+		[ "${stderr_lines[0]}" = "htmtrace dtl report: bad time range '$bad': expected START,END in seconds since boot, e.g. 1000.5,1002 (either may be left out), or percents of the capture, e.g. 0%-10%,50%-60% (at most 16 ranges)" ]
+	done
 }
 
 @test "report --format jsonl: one record a line, the summary last" {
