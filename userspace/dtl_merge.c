@@ -101,7 +101,10 @@ static void heap_pop(struct report *r)
 	else
 		r->last_key = top.key;
 	r->emitted = 1;
-	fmt_record(r, &top);
+	if (r->sink)
+		r->sink(r, &top);
+	else
+		fmt_record(r, &top);
 }
 
 /* Put a record in the window; the earliest leaves it once it is full. */
@@ -147,6 +150,21 @@ static void worst_emit(struct report *r)
 		fmt_record(r, &r->heap[i]);
 }
 
+/* What report_stream() allocated: the sums, the distributions, the heap. */
+void report_free(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->cpus_sum.n; i++)
+		free(((struct cpu_sum *)r->cpus_sum.elems)[i].wait.bins);
+	for (i = 0; i < 256; i++) {
+		free(r->dwait[i].bins);
+		free(r->pwait[i].bins);
+	}
+	free(r->cpus_sum.elems);
+	free(r->heap);
+}
+
 /*
  * Print a checked stream in time order (through the reorder window),
  * keeping the records of --cpu and --time. An entry's time is its
@@ -167,7 +185,8 @@ int report_stream(struct report *r, const unsigned char *buf, size_t len)
 	__u64 key, wait;
 
 	r->buf = buf;
-	fmt_begin(r, buf, len);
+	if (!r->sink)
+		fmt_begin(r, buf, len);
 	memset(&clock, 0, sizeof(clock));
 	for (off = r->start; dtl_rec_check(buf, len, off, &hdr) == DTL_REC_OK;
 	     off += hdr.len) {
@@ -263,7 +282,8 @@ int report_stream(struct report *r, const unsigned char *buf, size_t len)
 		heap_pop(r);
 	/* The summary converts waits with the last clock. */
 	memcpy(&r->clock, &clock, sizeof(r->clock));
-	fmt_summary(r);
+	if (!r->sink)
+		fmt_summary(r);
 	if (r->out_of_order)
 		pr_err("%s: %llu records more than %u records late in the file are printed out of time order",
 		       r->file, (unsigned long long)r->out_of_order,

@@ -134,7 +134,6 @@ int cmd_dtl_report(int argc, char **argv)
 	int header_only = 0;
 	__u64 worst = 0;
 	char why[160], names[256];
-	unsigned int i;
 	int opt, err, damaged, ret = EXIT_FAIL;
 
 	r.fmt = FMT_TEXT;
@@ -326,14 +325,7 @@ int cmd_dtl_report(int argc, char **argv)
 		ret = EXIT_FAIL;
 	}
 out:
-	for (i = 0; i < r.cpus_sum.n; i++)
-		free(((struct cpu_sum *)r.cpus_sum.elems)[i].wait.bins);
-	for (i = 0; i < 256; i++) {
-		free(r.dwait[i].bins);
-		free(r.pwait[i].bins);
-	}
-	free(r.cpus_sum.elems);
-	free(r.heap);
+	report_free(&r);
 	dtl_filter_free(&r.filt);
 	dtl_input_close(&in);
 	return ret;

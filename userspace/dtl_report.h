@@ -94,6 +94,9 @@ struct report {
 	int nfields;			/* 0: no -F */
 	int reltime, have_base;		/* --reltime: times from time_base */
 	long long time_base;
+	/* Instead of printing: each record in time order (dtl top --input). */
+	void (*sink)(struct report *r, const struct pending *p);
+	void *sink_data;
 	/* The reorder window. */
 	const unsigned char *buf;
 	struct pending *heap;
@@ -139,6 +142,7 @@ int dtl_filter_check_cpus(const struct dtl_filter *f, const char *file,
 
 /* dtl_merge.c */
 int report_stream(struct report *r, const unsigned char *buf, size_t len);
+void report_free(struct report *r);
 
 /* dtl_format.c */
 enum wait_style { WAIT_TEXT, WAIT_CSV, WAIT_JSON };

@@ -37,7 +37,8 @@
 	"                           [--dispatch REASONS] [--worst N]\n" \
 	"                           [-F FIELDS] [--reltime]\n"
 #define DTL_TOP_USAGE \
-	"Usage: htmtrace dtl top [-C CPUS] [-I SECS] [-n COUNT] [--json] [-d DEV]\n"
+	"Usage: htmtrace dtl top [-C CPUS] [-I SECS] [-n COUNT] [--json] [-d DEV]\n" \
+	"       htmtrace dtl top --input FILE [-C CPUS] [-I SECS] [-n COUNT] [--json]\n"
 
 #define PROGRESS_HELP \
 	"      --progress        show the progress of the read on standard\n" \
@@ -248,6 +249,9 @@ static const struct command commands[] = {
 	  "largest dispatch wait (enqueue_to_dispatch) in microseconds, and the\n"
 	  "entries lost. On a terminal the screen is redrawn; elsewhere a block\n"
 	  "per interval. Ctrl-C ends it: stopped, deconfigured, exit status 0.\n"
+	  "With --input, a capture of dtl record is replayed instead, interval\n"
+	  "by interval of its records' time from the first (as perf stat -I),\n"
+	  "the last as long as its records go; no device is used.\n"
 	  "\n"
 	  "  -C, --cpus CPUS       CPUs to watch, e.g. 0-3,8 (default: every CPU)\n"
 	  "      --cpu CPUS        the same (perf's name)\n"
@@ -255,6 +259,7 @@ static const struct command commands[] = {
 	  "                        as perf stat -I; -i is its older name\n"
 	  "  -n, --count COUNT     end after COUNT reports (default: Ctrl-C)\n"
 	  "      --json            a JSON object per interval, one a line\n"
+	  "      --input FILE      replay FILE, a capture (- for standard input)\n"
 	  "  -d, --device DEV      the device (default /dev/vpa_dtl)\n" },
 	{ "dump", cmd_dump, "read a stopped channel's trace",
 	  "Usage: htmtrace dump [-d DEV] [-o FILE] [--offset BYTES] [--bs SIZE]\n"

@@ -154,6 +154,8 @@ text" ]
 	touch cap.bin
 	run -0 complete_words dtl report -i ca
 	[ "$output" = "cap.bin" ]
+	run -0 complete_words dtl top --input ca
+	[ "$output" = "cap.bin" ]
 	run -0 complete_words dtl record --lat
 	[ "$output" = "--latency" ]
 	run -0 complete_words dtl record --latency ''

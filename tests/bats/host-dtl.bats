@@ -1507,6 +1507,54 @@ entry_offsets() {
 	done
 }
 
+@test "top --input FILE: a capture replayed interval by interval, as perf stat -I (issue 42 item 8)" {
+	summary_vector s.bin
+	run -0 --separate-stderr htm dtl top --input s.bin -I 0.25 --json
+	[ "$stderr" = "" ]
+	[ "${#lines[@]}" -eq 5 ]
+	# per interval: its end, its length, CPU 0's dispatches, cedes/s,
+	# the share not dispatched and the mean wait; CPU 1's from the fifth
+	"$PY" -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+got = [(r["time"], r["interval_s"], r["cpus"][0]["dispatches"], r["cpus"][0]["cedes_per_s"],
+        r["cpus"][0]["not_dispatched"], r["cpus"][0]["dispatch_wait_mean_us"]) for r in rows]
+want = [("1970-01-01T00:00:00.250000Z", 0.25, 1, 0.0, 0.04, 10000.0),
+        ("1970-01-01T00:00:00.500000Z", 0.25, 1, 4.0, 0.4, 20000.0),
+        ("1970-01-01T00:00:00.750000Z", 0.25, 1, 4.0, 0.4, 5000.0),
+        ("1970-01-01T00:00:01.000000Z", 0.25, 0, 0.0, 0.0, 0.0),
+        ("1970-01-01T00:00:01.250000Z", 0.25, 0, 0.0, 0.0, 0.0)]
+assert got == want, got
+assert [len(r["cpus"]) for r in rows] == [1, 1, 1, 1, 2], rows
+assert rows[4]["cpus"][1] == {"cpu": 1, "offline": False, "dispatches": 1, "dispatches_per_s": 4.0,
+    "preempts_per_s": 4.0, "cedes_per_s": 0.0, "faults_per_s": 0.0, "not_dispatched": 0.0,
+    "dispatch_wait_mean_us": 0.0, "dispatch_wait_max_us": 0.0, "lost": 5}, rows[4]
+' "$output"
+	# a larger capture: every entry in one interval, the last one as long
+	# as its records go; -n and -C as live
+	"$PY" "$TOP/tests/dtlgen.py" t.bin --cpus 2 --entries 2000 --seconds 2.5
+	run -0 htm dtl top --input t.bin --json
+	[ "${#lines[@]}" -eq 3 ]
+	"$PY" -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert sum(c["dispatches"] for r in rows for c in r["cpus"]) == 2000, rows
+assert [r["interval_s"] for r in rows[:2]] == [1.0, 1.0] and 0 < rows[2]["interval_s"] < 1, rows
+' "$output"
+	run -0 htm dtl top --input t.bin -n 1 -C 1
+	[ "${lines[0]}" = "2025-12-05T00:00:01.000000Z  interval 1.000 s" ]
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[2]}" == "    1 "* ]]
+	# a damaged capture: replayed up to the damage, said, exit 1
+	head -c $(($(stat -c %s t.bin) - 1)) t.bin >cut.bin
+	run -1 --separate-stderr htm dtl top --input cut.bin --json
+	[ "${#lines[@]}" -eq 3 ]
+	[ "$stderr" = "htmtrace dtl top: cut.bin: truncated ENTRY record at offset $(($(stat -c %s t.bin) - 56)): length 56, 55 bytes left: the replay stops there ($(($(stat -c %s t.bin) - 56)) of $(($(stat -c %s t.bin) - 1)) bytes read)" ]
+	printf 'PERFILE2\x68\x00\x00\x00\x00\x00\x00\x00' >perf.data
+	run -1 --separate-stderr htm dtl top --input perf.data
+	[ "$stderr" = "htmtrace dtl top: perf.data is a perf.data file, not a dispatch trace log capture: read it with perf report (htmtrace dtl report reads the files of htmtrace dtl record)" ]
+}
+
 @test "report --format jsonl: one record a line, the summary last" {
 	vector v.bin
 	run -0 htm dtl report v.bin --format jsonl
