@@ -165,8 +165,11 @@ int dtl_check_stream(const char *file, const unsigned char *buf, size_t len,
 	return -1;
 }
 
-/* Copy @in into the temporary file @out. Returns 0 or -errno. */
-static int spool(int in, int out)
+/*
+ * Copy @in into the temporary file @out. Returns 0 or -errno; *@writing
+ * says whether the write (not the read) failed.
+ */
+static int spool(int in, int out, int *writing)
 {
 	unsigned char buf[DTL_READ_SIZE];
 	struct htmtrace_dtl_rec hdr;
@@ -182,6 +185,7 @@ static int spool(int in, int out)
 			return -errno;
 		if (!n)
 			break;
+		*writing = 1;
 		have += n;
 		/* Whole records go out; a bad header ends the copy with it. */
 		for (off = 0; have - off >= sizeof(hdr); off += hdr.len) {
@@ -198,7 +202,9 @@ static int spool(int in, int out)
 			return err;
 		memmove(buf, buf + off, have - off);
 		have -= off;
+		*writing = 0;
 	}
+	*writing = 1;
 	return write_all(out, buf, have);
 }
 
@@ -222,50 +228,72 @@ static int spool_file(const char *dir)
 	return fd;
 }
 
-int dtl_input_open(struct dtl_input *in, const char *file)
+/*
+ * Open @file (- for standard input, @name in messages) as one piece of
+ * memory. Returns 0 or -1 after a message that names what failed: the
+ * input, or the temporary copy of a pipe (in $TMPDIR, or /tmp).
+ */
+int dtl_input_open(struct dtl_input *in, const char *file, const char *name)
 {
 	const char *tmpdir = getenv("TMPDIR");
+	int fd, tmp, err, writing = 0;
 	struct stat st;
-	int fd, tmp, err;
 
 	in->map = NULL;
 	in->len = 0;
+	if (!tmpdir || !*tmpdir)
+		tmpdir = "/tmp";
 	if (!strcmp(file, "-"))
 		fd = dup(STDIN_FILENO);
 	else
 		fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		goto read_err;
 	in->fd = fd;
 	if (fstat(fd, &st))
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
+		goto read_err;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		goto read_err;
+	}
 	if (!S_ISREG(st.st_mode)) {
-		tmp = spool_file(tmpdir && *tmpdir ? tmpdir : "/tmp");
-		if (tmp < 0)
-			return tmp;
-		err = spool(fd, tmp);
+		tmp = spool_file(tmpdir);
+		if (tmp < 0) {
+			pr_errno(-tmp, "%s is a pipe or a device, copied into a temporary file in %s (TMPDIR) to be read; creating it failed",
+				 name, tmpdir);
+			return -1;
+		}
+		err = spool(fd, tmp, &writing);
 		close(fd);
 		in->fd = tmp;
-		if (err)
-			return err;
-		if (fstat(tmp, &st))
-			return -errno;
+		if (err && writing) {
+			pr_errno(-err, "copy %s into a temporary file in %s (TMPDIR)",
+				 name, tmpdir);
+			return -1;
+		}
+		errno = -err;
+		if (err || fstat(tmp, &st))
+			goto read_err;
 	}
-	if ((__u64)st.st_size >= SIZE_MAX)
-		return -EFBIG;
+	if ((__u64)st.st_size >= SIZE_MAX) {
+		errno = EFBIG;
+		goto read_err;
+	}
 	in->len = st.st_size;
 	if (!in->len)
 		return 0;
 	in->map = mmap(NULL, in->len, PROT_READ, MAP_PRIVATE, in->fd, 0);
 	if (in->map == MAP_FAILED) {
 		in->map = NULL;
-		return -errno;
+		goto read_err;
 	}
 	/* Read front to back: pages behind may go. */
 	madvise(in->map, in->len, MADV_SEQUENTIAL);
 	return 0;
+
+read_err:
+	pr_errno(errno, "read %s", name);
+	return -1;
 }
 
 void dtl_input_close(struct dtl_input *in)

@@ -248,14 +248,11 @@ int cmd_dtl_report(int argc, char **argv)
 		dtl_filter_free(&r.filt);
 		return usage_err("unexpected argument '%s'", argv[optind]);
 	}
-	r.file = input;
-	err = dtl_input_open(&in, r.file);
-	if (!strcmp(r.file, "-"))
-		r.file = "standard input";
-	if (err) {
-		pr_errno(-err, "read %s", r.file);
+	/* A file size limit: a write (-o, a pipe's copy) fails with EFBIG. */
+	signal(SIGXFSZ, SIG_IGN);
+	r.file = strcmp(input, "-") ? input : "standard input";
+	if (dtl_input_open(&in, input, r.file))
 		goto out;
-	}
 	/* /dev/stdout, /proc/self/fd/1: standard output, written in place. */
 	if (outname && same_file(STDOUT_FILENO, outname))
 		outname = NULL;
@@ -292,8 +289,7 @@ int cmd_dtl_report(int argc, char **argv)
 	/* Created once the stream is known good: no file for a bad one. */
 	if (outname && out_begin(&of, outname))
 		goto out;
-	/* A file size limit: the write fails with EFBIG, and is said. */
-	signal(SIGXFSZ, SIG_IGN);
+
 	err = 0;
 	if (header_only) {
 		fmt_header_text(&r, in.map);

@@ -118,7 +118,7 @@ struct dtl_input {
 	size_t len;
 };
 
-int dtl_input_open(struct dtl_input *in, const char *file);
+int dtl_input_open(struct dtl_input *in, const char *file, const char *name);
 void dtl_input_close(struct dtl_input *in);
 int dtl_check_header(const char *file, const unsigned char *buf, size_t len,
 		     size_t *start);

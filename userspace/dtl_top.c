@@ -350,14 +350,9 @@ static int top_replay(const char *file, struct top *t, double every,
 	r.summary_only = 0;
 	r.sink = replay_record;
 	r.sink_data = &rp;
-	r.file = file;
-	err = dtl_input_open(&in, file);
-	if (!strcmp(file, "-"))
-		r.file = "standard input";
-	if (err) {
-		pr_errno(-err, "read %s", r.file);
+	r.file = strcmp(file, "-") ? file : "standard input";
+	if (dtl_input_open(&in, file, r.file))
 		goto out;
-	}
 	damaged = dtl_check_stream(r.file, in.map, in.len, &r.start, &r.end,
 				   why, sizeof(why));
 	if (damaged < 0)

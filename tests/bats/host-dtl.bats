@@ -1234,6 +1234,19 @@ regrouped() {
 	EOF
 }
 
+@test "report -: a pipe's temporary copy that cannot be made or written says so, naming the directory (issue 42 item 7)" {
+	vector v.bin
+	run -1 --separate-stderr bash -c 'cat v.bin | TMPDIR=/nonexistent "$HTMTRACE" dtl report -'
+	[ "$output" = "" ]
+	[ "$stderr" = "htmtrace dtl report: standard input is a pipe or a device, copied into a temporary file in /nonexistent (TMPDIR) to be read; creating it failed: No such file or directory" ]
+	"$PY" "$TOP/tests/dtlgen.py" big.bin --cpus 2 --entries 2000
+	run -1 --separate-stderr bash -c 'cat big.bin | (ulimit -f 4; TMPDIR=$PWD exec "$HTMTRACE" dtl report - --summary)'
+	[ "$output" = "" ]
+	[ "$stderr" = "htmtrace dtl report: copy standard input into a temporary file in $PWD (TMPDIR): File too large" ]
+	run -1 --separate-stderr htm dtl report .
+	[ "$stderr" = "htmtrace dtl report: read .: Is a directory" ]
+}
+
 @test "report: CPUs merged by time, whatever their order in the file" {
 	regrouped | mkstream g.bin
 	run -0 --separate-stderr htm dtl report g.bin
