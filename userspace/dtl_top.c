@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -289,6 +290,16 @@ struct replay {
 	int started, json, stopped, err;
 };
 
+/* @a + @b, held at the ends of the range (corrupt timebases). */
+static long long sat_add(long long a, long long b)
+{
+	long long sum;
+
+	if (__builtin_add_overflow(a, b, &sum))
+		return b > 0 ? LLONG_MAX : LLONG_MIN;
+	return sum;
+}
+
 /* Empty intervals printed in a row before a gap in the records is skipped. */
 #define REPLAY_GAP_MAX		1000
 
@@ -307,17 +318,24 @@ static void replay_record(struct report *r, const struct pending *p)
 	t = c.tb_freq ? dtl_tb_to_ns(&c, p->key, c.boottime_ns) : rp->last;
 	rp->to_real = (long long)(c.realtime_ns - c.boottime_ns);
 	if (!rp->started) {
-		rp->next = t + rp->every_ns;
+		rp->next = sat_add(t, rp->every_ns);
 		rp->started = 1;
 	}
 	while (t >= rp->next) {
 		if (++empty > REPLAY_GAP_MAX) {
 			/* A long gap: on to the interval of this record. */
-			rp->next += (t - rp->next) / rp->every_ns * rp->every_ns;
+			rp->next += (long long)(((unsigned long long)t -
+						 (unsigned long long)rp->next) /
+						rp->every_ns * rp->every_ns);
 			empty = 0;
 		}
-		top_print(rp->t, rp->next + rp->to_real, rp->every_ns / 1e9,
-			  rp->json, 0);
+		top_print(rp->t, sat_add(rp->next, rp->to_real),
+			  rp->every_ns / 1e9, rp->json, 0);
+		/* A time at the end of the range (a corrupt timebase). */
+		if (rp->next > LLONG_MAX - rp->every_ns) {
+			rp->next = LLONG_MAX;
+			break;
+		}
 		rp->next += rp->every_ns;
 		if (rp->count && ++rp->done >= rp->count) {
 			rp->stopped = 1;
@@ -371,8 +389,8 @@ static int top_replay(const char *file, struct top *t, double every,
 		goto out;
 	/* The last interval, as long as its records go. */
 	if (rp.started && !rp.stopped) {
-		secs = (rp.last - (rp.next - rp.every_ns)) / 1e9;
-		top_print(t, (secs > 0 ? rp.last : rp.next) + rp.to_real,
+		secs = ((double)rp.last - (double)rp.next + rp.every_ns) / 1e9;
+		top_print(t, sat_add(secs > 0 ? rp.last : rp.next, rp.to_real),
 			  secs > 0 ? secs : every, json, 0);
 	}
 	if (fflush(stdout) || ferror(stdout)) {

@@ -11,7 +11,9 @@ hdr_len() {
 		return
 	fi
 	n=$(od -An -tu2 -j2 -N2 "$1")
-	echo $((n))
+	n=${n// /}
+	[[ $n =~ ^[0-9]+$ ]] || { echo "hdr_len: no length in $1" >&2; return 1; }
+	echo "$n"
 }
 
 # stream_of FILE: FILE without its file header, the device's stream.
