@@ -6,6 +6,11 @@
 #ifndef _HTMTRACE_COMMANDS_H
 #define _HTMTRACE_COMMANDS_H
 
+/*
+ * The tool's version, as dkms.conf's PACKAGE_VERSION and the module's
+ * MODULE_VERSION (module/main.c); also in dtl record's file header.
+ */
+#define TOOL_VERSION		"0.1"
 
 /* The commands: each returns an exit status. */
 int cmd_caps(int argc, char **argv);

@@ -101,4 +101,33 @@ __u64 wait_hist_pct(const struct wait_hist *h, unsigned int pct);
 int parse_time_range(const char *s, long long *start, long long *end);
 int cpu_listed(const __u64 *mask, size_t words, __u32 cpu);
 
+/*
+ * dtl_header.c: the file header dtl record writes before the stream (its
+ * layout: dtl_header.c, htmtrace(1) FILES).
+ */
+#define DTL_FILE_VERSION	1
+
+struct dtl_header_info {
+	const char *cpus;	/* the -C list, or NULL: all */
+	const char *events;	/* "cede,preempt" */
+	__u32 ring_kb;		/* 0: the driver's default */
+	int argc;		/* the command's words after "htmtrace dtl" */
+	char **argv;
+};
+
+enum dtl_file_status {
+	DTL_FILE_OK,
+	DTL_FILE_BAD,		/* a damaged header */
+	DTL_FILE_SWAPPED,	/* a header of the other byte order */
+	DTL_FILE_PERF,		/* a perf.data file */
+	DTL_FILE_OTHER,		/* no capture */
+};
+
+int dtl_header_make(unsigned char **bufp, size_t *lenp,
+		    const struct dtl_header_info *info);
+enum dtl_file_status dtl_header_check(const unsigned char *buf, size_t len,
+				      size_t *start);
+int dtl_header_field(const unsigned char *buf, size_t len, size_t *pos,
+		     const char **key, const char **val);
+
 #endif /* _HTMTRACE_DTL_H */

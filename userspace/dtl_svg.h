@@ -38,8 +38,8 @@ struct dtl_svg_filter {
 };
 
 /*
- * Write the picture of a checked stream (see check_stream() in
- * cmd_dtl.c) to @f. @name is the capture's name, shown in the title.
+ * Write the picture of a checked stream (see dtl_check_stream() in
+ * dtl_input.c) to @f. @name is the capture's name, shown in the title.
  * Returns 0 or a negative errno (-ENOMEM).
  */
 int dtl_svg_write(FILE *f, const char *name, const unsigned char *buf,

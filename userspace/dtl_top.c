@@ -16,11 +16,14 @@
  *
  * On a terminal the screen is redrawn; elsewhere a block per interval, or
  * a JSON object per line with --json. SIGINT, SIGTERM or SIGHUP end it:
- * stopped and deconfigured, exit 0.
+ * stopped and deconfigured, exit 0. With --input FILE, a capture is
+ * replayed instead (top_replay()), through dtl report's reading and
+ * time-ordered merge.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -33,6 +36,7 @@
 
 #include "chan.h"
 #include "dtl.h"
+#include "dtl_report.h"
 #include "dtl_svg.h"
 #include "opts.h"
 #include "parse.h"
@@ -66,68 +70,77 @@ static struct top_cpu *top_cpu(struct top *t, __u32 cpu)
 	return cpu_table_get(&t->cpus, cpu);
 }
 
-/* Account the records of one read(). Returns 0 or -1 after a message. */
-static int top_account(struct top *t, const unsigned char *buf, size_t len,
-		       const char *dev)
+/* Account one record at @rec (checked). Returns 0 or -1 after a message. */
+static int top_account_one(struct top *t, const unsigned char *rec,
+			   const struct htmtrace_dtl_rec *hdr)
 {
 	struct htmtrace_dtl_entry_rec er;
 	struct htmtrace_dtl_clock clock;
 	struct htmtrace_dtl_lost lost;
 	struct htmtrace_dtl_cpu cpu;
-	struct htmtrace_dtl_rec hdr;
-	enum dtl_rec_status rs;
 	struct top_cpu *c;
 	struct dtl_entry e;
+
+	if (hdr->type == HTMTRACE_DTL_REC_CLOCK) {
+		memcpy(&clock, rec, sizeof(clock));
+		if (clock.tb_freq) {
+			t->tb_freq = clock.tb_freq;
+			t->have_clock = 1;
+		}
+		return 0;
+	}
+	if (hdr->type != HTMTRACE_DTL_REC_ENTRY &&
+	    hdr->type != HTMTRACE_DTL_REC_LOST &&
+	    hdr->type != HTMTRACE_DTL_REC_CPU)
+		return 0;
+	c = top_cpu(t, hdr->cpu);
+	if (!c) {
+		pr_errno(ENOMEM, "CPU table");
+		return -1;
+	}
+	switch (hdr->type) {
+	case HTMTRACE_DTL_REC_ENTRY:
+		memcpy(&er, rec, sizeof(er));
+		dtl_entry_decode(er.entry, &e);
+		c->offline = 0;
+		c->dispatches++;
+		if (e.preempt_reason == 2)		/* H_CEDE */
+			c->cedes++;
+		else if (e.preempt_reason == 5 ||	/* page faults */
+			 e.preempt_reason == 6)
+			c->faults++;
+		else
+			c->preempts++;
+		c->wait_ticks += e.enqueue_to_dispatch;
+		if (e.enqueue_to_dispatch > c->wait_max)
+			c->wait_max = e.enqueue_to_dispatch;
+		c->off_ticks += (__u64)e.enqueue_to_dispatch +
+			e.ready_to_enqueue + e.waiting_to_ready;
+		break;
+	case HTMTRACE_DTL_REC_LOST:
+		memcpy(&lost, rec, sizeof(lost));
+		c->lost += lost.count;
+		break;
+	case HTMTRACE_DTL_REC_CPU:
+		memcpy(&cpu, rec, sizeof(cpu));
+		c->offline = cpu.event != HTMTRACE_DTL_CPU_JOINED;
+		break;
+	}
+	return 0;
+}
+
+/* Account the records of one read(). Returns 0 or -1 after a message. */
+static int top_account(struct top *t, const unsigned char *buf, size_t len,
+		       const char *dev)
+{
+	struct htmtrace_dtl_rec hdr;
+	enum dtl_rec_status rs;
 	size_t off;
 
 	for (off = 0; (rs = dtl_rec_check(buf, len, off, &hdr)) == DTL_REC_OK;
-	     off += hdr.len) {
-		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
-			memcpy(&clock, buf + off, sizeof(clock));
-			if (clock.tb_freq) {
-				t->tb_freq = clock.tb_freq;
-				t->have_clock = 1;
-			}
-			continue;
-		}
-		if (hdr.type != HTMTRACE_DTL_REC_ENTRY &&
-		    hdr.type != HTMTRACE_DTL_REC_LOST &&
-		    hdr.type != HTMTRACE_DTL_REC_CPU)
-			continue;
-		c = top_cpu(t, hdr.cpu);
-		if (!c) {
-			pr_errno(ENOMEM, "CPU table");
+	     off += hdr.len)
+		if (top_account_one(t, buf + off, &hdr))
 			return -1;
-		}
-		switch (hdr.type) {
-		case HTMTRACE_DTL_REC_ENTRY:
-			memcpy(&er, buf + off, sizeof(er));
-			dtl_entry_decode(er.entry, &e);
-			c->offline = 0;
-			c->dispatches++;
-			if (e.preempt_reason == 2)		/* H_CEDE */
-				c->cedes++;
-			else if (e.preempt_reason == 5 ||	/* page faults */
-				 e.preempt_reason == 6)
-				c->faults++;
-			else
-				c->preempts++;
-			c->wait_ticks += e.enqueue_to_dispatch;
-			if (e.enqueue_to_dispatch > c->wait_max)
-				c->wait_max = e.enqueue_to_dispatch;
-			c->off_ticks += (__u64)e.enqueue_to_dispatch +
-				e.ready_to_enqueue + e.waiting_to_ready;
-			break;
-		case HTMTRACE_DTL_REC_LOST:
-			memcpy(&lost, buf + off, sizeof(lost));
-			c->lost += lost.count;
-			break;
-		case HTMTRACE_DTL_REC_CPU:
-			memcpy(&cpu, buf + off, sizeof(cpu));
-			c->offline = cpu.event != HTMTRACE_DTL_CPU_JOINED;
-			break;
-		}
-	}
 	if (rs != DTL_REC_END) {
 		pr_err("read %s: the driver returned %zu bytes that are not whole records",
 		       dev, len);
@@ -167,21 +180,30 @@ static long long mono_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static long long real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static double us(const struct top *t, __u64 ticks)
 {
 	return t->tb_freq ? (double)ticks * 1e6 / (double)t->tb_freq : 0;
 }
 
-/* One interval's report, then the counters start again. */
-static void top_print(struct top *t, double secs, int json, int tty)
+/*
+ * One interval's report, at @when (ns since the epoch: now, or in a
+ * replayed capture its interval's end), then the counters start again.
+ */
+static void top_print(struct top *t, long long when, double secs, int json,
+		      int tty)
 {
-	struct timespec now;
 	char utc[48];
 	size_t i;
 
-	clock_gettime(CLOCK_REALTIME, &now);
-	format_utc(utc, sizeof(utc),
-		   now.tv_sec * 1000000000LL + now.tv_nsec);
+	format_utc(utc, sizeof(utc), when);
 	if (json) {
 		printf("{\"time\": \"%s\", \"interval_s\": %.6f, \"tb_freq\": %llu, \"cpus\": [",
 		       utc, secs, (unsigned long long)t->tb_freq);
@@ -252,12 +274,149 @@ static int top_ioctl(int fd, const char *dev, unsigned long cmd, void *arg,
 	return -1;
 }
 
+/*
+ * dtl top --input FILE: a capture replayed interval by interval, as perf
+ * stat -I prints a perf.data's counts: the intervals start at the first
+ * record's time and follow the records' times (the report's time order),
+ * not the clock on the wall.
+ */
+struct replay {
+	struct top *t;
+	long long every_ns;	/* the interval */
+	long long next;		/* ns since boot: the current interval's end */
+	long long last;		/* the last record's time */
+	long long to_real;	/* since boot to since the epoch */
+	__u64 count, done;
+	int started, json, stopped, err;
+};
+
+/* @a + @b, held at the ends of the range (corrupt timebases). */
+static long long sat_add(long long a, long long b)
+{
+	long long sum;
+
+	if (__builtin_add_overflow(a, b, &sum))
+		return b > 0 ? LLONG_MAX : LLONG_MIN;
+	return sum;
+}
+
+/* Empty intervals printed in a row before a gap in the records is skipped. */
+#define REPLAY_GAP_MAX		1000
+
+static void replay_record(struct report *r, const struct pending *p)
+{
+	struct replay *rp = r->sink_data;
+	struct htmtrace_dtl_clock c;
+	struct htmtrace_dtl_rec hdr;
+	long long t;
+	int empty = 0;
+
+	if (rp->stopped || rp->err)
+		return;
+	memcpy(&c, r->buf + p->clock_off, sizeof(c));
+	memcpy(&hdr, r->buf + p->off, sizeof(hdr));
+	t = c.tb_freq ? dtl_tb_to_ns(&c, p->key, c.boottime_ns) : rp->last;
+	rp->to_real = (long long)(c.realtime_ns - c.boottime_ns);
+	if (!rp->started) {
+		rp->next = sat_add(t, rp->every_ns);
+		rp->started = 1;
+	}
+	while (t >= rp->next) {
+		if (++empty > REPLAY_GAP_MAX) {
+			/* A long gap: on to the interval of this record. */
+			rp->next += (long long)(((unsigned long long)t -
+						 (unsigned long long)rp->next) /
+						rp->every_ns * rp->every_ns);
+			empty = 0;
+		}
+		top_print(rp->t, sat_add(rp->next, rp->to_real),
+			  rp->every_ns / 1e9, rp->json, 0);
+		/* A time at the end of the range (a corrupt timebase). */
+		if (rp->next > LLONG_MAX - rp->every_ns) {
+			rp->next = LLONG_MAX;
+			break;
+		}
+		rp->next += rp->every_ns;
+		if (rp->count && ++rp->done >= rp->count) {
+			rp->stopped = 1;
+			return;
+		}
+	}
+	rp->last = t;
+	if (top_account_one(rp->t, r->buf + p->off, &hdr))
+		rp->err = 1;
+}
+
+/* Replay @file. Returns the exit status. */
+static int top_replay(const char *file, struct top *t, double every,
+		      int json, __u64 count, __u64 *cpus, __u32 cpus_size)
+{
+	static struct report r;		/* 16 KiB of counters: not on the stack */
+	struct replay rp = {
+		.t = t, .every_ns = (long long)(every * 1e9), .json = json,
+		.count = count,
+	};
+	struct dtl_input in = { .fd = -1 };
+	char why[160];
+	int damaged, err, ret = EXIT_FAIL;
+	double secs;
+
+	r.cpus_sum.elem_size = sizeof(struct cpu_sum);
+	dtl_filter_init(&r.filt);
+	r.filt.cpus = cpus;
+	r.filt.cpu_words = cpus_size / sizeof(*cpus);
+	r.summary_only = 0;
+	r.sink = replay_record;
+	r.sink_data = &rp;
+	r.file = strcmp(file, "-") ? file : "standard input";
+	if (dtl_input_open(&in, file, r.file))
+		goto out;
+	damaged = dtl_check_stream(r.file, in.map, in.len, &r.start, &r.end,
+				   why, sizeof(why));
+	if (damaged < 0)
+		goto out;
+	err = dtl_filter_check_cpus(&r.filt, r.file, in.map, r.start, r.end);
+	if (err < 0)
+		pr_errno(-err, "replay %s", r.file);
+	if (err)
+		goto out;
+	err = report_stream(&r, in.map, r.end);
+	if (err) {
+		pr_errno(-err, "replay %s", r.file);
+		goto out;
+	}
+	if (rp.err)
+		goto out;
+	/* The last interval, as long as its records go. */
+	if (rp.started && !rp.stopped) {
+		secs = ((double)rp.last - (double)rp.next + rp.every_ns) / 1e9;
+		top_print(t, sat_add(secs > 0 ? rp.last : rp.next, rp.to_real),
+			  secs > 0 ? secs : every, json, 0);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_errno(errno ? errno : EIO, "write standard output");
+		goto out;
+	}
+	ret = EXIT_OK;
+	if (damaged) {
+		pr_err("%s: %s: the replay stops there (%zu of %zu bytes read)",
+		       r.file, why, r.end, in.len);
+		ret = EXIT_FAIL;
+	}
+out:
+	report_free(&r);
+	dtl_input_close(&in);
+	return ret;
+}
+
 static const struct option top_options[] = {
 	DEVICE_OPTION,
 	{ "cpus", required_argument, NULL, 'C' },
-	{ "interval", required_argument, NULL, 'i' },
+	{ "cpu", required_argument, NULL, 'C' },	/* perf's name */
+	{ "interval", required_argument, NULL, 'I' },
 	{ "count", required_argument, NULL, 'n' },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "input", required_argument, NULL, OPT_INPUT },
 	HELP_OPTION,
 	OPTIONS_END,
 };
@@ -275,10 +434,11 @@ int cmd_dtl_top(int argc, char **argv)
 	unsigned char *buf = NULL;
 	long long last, next, now;
 	int fd = -1, opt, json = 0, tty, ret = EXIT_FAIL, r, err;
+	const char *input = NULL;
 	char *end;
 
 	snprintf(co.dev, sizeof(co.dev), "%s", DTL_DEVICE);
-	while ((opt = next_option(argc, argv, ":d:C:i:n:h", top_options,
+	while ((opt = next_option(argc, argv, ":d:C:I:i:n:h", top_options,
 				  &co)) > 0) {
 		switch (opt) {
 		case 'd':
@@ -299,7 +459,8 @@ int cmd_dtl_top(int argc, char **argv)
 				return usage_err("bad CPU list '%s': expected CPU numbers and ranges 0..%u, e.g. 0-3,8",
 						 optarg, DTL_CPU_MAX);
 			break;
-		case 'i':
+		case 'I':
+		case 'i':	/* the older name: perf's -i is an input file */
 			errno = 0;
 			every = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(every >= 0.1) ||
@@ -319,6 +480,9 @@ int cmd_dtl_top(int argc, char **argv)
 		case OPT_JSON:
 			json = 1;
 			break;
+		case OPT_INPUT:
+			input = optarg;
+			break;
 		}
 	}
 	if (opt) {
@@ -330,6 +494,13 @@ int cmd_dtl_top(int argc, char **argv)
 		return usage_err("unexpected argument '%s'", argv[optind]);
 	}
 	tty = !json && isatty(STDOUT_FILENO);
+	if (input) {
+		ret = top_replay(input, &t, every, json, count, cpus,
+				 cpus_size);
+		free(t.cpus.elems);
+		free(cpus);
+		return ret;
+	}
 
 	buf = malloc(TOP_READ_SIZE);
 	if (!buf) {
@@ -384,7 +555,7 @@ int cmd_dtl_top(int argc, char **argv)
 			if (r < 0)
 				goto out_stop;
 			now = mono_ns();
-			top_print(&t, (now - last) / 1e9, json, tty);
+			top_print(&t, real_ns(), (now - last) / 1e9, json, tty);
 			last = now;
 			next += (long long)(every * 1e9);
 			if (next < now)

@@ -30,10 +30,15 @@
 	"                           [--latency MS] [-d DEV] -o FILE|-\n" \
 	"                           [--duration SECS | [--] COMMAND [ARG...]]\n"
 #define DTL_REPORT_USAGE \
-	"Usage: htmtrace dtl report FILE|- [--format text|csv|json|jsonl|svg]\n" \
-	"                           [-C CPUS] [--time START,END] [-o OUT]\n"
+	"Usage: htmtrace dtl report [-i] FILE|- [--format text|csv|json|jsonl|svg]\n" \
+	"                           [-C CPUS] [--time START,END] [-o OUT]\n" \
+	"                           [--header | --header-only] [--summary]\n" \
+	"                           [--min-wait TIME] [--preempt REASONS]\n" \
+	"                           [--dispatch REASONS] [--worst N]\n" \
+	"                           [-F FIELDS] [--reltime]\n"
 #define DTL_TOP_USAGE \
-	"Usage: htmtrace dtl top [-C CPUS] [-i SECS] [-n COUNT] [--json] [-d DEV]\n"
+	"Usage: htmtrace dtl top [-C CPUS] [-I SECS] [-n COUNT] [--json] [-d DEV]\n" \
+	"       htmtrace dtl top --input FILE [-C CPUS] [-I SECS] [-n COUNT] [--json]\n"
 
 #define PROGRESS_HELP \
 	"      --progress        show the progress of the read on standard\n" \
@@ -69,7 +74,9 @@ static const struct command commands[] = {
 	  "DIR/htm.bin.nN.pP.cC.tT and the memory configuration into\n"
 	  "DIR/translation.nN.pP.cC.tT (the files perf writes for htmdecode),\n"
 	  "then deconfigure. The trace may end before the buffer (a no-wrap\n"
-	  "trace stopped early): \"N bytes of a buffer of M\" says so.\n"
+	  "trace stopped early): \"N bytes of a buffer of M\" says so. A\n"
+	  "COMMAND that fails makes the exit status its own (128 + the signal\n"
+	  "that killed it), as perf record's, once the trace is taken.\n"
 	  "Several targets: each of -t -n -p -c takes a list (0-7, 0,2,8-11,\n"
 	  "core,llat) and may be repeated; every combination is a target (at\n"
 	  "most 64), each on a free channel of its own (or the -d given once\n"
@@ -124,12 +131,15 @@ static const struct command commands[] = {
 	  "is written under a temporary name and renamed once something was\n"
 	  "captured: a failure before that leaves what FILE held as it was;\n"
 	  "after, a failure (a full disk, a read error) or that second Ctrl-C\n"
-	  "keeps the whole records written (exit status 1). Decode FILE with\n"
+	  "keeps the whole records written (exit status 1). A COMMAND that\n"
+	  "fails makes the exit status its own (128 + the signal that killed\n"
+	  "it), as perf record's, once the capture is taken. Decode FILE with\n"
 	  "'htmtrace dtl report'.\n"
 	  "\n"
 	  "  -C, --cpus CPUS       CPUs to capture, e.g. 0-3,8 (default: every\n"
 	  "                        CPU; a CPU that is offline joins when it comes\n"
 	  "                        online)\n"
+	  "      --cpu CPUS        the same (perf's name)\n"
 	  "  -e, --events EVENTS   cede, preempt, fault or all, comma-separated\n"
 	  "                        (default all)\n"
 	  "      --ring-kb N       the session's ring of records, 4..65536 KiB\n"
@@ -142,9 +152,11 @@ static const struct command commands[] = {
 	  "                        driver's poll period bounds it, 200 ms on an\n"
 	  "                        idle CPU)\n"
 	  "  -d, --device DEV      the device (default /dev/vpa_dtl)\n"
-	  "  -o, --output FILE     the stream, as read from the device; - for\n"
-	  "                        standard output (the counters, and COMMAND's\n"
-	  "                        output, then go to standard error)\n"
+	  "  -o, --output FILE     a file header (when, host, LPAR, kernel, CPUs,\n"
+	  "                        events, ring, command line), then the stream\n"
+	  "                        as read from the device; - for standard\n"
+	  "                        output (the counters, and COMMAND's output,\n"
+	  "                        then go to standard error)\n"
 	  "      --duration SECS   capture for SECS seconds, e.g. 2 or 0.5\n" },
 	{ "dtl report", cmd_dtl_report, "decode a dispatch trace log capture",
 	  DTL_REPORT_USAGE
@@ -160,9 +172,16 @@ static const struct command commands[] = {
 	  "then a summary per CPU, per reason, the dispatch wait's p50, p90,\n"
 	  "p99 and max per CPU and per reason (nearest rank; exact below 512\n"
 	  "ticks, else within 0.4%), and the loss.\n"
-	  "Records of unknown types are skipped by their length. A truncated or\n"
-	  "malformed record, or an entry before any CLOCK record (its timebase\n"
-	  "cannot be converted), is an error: exit 1, nothing printed.\n"
+	  "Records of unknown types are skipped by their length. A file cut\n"
+	  "short or a malformed record: what comes before it is reported, then\n"
+	  "where and why the report stops (on standard error, and in the\n"
+	  "summary), exit 1. A file that is not a capture (a perf.data, an\n"
+	  "htm.bin), whose first record is damaged, or with an entry before any\n"
+	  "CLOCK record (its timebase cannot be converted): exit 1, nothing\n"
+	  "printed. The file header that dtl record writes first (when, host,\n"
+	  "LPAR, kernel, CPUs, events, ring, command line) is printed by\n"
+	  "--header, and is in the json and jsonl output; a capture without it\n"
+	  "is read as well.\n"
 	  "\n"
 	  "The svg format draws the capture as one self-contained SVG (no\n"
 	  "script, no external resource): a lane per CPU over time (seconds\n"
@@ -180,12 +199,43 @@ static const struct command commands[] = {
 	  "                        document with \"clock\", \"records\" and\n"
 	  "                        \"summary\"; jsonl: one record a line, the\n"
 	  "                        summary last; svg: the picture\n"
-	  "  -C, --cpu CPUS        only these CPUs, e.g. 0-3,8\n"
+	  "  -i, --input FILE      FILE, as perf report -i\n"
+	  "  -C, --cpu CPUS        only these CPUs, e.g. 0-3,8 (one the capture\n"
+	  "                        lacks is said; none of them: exit 1)\n"
+	  "      --cpus CPUS       the same (dtl record's and dtl top's name)\n"
 	  "      --time START,END  only from START to END seconds since boot,\n"
-	  "                        e.g. 1000.5,1002 (either may be left out)\n"
+	  "                        e.g. 1000.5,1002 (either may be left out), or\n"
+	  "                        percents of the capture, 0%-10%,50%-60%;\n"
+	  "                        several --time: any of their ranges\n"
+	  "      --min-wait TIME   only entries whose dispatch wait is at least\n"
+	  "                        TIME, e.g. 1ms, 500us, 0.002 (seconds)\n"
+	  "      --preempt REASONS only entries of these preempt reasons, perf's\n"
+	  "                        names or codes, e.g. H_CEDE,time_slice\n"
+	  "      --dispatch REASONS\n"
+	  "                        only entries of these dispatch reasons\n"
+	  "      --worst N         only the N entries of the longest dispatch\n"
+	  "                        waits, longest first (the earlier of equal\n"
+	  "                        ones first), then the summary of all\n"
+	  "  -F, --fields FIELDS   the entries only, each as these of the csv\n"
+	  "                        columns in this order, as perf script -F\n"
+	  "                        (e.g. seconds,cpu,preempt,\n"
+	  "                        enqueue_to_dispatch_us; text and csv)\n"
+	  "      --reltime         times from the first record printed\n"
 	  "  -o, --output OUT      write to OUT instead of standard output\n"
-	  "                        (created only once FILE is found good; never\n"
-	  "                        FILE itself)\n" },
+	  "                        (created only once FILE is found readable;\n"
+	  "                        never FILE itself; replaced only by a whole\n"
+	  "                        report: a failure leaves what it held; a\n"
+	  "                        FIFO or /dev/null is written in place)\n"
+	  "      --header          print the file header first, as perf report\n"
+	  "                        --header (text format)\n"
+	  "      --header-only     print the file header only\n"
+	  "      --summary         no records: per CPU its dispatches, the time\n"
+	  "                        they span and the share of it not dispatched,\n"
+	  "                        dispatches a second, the dispatch wait's p50,\n"
+	  "                        p90, p99 and max, the losses; its dispatches\n"
+	  "                        by preempt reason (cedes, confers, time\n"
+	  "                        slices) and by dispatch reason, with rates\n"
+	  "                        (text, csv, json, jsonl)\n" },
 	{ "dtl top", cmd_dtl_top, "watch the dispatch trace log live",
 	  DTL_TOP_USAGE
 	  "\n"
@@ -199,11 +249,17 @@ static const struct command commands[] = {
 	  "largest dispatch wait (enqueue_to_dispatch) in microseconds, and the\n"
 	  "entries lost. On a terminal the screen is redrawn; elsewhere a block\n"
 	  "per interval. Ctrl-C ends it: stopped, deconfigured, exit status 0.\n"
+	  "With --input, a capture of dtl record is replayed instead, interval\n"
+	  "by interval of its records' time from the first (as perf stat -I),\n"
+	  "the last as long as its records go; no device is used.\n"
 	  "\n"
 	  "  -C, --cpus CPUS       CPUs to watch, e.g. 0-3,8 (default: every CPU)\n"
-	  "  -i, --interval SECS   seconds between reports, 0.1..3600 (default 1)\n"
+	  "      --cpu CPUS        the same (perf's name)\n"
+	  "  -I, --interval SECS   seconds between reports, 0.1..3600 (default 1),\n"
+	  "                        as perf stat -I; -i is its older name\n"
 	  "  -n, --count COUNT     end after COUNT reports (default: Ctrl-C)\n"
 	  "      --json            a JSON object per interval, one a line\n"
+	  "      --input FILE      replay FILE, a capture (- for standard input)\n"
 	  "  -d, --device DEV      the device (default /dev/vpa_dtl)\n" },
 	{ "dump", cmd_dump, "read a stopped channel's trace",
 	  "Usage: htmtrace dump [-d DEV] [-o FILE] [--offset BYTES] [--bs SIZE]\n"
@@ -442,6 +498,14 @@ static int help_command(int argc, char **argv)
 		print_usage(stdout);
 		return EXIT_OK;
 	}
+	/* The synopsis lists "help [command]": help is a command too. */
+	if (argc == 2 && !strcmp(argv[1], "help")) {
+		fputs("Usage: htmtrace help [COMMAND]\n"
+		      "\n"
+		      "Without a COMMAND, the list of commands (as htmtrace --help);\n"
+		      "with one (e.g. 'htmtrace help dtl record'), its options.\n", stdout);
+		return EXIT_OK;
+	}
 	cmd = find_command2(argc - 1, argv + 1);
 	if (cmd && argc == 3) {
 		print_cmd_help(stdout, cmd->name);
@@ -468,11 +532,7 @@ static int cmd_dtl(int argc, char **argv)
 			 argv[1]);
 }
 
-/*
- * The tool's version, as dkms.conf's PACKAGE_VERSION and the module's
- * MODULE_VERSION (module/main.c).
- */
-#define TOOL_VERSION		"0.1"
+/* The loaded module's version (TOOL_VERSION: commands.h). */
 #define MODULE_VERSION_PATH	"/sys/module/htmtrace/version"
 
 /*

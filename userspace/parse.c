@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "compiler.h"
 #include "parse.h"
-#include "util.h"
 
 static int hex_digit(char c)
 {

@@ -712,7 +712,9 @@ int cmd_record(int argc, char **argv)
 			goto out_deconfigure;
 		}
 	} else if (wl.have_secs) {
+		workload_mark(&wl, 0);
 		sleep_for(wl.secs);
+		workload_mark(&wl, 1);
 	} else if (!wl.argv) {
 		err = wait_for_signal();
 		if (err) {
@@ -848,5 +850,6 @@ out_close:
 			close(rt[i].fd);
 out_free:
 	free(rt);
-	return ret;
+	/* A workload that failed makes the trace's status its own. */
+	return workload_exit(&wl, ret);
 }

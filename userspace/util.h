@@ -10,8 +10,7 @@
 #include <stdio.h>
 #include <linux/htmtrace.h>
 
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-#define __printf(a, b)		__attribute__((format(printf, a, b)))
+#include "compiler.h"
 
 /* Exit status of the tool. */
 #define EXIT_OK			0

@@ -341,6 +341,24 @@ int wait_for_signal(void)
 	return 0;
 }
 
+/* The start (@stop 0) or the end of what is traced, for print_workload(). */
+void workload_mark(struct workload *wl, int stop)
+{
+	struct timespec ts;
+	long long ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	if (stop)
+		wl->stop_ns = ns;
+	else
+		wl->start_ns = ns;
+}
+
+/*
+ * What ended the trace: the workload's exit, or the time traced (after a
+ * Ctrl-C, the time actually traced, of the time asked for).
+ */
 void print_workload(FILE *f, const struct workload *wl)
 {
 	if (wl->argv && wl->reaped) {
@@ -350,10 +368,30 @@ void print_workload(FILE *f, const struct workload *wl)
 		else if (WIFSIGNALED(wl->status))
 			fprintf(f, "workload killed by signal %d\n",
 				   WTERMSIG(wl->status));
+	} else if (wl->have_secs && interrupted && wl->stop_ns) {
+		fprintf(f, "traced for %.3f s of %g s (interrupted)\n",
+			(wl->stop_ns - wl->start_ns) / 1e9, wl->secs);
 	} else if (wl->have_secs) {
 		fprintf(f, "traced for %g s%s\n", wl->secs,
 			   interrupted ? " (interrupted)" : "");
 	} else if (!wl->argv) {
 		fprintf(f, "traced until a signal\n");
 	}
+}
+
+/*
+ * The exit status of a command that ran a workload, as perf record's: the
+ * tool's own failure first (@ret); else the workload's exit status, or
+ * 128 + the signal that killed it (as a shell gives it; perf raises that
+ * signal instead); else @ret.
+ */
+int workload_exit(const struct workload *wl, int ret)
+{
+	if (ret != EXIT_OK || !wl->argv || !wl->reaped)
+		return ret;
+	if (WIFEXITED(wl->status))
+		return WEXITSTATUS(wl->status);
+	if (WIFSIGNALED(wl->status))
+		return 128 + WTERMSIG(wl->status);
+	return ret;
 }

@@ -23,6 +23,7 @@ struct workload {
 	int have_secs;	/* --duration given: run for secs */
 	double secs;
 	int stdout_to_stderr;	/* our stdout carries data: not the child's */
+	long long start_ns, stop_ns;	/* CLOCK_MONOTONIC: what was traced */
 };
 
 #define WORKLOAD_INIT	{ .go_fd = -1, .err_fd = -1 }
@@ -38,6 +39,8 @@ int workload_reap(struct workload *wl);
 int workload_poll(struct workload *wl);
 void sleep_for(double secs);
 int wait_for_signal(void);
+void workload_mark(struct workload *wl, int stop);
 void print_workload(FILE *f, const struct workload *wl);
+int workload_exit(const struct workload *wl, int ret);
 
 #endif /* _HTMTRACE_WORKLOAD_H */

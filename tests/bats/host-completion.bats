@@ -108,7 +108,7 @@ top" ]
 	run -0 complete_words help dtl r
 	[ "$output" = "record
 report" ]
-	run -0 complete_words dtl report --f
+	run -0 complete_words dtl report --fo
 	[ "$output" = "--format" ]
 }
 
@@ -148,8 +148,14 @@ text" ]
 	# A value that is a number: nothing offered, no option either.
 	run -0 complete_words record -n ''
 	[ "$output" = "" ]
-	run -0 complete_words dtl top -i ''
+	run -0 complete_words dtl top -I ''
 	[ "$output" = "" ]
+	# dtl report -i is perf's input: a file
+	touch cap.bin
+	run -0 complete_words dtl report -i ca
+	[ "$output" = "cap.bin" ]
+	run -0 complete_words dtl top --input ca
+	[ "$output" = "cap.bin" ]
 	run -0 complete_words dtl record --lat
 	[ "$output" = "--latency" ]
 	run -0 complete_words dtl record --latency ''

@@ -11,6 +11,7 @@
 # is tested in the guest.
 
 bats_require_minimum_version 1.5.0
+load dtlfile
 
 setup_file() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
@@ -29,6 +30,8 @@ setup() {
 	export FAKE_DTL_DEV=$DEV
 	export FAKE_DTL_LOG=$BATS_TEST_TMPDIR/log
 	export FAKE_DTL_STREAM=$BATS_TEST_TMPDIR/served.bin
+	# No /proc/powerpc/lparcfg, whatever the host has.
+	export FAKE_LPARCFG=
 }
 
 htm() {
@@ -318,8 +321,8 @@ entry 0 255 255 65535 0 0 0 0 0 0 0"
 	run -0 htm dtl report v.bin
 	local plain=$output
 	mkstream u.bin <<-'EOF'
-	raw 0 8 0 0
 	clock 512000000 1024000000 5000000000 7000000000 1700000000123456789
+	raw 0 8 0 0
 	cpu 0 1 0
 	raw 5 64 0 56
 	entry 0 3 2 0x1234 512 256 1024 1536000000 0 0xc000000000012345 0x8000000000001033
@@ -379,40 +382,85 @@ report_fails() {
 	[ "$stderr" = "htmtrace dtl report: $2" ] || { echo "stderr: $stderr"; return 1; }
 }
 
-@test "report: truncated records: exit 1 with the offset, no output" {
+# report_cut FILE END MESSAGE: FILE is damaged at offset END: the report of
+# the records before END (that of FILE cut there, with the line that says
+# why it stops), the message with the bytes read, exit 1 (issue 42 item 4).
+report_cut() {
+	local f=$1 end=$2 msg=$3 size want
+	size=$(stat -c %s "$f")
+	head -c "$end" "$f" >"$f.head"
+	want=$(htm dtl report "$f.head")
+	run -1 --separate-stderr htm dtl report "$f"
+	[ "$output" = "$want"$'\n'"damaged: $msg: the report stops there" ] || { echo "stdout: $output"; return 1; }
+	[ "$stderr" = "htmtrace dtl report: $f: $msg: the report stops there ($end of $size bytes read)" ] || { echo "stderr: $stderr"; return 1; }
+}
+
+@test "report: truncated records: what comes before is reported, then where and why it stops, exit 1" {
 	vector v.bin
 	# 316 bytes: the last CPU record lacks its last 4 bytes.
 	head -c 316 v.bin >t1.bin
-	report_fails t1.bin "t1.bin: truncated CPU record at offset 304: length 16, 12 bytes left"
+	report_cut t1.bin 304 "truncated CPU record at offset 304: length 16, 12 bytes left"
 	head -c 100 v.bin >t2.bin
-	report_fails t2.bin "t2.bin: truncated ENTRY record at offset 72: length 56, 28 bytes left"
+	report_cut t2.bin 72 "truncated ENTRY record at offset 72: length 56, 28 bytes left"
 	{ cat v.bin; head -c 4 v.bin; } >t3.bin
-	report_fails t3.bin "t3.bin: truncated record at offset 320: 4 bytes left, a header is 8"
+	report_cut t3.bin 320 "truncated record at offset 320: 4 bytes left, a header is 8"
+	# nothing readable: refused, no output
 	head -c 3 v.bin >t4.bin
 	report_fails t4.bin "t4.bin: truncated record at offset 0: 3 bytes left, a header is 8"
 	mkstream t5.bin <<<"clock 1 0 0 0 0
 raw 77 4096 0 100"
-	report_fails t5.bin "t5.bin: truncated type 77 record at offset 56: length 4096, 108 bytes left"
+	report_cut t5.bin 56 "truncated type 77 record at offset 56: length 4096, 108 bytes left"
+	# every format reports up to the damage; json and jsonl say where
+	run -1 --separate-stderr htm dtl report t2.bin --format csv
+	[ "$output" = "$(htm dtl report t2.bin.head --format csv)" ]
+	run -1 --separate-stderr htm dtl report t2.bin --format json
+	printf '%s\n' "$output" >t2.json
+	"$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [r[0] for r in d["records"]] == ["clock", "cpu"], d["records"]
+assert d["summary"]["damage"] == {"offset": 72, "why": "truncated ENTRY record at offset 72: length 56, 28 bytes left"}, d["summary"]
+' t2.json
+	run -1 --separate-stderr htm dtl report t2.bin --format jsonl
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[2]}" == *', "damage": {"offset": 72, "why": "truncated ENTRY record at offset 72: length 56, 28 bytes left"}}}' ]]
+	# a whole file's summary has no "damage"
+	run -0 htm dtl report v.bin --format jsonl
+	[[ "${lines[-1]}" != *damage* ]]
 }
 
-@test "report: a length below 8 or not a multiple of 8: exit 1" {
+@test "report: a damaged record at the end of a large capture: every entry before it reported, exit 1" {
+	"$PY" "$TOP/tests/dtlgen.py" big.bin --cpus 4 --entries 100000
+	size=$(stat -c %s big.bin)
+	# the last entry lacks its last byte
+	head -c $((size - 1)) big.bin >cut.bin
+	run -1 --separate-stderr "$HTMTRACE" dtl report cut.bin --format csv -o cut.csv
+	[ "$stderr" = "htmtrace dtl report: cut.bin: truncated ENTRY record at offset $((size - 56)): length 56, 55 bytes left: the report stops there ($((size - 56)) of $((size - 1)) bytes read)" ]
+	[ "$(grep -c '^entry,' cut.csv)" -eq 99999 ]
+}
+
+@test "report: a length below 8 or not a multiple of 8: reported up to it, exit 1" {
 	mkstream a.bin <<<"clock 1 0 0 0 0
 raw 2 4 0 60"
-	report_fails a.bin "a.bin: bad ENTRY record at offset 56: length 4 is less than 8"
-	mkstream b.bin <<<"raw 9 0 0 8"
-	report_fails b.bin "b.bin: bad type 9 record at offset 0: length 0 is less than 8"
+	report_cut a.bin 56 "bad ENTRY record at offset 56: length 4 is less than 8"
+	mkstream b.bin <<<"clock 1 0 0 0 0
+raw 9 0 0 8"
+	report_cut b.bin 56 "bad type 9 record at offset 56: length 0 is less than 8"
 	mkstream c.bin <<<"clock 1 0 0 0 0
 raw 9 20 0 12"
-	report_fails c.bin "c.bin: bad type 9 record at offset 56: length 20 is not a multiple of 8"
+	report_cut c.bin 56 "bad type 9 record at offset 56: length 20 is not a multiple of 8"
 	mkstream d.bin <<<"clock 1 0 0 0 0
 raw 2 60 0 52"
-	report_fails d.bin "d.bin: bad ENTRY record at offset 56: length 60 is not a multiple of 8"
+	report_cut d.bin 56 "bad ENTRY record at offset 56: length 60 is not a multiple of 8"
+	# the first record damaged: nothing to report
+	mkstream e.bin <<<"raw 2 4 0 60"
+	report_fails e.bin "e.bin: bad ENTRY record at offset 0: length 4 is less than 8"
 }
 
-@test "report: a known record shorter than its struct: exit 1" {
+@test "report: a known record shorter than its struct: reported up to it, or refused if first" {
 	mkstream a.bin <<<"clock 1 0 0 0 0
 raw 2 48 0 40"
-	report_fails a.bin "a.bin: bad ENTRY record at offset 56: length 48, expected at least 56"
+	report_cut a.bin 56 "bad ENTRY record at offset 56: length 48, expected at least 56"
 	mkstream b.bin <<<"raw 1 48 0 40"
 	report_fails b.bin "b.bin: bad CLOCK record at offset 0: length 48, expected at least 56"
 	mkstream c.bin <<<"raw 3 16 0 8"
@@ -477,6 +525,37 @@ cpu 3 77 0"
 	[ "${lines[0]}" = "Usage: htmtrace dtl record [OPTIONS] -o FILE [...]" ]
 	run -0 htm dtl --help
 	[ "${lines[0]}" = "Usage: htmtrace dtl record [OPTIONS] -o FILE [...]" ]
+}
+
+@test "option names as perf's and across the dtl commands: --cpu and --cpus, report -i FILE, top -I SECS, help help (issue 42 item 6)" {
+	vector "$FAKE_DTL_STREAM"
+	# record and top take --cpu as -C (perf's name), report --cpus
+	run -0 fdtl dtl record -d "$DEV" --cpu 0-1,3 -o dtl.bin --duration 0
+	grep -qxF "CONFIGURE cpus=[0xb] cpus_size=8 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0" "$FAKE_DTL_LOG"
+	rm "$FAKE_DTL_LOG"
+	run -0 --separate-stderr fdtl dtl top -d "$DEV" --cpu 0-1,3 -n 1 -I 0.1
+	grep -qxF "CONFIGURE cpus=[0xb] cpus_size=8 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0" "$FAKE_DTL_LOG"
+	# -i, the older name of top's interval, still works
+	run -0 --separate-stderr fdtl dtl top -d "$DEV" -n 1 -i 0.1
+	run -2 --separate-stderr fdtl dtl top -d "$DEV" -n 1 -I 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl top: bad interval '0': expected 0.1 to 3600 seconds" ]
+	vector v.bin
+	run -0 htm dtl report v.bin -C 1
+	local want=$output
+	run -0 htm dtl report v.bin --cpus 1
+	[ "$output" = "$want" ]
+	run -0 htm dtl report -i v.bin --cpu 1
+	[ "$output" = "$want" ]
+	run -0 htm dtl report --input=v.bin -C 1
+	[ "$output" = "$want" ]
+	run -2 --separate-stderr htm dtl report -i v.bin v.bin
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: unexpected argument 'v.bin'" ]
+	# help help: the synopsis lists it
+	run -0 --separate-stderr htm help help
+	[ "$stderr" = "" ]
+	[ "${lines[0]}" = "Usage: htmtrace help [COMMAND]" ]
+	[ "${lines[1]}" = "Without a COMMAND, the list of commands (as htmtrace --help);" ]
+	[ "${lines[2]}" = "with one (e.g. 'htmtrace help dtl record'), its options." ]
 }
 
 @test "dtl without a known command: exit 2" {
@@ -563,7 +642,7 @@ record_usage() {
 	local want=(
 		"captured all CPUs on $DEV, events cede,preempt,fault"
 		"traced for 0 s"
-		"wrote 320 bytes (9 records: 3 entries, 8 lost) to dtl.bin"
+		"wrote $(stat -c %s dtl.bin) bytes (a header of $(hdr_len dtl.bin) and 9 records: 3 entries, 8 lost) to dtl.bin"
 		"cpu    state      log         entries  overwritten      dropped      wakeups"
 		"0      capturing  own               2            0            0          100"
 		"1      ended      kernel            1            5            3          101"
@@ -578,10 +657,148 @@ record_usage() {
 	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START STOP READ 320 READ EOF at 320 STATS room=64 count=4 DECONFIGURE" ]
 	[ "$(head -n 1 "$FAKE_DTL_LOG")" = "OPEN nonblock" ]
 	[ "$(tail -n 1 "$FAKE_DTL_LOG")" = "CLOSE" ]
-	cmp "$FAKE_DTL_STREAM" dtl.bin
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
 	# The file reports as the stream does.
 	run -0 htm dtl report dtl.bin
 	[ "${lines[7]}" = "8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345" ]
+}
+
+# --- the file header (issue 42 item 3) ----------------------------------------
+
+@test "record: the file starts with a header of the tool's: when, where, what, by which command; report --header prints it as perf does" {
+	vector "$FAKE_DTL_STREAM"
+	printf 'lparcfg 1.9\nserial_number=IBM,0212345\npartition_id=7\npartition_name=lpar seven\n' >lparcfg
+	FAKE_LPARCFG=$PWD/lparcfg run -0 --separate-stderr fdtl dtl record -d "$DEV" -C 0-1,3 -e cede,fault --ring-kb 64 -o dtl.bin -- true "a b"
+	# the device's stream follows the header unchanged
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
+	h=$(hdr_len dtl.bin)
+	[ "$h" -gt 24 ]
+	[ $((h % 8)) -eq 0 ]
+	[ "$(stat -c %s dtl.bin)" -eq $((h + 320)) ]
+	run -0 --separate-stderr htm dtl report --header-only dtl.bin
+	[ "$stderr" = "" ]
+	[ "${#lines[@]}" -eq 15 ]
+	[ "${lines[0]}" = "# ========" ]
+	[[ "${lines[1]}" =~ ^"# captured on      : "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]]
+	# within a minute of now
+	local t
+	t=$(date -u -d "${lines[1]#*: }" +%s)
+	[ $(($(date -u +%s) - t)) -lt 60 ]
+	[ "${lines[2]}" = "# hostname         : $(uname -n)" ]
+	[ "${lines[3]}" = "# lpar name        : lpar seven" ]
+	[ "${lines[4]}" = "# partition id     : 7" ]
+	[ "${lines[5]}" = "# os release       : $(uname -r)" ]
+	[ "${lines[6]}" = "# arch             : $(uname -m)" ]
+	[ "${lines[7]}" = "# htmtrace version : $("$HTMTRACE" --version | sed -n 's/^htmtrace //p')" ]
+	[ "${lines[8]}" = "# cpus             : 0-1,3" ]
+	[ "${lines[9]}" = "# events           : cede,fault" ]
+	[ "${lines[10]}" = "# ring             : 64 KiB" ]
+	[ "${lines[11]}" = "# cmdline          : htmtrace dtl record -d $DEV -C 0-1,3 -e cede,fault --ring-kb 64 -o dtl.bin -- true 'a b'" ]
+	[ "${lines[12]}" = "# data offset      : $h" ]
+	[ "${lines[13]}" = "# ========" ]
+	[ "${lines[14]}" = "#" ]
+	local head=$output
+	# --header: the header, then the report of the stream
+	run -0 htm dtl report --header dtl.bin
+	[ "$output" = "$head"$'\n'"$(htm dtl report "$FAKE_DTL_STREAM")" ]
+	# without it, the report is the stream's
+	run -0 htm dtl report dtl.bin
+	[ "$output" = "$(htm dtl report "$FAKE_DTL_STREAM")" ]
+}
+
+@test "record: fields a machine does not have are left out (no lparcfg: not an LPAR); all CPUs, the driver's ring" {
+	vector "$FAKE_DTL_STREAM"
+	run -0 fdtl dtl record -d "$DEV" -o dtl.bin --duration 0
+	run -0 htm dtl report --header-only dtl.bin
+	[ "${#lines[@]}" -eq 13 ]
+	[ "${lines[2]}" = "# hostname         : $(uname -n)" ]
+	[ "${lines[3]}" = "# os release       : $(uname -r)" ]
+	[ "${lines[6]}" = "# cpus             : all" ]
+	[ "${lines[7]}" = "# events           : cede,preempt,fault" ]
+	[ "${lines[8]}" = "# ring             : the driver's default" ]
+	[ "${lines[9]}" = "# cmdline          : htmtrace dtl record -d $DEV -o dtl.bin --duration 0" ]
+}
+
+@test "report: the header in json and jsonl; every format and the SVG report the stream as without it" {
+	vector "$FAKE_DTL_STREAM"
+	run -0 fdtl dtl record -d "$DEV" -o dtl.bin --duration 0
+	h=$(hdr_len dtl.bin)
+	[ "$h" -gt 0 ]
+	run -0 htm dtl report dtl.bin --format json
+	"$PY" -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert list(d) == ["header", "clock", "columns", "records", "summary"], list(d)
+h = d["header"]
+assert h["data_offset"] == int(sys.argv[2]), h
+assert list(h["fields"]) == ["captured_on", "hostname", "os_release", "arch", "htmtrace_version", "cpus", "events", "ring", "cmdline"], h
+assert h["fields"]["cpus"] == "all" and h["fields"]["ring"] == "the driver'"'"'s default", h
+# offsets are the file'"'"'s: the CLOCK right after the header
+assert [r[1] for r in d["records"] if r[0] == "clock"] == [int(sys.argv[2])], d["records"]
+' "$output" "$h"
+	run -0 htm dtl report dtl.bin --format jsonl
+	[ "${#lines[@]}" -eq 11 ]
+	[[ "${lines[0]}" == "{\"kind\": \"header\", \"offset\": 0, \"data_offset\": $h, \"fields\": {\"captured_on\": \""* ]]
+	# csv and the SVG: the stream's, at the file's offsets
+	mkdir s
+	cp "$FAKE_DTL_STREAM" s/dtl.bin
+	run -0 htm dtl report dtl.bin --format csv
+	[ "$output" = "$("$PY" -c '
+import sys
+h = int(sys.argv[1])
+for l in sys.stdin.read().splitlines():
+    w = l.split(",")
+    if w[1].isdigit():
+        w[1] = str(int(w[1]) + h)
+    print(",".join(w))' "$h" < <(htm dtl report s/dtl.bin --format csv))" ]
+	cmp <(htm dtl report dtl.bin --format svg) <(cd s && htm dtl report dtl.bin --format svg)
+	# --header is the text format's
+	run -2 --separate-stderr htm dtl report dtl.bin --header --format csv
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: --header prints the text format's header; json and jsonl hold it in their document" ]
+	run -2 --separate-stderr htm dtl report dtl.bin --header-only --format json
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: --header-only prints the text format's header; json and jsonl hold it in their document" ]
+}
+
+@test "report: a capture without the header (an older tool's, the device read with cat) is read; --header says it has none" {
+	vector v.bin
+	run -0 htm dtl report --header v.bin
+	[ "${lines[0]}" = "# ========" ]
+	[ "${lines[1]}" = "# no file header: a capture written without one (by an older htmtrace, or read from the device)" ]
+	[ "${lines[2]}" = "# ========" ]
+	[ "${lines[3]}" = "#" ]
+	[ "${lines[4]}" = "$(htm dtl report v.bin | head -n 1)" ]
+}
+
+@test "report: a file that is not a capture is refused in a sentence that says so (perf.data, htm.bin, CSV)" {
+	printf 'PERFILE2\x68\x00\x00\x00\x00\x00\x00\x00' >perf.data
+	report_fails perf.data "perf.data is a perf.data file, not a dispatch trace log capture: read it with perf report (htmtrace dtl report reads the files of htmtrace dtl record)"
+	local other="is not a dispatch trace log capture: it starts with neither htmtrace's file header nor a record of /dev/vpa_dtl (htmtrace dtl report reads the files of htmtrace dtl record)"
+	vector v.bin
+	htm dtl report v.bin --format csv >v.csv
+	report_fails v.csv "v.csv $other"
+	# an HTM trace as htmtrace record writes it (the fake's pattern)
+	"$PY" -c '
+import random, sys
+r = random.Random(5)
+open(sys.argv[1], "wb").write(bytes([0xa5, 0x5a]) + bytes(r.randrange(256) for _ in range(4094)))' htm.bin
+	report_fails htm.bin "htm.bin $other"
+}
+
+@test "report: a damaged file header or one of the other byte order is refused" {
+	vector "$FAKE_DTL_STREAM"
+	run -0 fdtl dtl record -d "$DEV" -o dtl.bin --duration 0
+	# version 2
+	{ head -c 16 dtl.bin; printf '\x02'; tail -c +18 dtl.bin; } >v2.bin
+	report_fails v2.bin "v2.bin: damaged file header at offset 0: its length or version is not one htmtrace $("$HTMTRACE" --version | sed -n 's/^htmtrace //p') writes"
+	# a length beyond the file
+	{ head -c 2 dtl.bin; printf '\xf8\xff'; tail -c +5 dtl.bin; } >long.bin
+	report_fails long.bin "long.bin: damaged file header at offset 0: its length or version is not one htmtrace $("$HTMTRACE" --version | sed -n 's/^htmtrace //p') writes"
+	# the other byte order: the type reads 0x0080
+	{ printf '\x80\x00'; tail -c +3 dtl.bin; } >sw.bin
+	report_fails sw.bin "sw.bin: the stream was written with the other byte order"
+	# a header and no records
+	head -c "$(hdr_len dtl.bin)" dtl.bin >h.bin
+	report_fails h.bin "h.bin: no records after the file header"
 }
 
 @test "record: a CPU whose log another user took: named, the file kept, exit 1" {
@@ -598,7 +815,7 @@ record_usage() {
 	[[ $stderr == *"CPU 1: another user took its dispatch trace log after 144 bytes of the capture: that CPU's capture ended there"* ]]
 	[[ $stderr == *"the capture of 1 CPU(s) ended early"* ]]
 	# the capture is kept whole, and the device deconfigured
-	cmp "$FAKE_DTL_STREAM" dtl.bin
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
 	[[ $(ops) == *" DECONFIGURE" ]]
 }
 
@@ -630,7 +847,8 @@ record_usage() {
 	# The workload ends once record has read them (three READs in the
 	# log, waited for up to 20 s): an order, not a time.
 	export FAKE_DTL_LIVE=128 FAKE_DTL_CHUNK=60
-	run -0 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- \
+	# the workload's status is the capture's, as perf record's
+	run -3 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- \
 		sh -c 'i=0
 			until [ "$(grep -c "^READ [0-9]" "$FAKE_DTL_LOG")" -ge 3 ]; do
 				i=$((i + 1)); [ $i -le 2000 ] || exit 9; sleep 0.01
@@ -639,7 +857,7 @@ record_usage() {
 	[ "$stderr" = "" ]
 	[ "${lines[1]}" = "workload exited with status 3" ]
 	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START READ 56 READ 16 READ 56 WORKLOAD STOP READ 56 READ 24 READ 56 READ 56 READ EOF at 320 STATS room=64 count=4 DECONFIGURE" ]
-	cmp "$FAKE_DTL_STREAM" dtl.bin
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
 }
 
 @test "record -- COMMAND: the command's arguments are its own" {
@@ -668,9 +886,9 @@ END="STOP READ EOF at 320 STATS room=64 count=4 DECONFIGURE"
 	export FAKE_DTL_VTIME=1
 	run -0 --separate-stderr fdtl dtl record -d "$DEV" --latency 300 -o dtl.bin --duration 1
 	[ "$stderr" = "" ]
-	[ "${lines[2]}" = "wrote 320 bytes (9 records: 3 entries, 8 lost) to dtl.bin" ]
+	[ "${lines[2]}" = "wrote $(stat -c %s dtl.bin) bytes (a header of $(hdr_len dtl.bin) and 9 records: 3 entries, 8 lost) to dtl.bin" ]
 	[ "$(ops)" = "$CONF START FLUSH at 0 ms READ 320 FLUSH at 300 ms FLUSH at 600 ms FLUSH at 900 ms $END" ]
-	cmp "$FAKE_DTL_STREAM" dtl.bin
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
 	# the smallest period; the largest, longer than the capture
 	rm "$FAKE_DTL_LOG"
 	run -0 fdtl dtl record -d "$DEV" --latency 1 -o dtl.bin --duration 0.005
@@ -690,7 +908,7 @@ END="STOP READ EOF at 320 STATS room=64 count=4 DECONFIGURE"
 	export FAKE_DTL_VTIME=1 FAKE_DTL_CHUNK=1 FAKE_DTL_READ_US=100000
 	run -0 fdtl dtl record -d "$DEV" --latency 250 -o dtl.bin --duration 1
 	[ "$(ops)" = "$CONF START FLUSH at 0 ms READ 56 READ 16 READ 56 FLUSH at 300 ms READ 56 READ 24 READ 56 FLUSH at 600 ms READ 24 READ 16 READ 16 FLUSH at 900 ms $END" ]
-	cmp "$FAKE_DTL_STREAM" dtl.bin
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
 }
 
 @test "record --latency on a driver without FLUSH: said before the workload runs, stopped, deconfigured, file removed" {
@@ -712,9 +930,9 @@ END="STOP READ EOF at 320 STATS room=64 count=4 DECONFIGURE"
 	export FAKE_DTL_VTIME=1 FAKE_DTL_FAIL=flush:5:2
 	run -1 --separate-stderr fdtl dtl record -d "$DEV" --latency 300 -o dtl.bin --duration 1
 	[ "${stderr_lines[0]}" = "htmtrace dtl record: flush $DEV: Input/output error" ]
-	[ "${stderr_lines[1]}" = "htmtrace dtl record: kept 320 bytes (9 records: 3 entries, 8 lost) in dtl.bin: whole records, the capture cut short there" ]
+	[ "${stderr_lines[1]}" = "htmtrace dtl record: kept $(stat -c %s dtl.bin) bytes (a header of $(hdr_len dtl.bin) and 9 records: 3 entries, 8 lost) in dtl.bin: whole records, the capture cut short there" ]
 	[ "$(ops)" = "$CONF START FLUSH at 0 ms READ 320 FLUSH FAIL 5 STOP DECONFIGURE" ]
-	cmp "$FAKE_DTL_STREAM" dtl.bin
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
 	# EBADFD: the session was stopped from another file; its stream ends
 	rm "$FAKE_DTL_LOG"
 	export FAKE_DTL_FAIL=flush:77:2
@@ -798,15 +1016,15 @@ raw 2 12 0 4"
 	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin --duration 0
 	[ "${stderr_lines[0]}" = "htmtrace dtl record: counters $DEV: Input/output error" ]
 	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START STOP READ 320 READ EOF at 320 STATS FAIL 5 DECONFIGURE" ]
-	[ "${lines[2]}" = "wrote 320 bytes (9 records: 3 entries, 8 lost) to dtl.bin" ]
+	[ "${lines[2]}" = "wrote $(stat -c %s dtl.bin) bytes (a header of $(hdr_len dtl.bin) and 9 records: 3 entries, 8 lost) to dtl.bin" ]
 	[ "${#lines[@]}" -eq 3 ]
-	cmp "$FAKE_DTL_STREAM" dtl.bin
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
 	rm -f "$FAKE_DTL_LOG" dtl.bin
 	export FAKE_DTL_FAIL=deconfigure:5
 	run -1 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin --duration 0
 	[ "${stderr_lines[0]}" = "htmtrace dtl record: deconfigure $DEV: Input/output error" ]
 	[ "${#lines[@]}" -eq 8 ]
-	cmp "$FAKE_DTL_STREAM" dtl.bin
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
 }
 
 @test "record: a command that cannot run: stopped, deconfigured, file removed" {
@@ -835,17 +1053,17 @@ raw 2 12 0 4"
 	# No temporary file is left behind, and a good record replaces it.
 	[ "$(find . -name '.htmtrace*' | wc -l)" -eq 0 ]
 	run -0 --separate-stderr fdtl dtl record -d "$DEV" -o d.bin --duration 0
-	cmp "$FAKE_DTL_STREAM" d.bin
+	cmp "$FAKE_DTL_STREAM" <(stream_of d.bin)
 	[ "$(find . -name '.htmtrace*' | wc -l)" -eq 0 ]
 }
 
 @test "record -o -: the stream on standard output, the counters on stderr, piped into report -" {
 	vector "$FAKE_DTL_STREAM"
 	run -0 --separate-stderr sh -c 'LD_PRELOAD=$FAKEDTL "$HTMTRACE" dtl record -d "$DEV" -o - -- sh -c "echo workload says hi" >piped.bin'
-	cmp "$FAKE_DTL_STREAM" piped.bin
+	cmp "$FAKE_DTL_STREAM" <(stream_of piped.bin)
 	[ "${stderr_lines[0]}" = "workload says hi" ]
 	[ "${stderr_lines[1]}" = "captured all CPUs on $DEV, events cede,preempt,fault" ]
-	[ "${stderr_lines[3]}" = "wrote $(stat -c %s piped.bin) bytes (9 records: 3 entries, 8 lost) to standard output" ]
+	[ "${stderr_lines[3]}" = "wrote $(stat -c %s piped.bin) bytes (a header of $(hdr_len piped.bin) and 9 records: 3 entries, 8 lost) to standard output" ]
 	htm dtl report piped.bin >want.txt
 	LD_PRELOAD=$FAKEDTL "$HTMTRACE" dtl record -d "$DEV" -o - --duration 0 2>/dev/null |
 		htm dtl report - >got.txt
@@ -891,9 +1109,42 @@ raw 2 12 0 4"
 	[ "$rc" -eq 0 ]
 	[ "$(cat err.txt)" = "htmtrace dtl record: capturing; press Ctrl-C to stop" ]
 	[ "$(sed -n 2p out.txt)" = "traced until a signal" ]
-	[ "$(sed -n 3p out.txt)" = "wrote 320 bytes (9 records: 3 entries, 8 lost) to dtl.bin" ]
+	[ "$(sed -n 3p out.txt)" = "wrote $(stat -c %s dtl.bin) bytes (a header of $(hdr_len dtl.bin) and 9 records: 3 entries, 8 lost) to dtl.bin" ]
 	[ "$(ops)" = "CONFIGURE cpus=[] cpus_size=0 mask=0x7 ring_kb=0 flags=0x0 reserved=0,0 START READ 72 STOP READ 248 READ EOF at 320 STATS room=64 count=4 DECONFIGURE" ]
-	cmp "$FAKE_DTL_STREAM" dtl.bin
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
+}
+
+@test "record -- COMMAND: the workload's failure is the capture's exit status, as perf record's; the file kept" {
+	vector "$FAKE_DTL_STREAM"
+	run -7 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- sh -c 'exit 7'
+	[ "$stderr" = "" ]
+	[ "${lines[1]}" = "workload exited with status 7" ]
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
+	# killed by a signal: 128 + the signal, as a shell says it
+	run -137 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- sh -c 'kill -KILL $$'
+	[ "${lines[1]}" = "workload killed by signal 9" ]
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
+	# the tool's own failure comes first: 1
+	FAKE_DTL_FAIL=stats:5 run -1 --separate-stderr fdtl dtl record -d "$DEV" -o dtl.bin -- sh -c 'exit 7'
+	[ "${stderr_lines[0]}" = "htmtrace dtl record: counters $DEV: Input/output error" ]
+	[ "${lines[1]}" = "workload exited with status 7" ]
+}
+
+@test "report -C: CPUs the capture does not hold are said; none of them: nothing to report, exit 1 (issue 42 item 10)" {
+	vector v.bin
+	run -1 --separate-stderr htm dtl report v.bin -C 9
+	[ "$output" = "" ]
+	[ "$stderr" = "htmtrace dtl report: v.bin holds no records of CPU 9 (it holds records of CPUs 0-2): nothing to report" ]
+	run -1 --separate-stderr htm dtl report v.bin -C 8-9 --format svg
+	[ "$output" = "" ]
+	[ "$stderr" = "htmtrace dtl report: v.bin holds no records of CPUs 8-9 (it holds records of CPUs 0-2): nothing to report" ]
+	# some of them: the report of those, the others said
+	run -0 --separate-stderr htm dtl report v.bin -C 1,9
+	[ "$stderr" = "htmtrace dtl report: v.bin holds no records of CPU 9 (it holds records of CPUs 0-2)" ]
+	[ "$output" = "$(htm dtl report v.bin -C 1)" ]
+	mkstream c.bin <<<"clock 1 0 0 0 0"
+	run -1 --separate-stderr htm dtl report c.bin -C 0
+	[ "$stderr" = "htmtrace dtl report: c.bin holds no records of CPU 0 (it holds records of no CPU): nothing to report" ]
 }
 
 @test "record --duration captures at least that long" {
@@ -904,10 +1155,49 @@ raw 2 12 0 4"
 	t1=$(date +%s%N)
 	[ $(((t1 - t0) / 1000000)) -ge 300 ]
 	[ "${lines[1]}" = "traced for 0.3 s" ]
-	cmp "$FAKE_DTL_STREAM" dtl.bin
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
 }
 
 # --- report: safety, order, filters, distributions, JSON Lines ----------------
+
+@test "report -o: /dev/null, a FIFO and /dev/stdout are written in place, exit 0 (issue 42 item 9)" {
+	vector v.bin
+	htm dtl report v.bin >want.txt
+	run -0 --separate-stderr htm dtl report v.bin -o /dev/null
+	[ "$output" = "" ]
+	[ "$stderr" = "" ]
+	mkfifo fifo
+	cat fifo >got.txt &
+	run -0 --separate-stderr htm dtl report v.bin -o fifo
+	wait $!
+	[ "$stderr" = "" ]
+	cmp want.txt got.txt
+	[ -p fifo ]
+	# standard output a pipe, then a regular file: /dev/stdout stays a link
+	run -0 --separate-stderr htm dtl report v.bin -o /dev/stdout
+	[ "$output" = "$(cat want.txt)" ]
+	htm dtl report v.bin -o /dev/stdout >out.txt
+	cmp want.txt out.txt
+	[ -L /dev/stdout ]
+	[ "$(find . -name '.htmtrace.*')" = "" ]
+}
+
+@test "report -o: an existing file is replaced only by a whole report; a write error (a file size limit) leaves it as it was" {
+	"$PY" "$TOP/tests/dtlgen.py" big.bin --cpus 2 --entries 2000
+	printf 'an earlier report\n' >out.txt
+	run -1 --separate-stderr bash -c 'ulimit -f 4; exec "$HTMTRACE" dtl report big.bin -o out.txt'
+	[ "$output" = "" ]
+	[ "$stderr" = "htmtrace dtl report: write out.txt: File too large" ]
+	[ "$(cat out.txt)" = "an earlier report" ]
+	[ "$(find . -name '.htmtrace.*')" = "" ]
+	# a whole one replaces it, with the mode a new file gets
+	chmod 600 out.txt
+	umask 022
+	run -0 --separate-stderr htm dtl report big.bin -o out.txt
+	cmp out.txt <(htm dtl report big.bin)
+	[ "$(stat -c %a out.txt)" = 644 ]
+	[ "$(find . -name '.htmtrace.*')" = "" ]
+}
 
 @test "report: an output that is the input is refused, the capture kept" {
 	vector v.bin
@@ -923,8 +1213,7 @@ raw 2 12 0 4"
 
 @test "report: /dev/zero ends at its first header; - reads standard input" {
 	run -1 --separate-stderr timeout 10 "$HTMTRACE" dtl report /dev/zero
-	[ "$stderr" = "htmtrace dtl report: standard input: bad type 0 record at offset 0: length 0 is less than 8" ] ||
-		[ "$stderr" = "htmtrace dtl report: /dev/zero: bad type 0 record at offset 0: length 0 is less than 8" ]
+	[ "$stderr" = "htmtrace dtl report: /dev/zero is not a dispatch trace log capture: it starts with neither htmtrace's file header nor a record of /dev/vpa_dtl (htmtrace dtl report reads the files of htmtrace dtl record)" ]
 	[ "$output" = "" ]
 	# Standard input that is a pipe reports as the file does.
 	vector v.bin
@@ -943,6 +1232,19 @@ regrouped() {
 	entry 1 3 2 0 7 0 0 15000 0 0 0
 	entry 1 3 2 0 7 0 0 1985000 0 0 0
 	EOF
+}
+
+@test "report -: a pipe's temporary copy that cannot be made or written says so, naming the directory (issue 42 item 7)" {
+	vector v.bin
+	run -1 --separate-stderr bash -c 'cat v.bin | TMPDIR=/nonexistent "$HTMTRACE" dtl report -'
+	[ "$output" = "" ]
+	[ "$stderr" = "htmtrace dtl report: standard input is a pipe or a device, copied into a temporary file in /nonexistent (TMPDIR) to be read; creating it failed: No such file or directory" ]
+	"$PY" "$TOP/tests/dtlgen.py" big.bin --cpus 2 --entries 2000
+	run -1 --separate-stderr bash -c 'cat big.bin | (ulimit -f 4; TMPDIR=$PWD exec "$HTMTRACE" dtl report - --summary)'
+	[ "$output" = "" ]
+	[ "$stderr" = "htmtrace dtl report: copy standard input into a temporary file in $PWD (TMPDIR): File too large" ]
+	run -1 --separate-stderr htm dtl report .
+	[ "$stderr" = "htmtrace dtl report: read .: Is a directory" ]
 }
 
 @test "report: CPUs merged by time, whatever their order in the file" {
@@ -983,7 +1285,7 @@ print(" ".join(str(json.loads(l).get("cpu")) for l in sys.stdin))')" = "None 1 0
 	local bad
 	for bad in '' , x 2,1 1,2,3 1..2 -1,2; do
 		run -2 --separate-stderr htm dtl report g.bin --time "$bad"
-		[ "${stderr_lines[0]}" = "htmtrace dtl report: bad time range '$bad': expected START,END in seconds since boot, e.g. 1000.5,1002 (either may be left out)" ]
+		[ "${stderr_lines[0]}" = "htmtrace dtl report: bad time range '$bad': expected START,END in seconds since boot, e.g. 1000.5,1002 (either may be left out), or percents of the capture, e.g. 0%-10%,50%-60% (at most 16 ranges)" ]
 	done
 	run -2 --separate-stderr htm dtl report g.bin --cpu x
 	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad CPU list 'x': expected CPU numbers and ranges 0..8191, e.g. 0-3,8" ]
@@ -1018,6 +1320,252 @@ s = json.load(sys.stdin)["summary"]
 assert s["cpus"][0]["wait"] == {"count": 100, "p50_us": 50.0, "p90_us": 90.0,
                                 "p99_us": 99.0, "max_us": 100.0}, s["cpus"][0]
 assert s["wait"]["preempt"][0]["p90_us"] == 90.0' <<<"$output"
+}
+
+# summary_vector FILE: at 1000 ticks a second, CPU 0 dispatched at 100,
+# 300 and 590 ms after waits of 10, 100 and 100 ms (its time: 90 to 590
+# ms, 42% not dispatched), CPU 1 once, and 5 of its entries overwritten.
+summary_vector() {
+	mkstream "$1" <<-'EOF'
+	clock 1000 0 0 0 0
+	entry 0 7 4 0 10 0 0 100 0 0 0
+	entry 1 3 0 0 0 0 0 1000 0 0 0
+	lost 1 1 5
+	entry 0 0 2 0 20 30 50 300 0 0 0
+	entry 0 0 2 0 5 5 90 590 0 0 0
+	EOF
+}
+
+@test "report --summary: per CPU, dispatches, the share not dispatched, rates, wait percentiles, reasons; no records (issue 42 item 5)" {
+	summary_vector s.bin
+	run -0 --separate-stderr htm dtl report s.bin --summary
+	[ "$stderr" = "" ]
+	local want=(
+		"cpu    dispatches      seconds        per_s  not_disp    wait_p50    wait_p90    wait_p99    wait_max overwritten     dropped"
+		"0               3     0.500000        6.000    42.00%   10000.000   20000.000   20000.000   20000.000           0           0"
+		"1               1            -            -         -       0.000       0.000       0.000       0.000           5           0"
+		""
+		"cpu    by        code reason                             dispatches        per_s"
+		"0      preempt      2 H_CEDE                                      2        4.000"
+		"0      preempt      4 time_slice                                  1        2.000"
+		"0      dispatch     0 external_interrupt                          2        4.000"
+		"0      dispatch     7 time_slice                                  1        2.000"
+		"1      preempt      0 unused                                      1            -"
+		"1      dispatch     3 decrementer_interrupt                       1            -"
+		"waits (enqueue_to_dispatch) in us; not_disp: the share of the CPU's time not dispatched"
+	)
+	[ "$(printf '%s\n' "${want[@]}")" = "$output" ] || {
+		diff <(printf '%s\n' "${want[@]}") <(printf '%s\n' "$output")
+		false
+	}
+	run -0 htm dtl report s.bin --summary --format csv
+	want=(
+		"kind,cpu,code,reason,dispatches,seconds,per_s,not_dispatched,wait_p50_us,wait_p90_us,wait_p99_us,wait_max_us,overwritten,dropped"
+		"cpu,0,,,3,0.500000000,6.000,0.420000,10000.000,20000.000,20000.000,20000.000,0,0"
+		"preempt,0,2,H_CEDE,2,,4.000,,,,,,,"
+		"preempt,0,4,time_slice,1,,2.000,,,,,,,"
+		"dispatch,0,0,external_interrupt,2,,4.000,,,,,,,"
+		"dispatch,0,7,time_slice,1,,2.000,,,,,,,"
+		"cpu,1,,,1,,,,0.000,0.000,0.000,0.000,5,0"
+		"preempt,1,0,unused,1,,,,,,,,,"
+		"dispatch,1,3,decrementer_interrupt,1,,,,,,,,,"
+	)
+	[ "$(printf '%s\n' "${want[@]}")" = "$output" ]
+	run -0 htm dtl report s.bin --summary --format json
+	"$PY" -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert list(d) == ["cpus"], d
+c0, c1 = d["cpus"]
+assert c0 == {"cpu": 0, "dispatches": 3, "seconds": 0.5, "per_s": 6.0, "not_dispatched": 0.42,
+              "overwritten": 0, "dropped": 0,
+              "wait": {"count": 3, "p50_us": 10000.0, "p90_us": 20000.0, "p99_us": 20000.0, "max_us": 20000.0},
+              "preempt": [{"code": 2, "name": "H_CEDE", "dispatches": 2, "per_s": 4.0},
+                          {"code": 4, "name": "time_slice", "dispatches": 1, "per_s": 2.0}],
+              "dispatch": [{"code": 0, "name": "external_interrupt", "dispatches": 2, "per_s": 4.0},
+                           {"code": 7, "name": "time_slice", "dispatches": 1, "per_s": 2.0}]}, c0
+# one entry spans no time: no rate, no share
+assert (c1["seconds"], c1["per_s"], c1["not_dispatched"], c1["overwritten"]) == (None, None, None, 5), c1
+' "$output"
+	run -0 htm dtl report s.bin --summary --format jsonl
+	[ "${#lines[@]}" -eq 2 ]
+	"$PY" -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert [(r["kind"], r["summary"]["cpu"]) for r in rows] == [("cpu_summary", 0), ("cpu_summary", 1)], rows
+assert rows[0]["summary"] == json.loads(sys.argv[2])["cpus"][0]
+' "$output" "$(htm dtl report s.bin --summary --format json)"
+	# with -C and --time, of what they keep
+	run -0 htm dtl report s.bin --summary -C 0 --time ,0.35
+	[ "${lines[1]}" = "0               2     0.210000        9.524    52.38%   10000.000   20000.000   20000.000   20000.000           0           0" ]
+	[ "${#lines[@]}" -eq 8 ]
+	run -2 --separate-stderr htm dtl report s.bin --summary --format svg
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: --summary is a report of text, csv, json or jsonl, not a picture" ]
+}
+
+@test "report --summary of a large capture: a line per CPU and reason, however many entries" {
+	"$PY" "$TOP/tests/dtlgen.py" big.bin --cpus 4 --entries 100000
+	run -0 --separate-stderr htm dtl report big.bin --summary --format csv
+	[ "$(grep -c '^cpu,' <<<"$output")" -eq 4 ]
+	[ "$(awk -F, '$1 == "cpu" { n += $5 } END { print n }' <<<"$output")" -eq 100000 ]
+	[ "${#lines[@]}" -lt 40 ]
+}
+
+# entry_offsets ARGS...: the offsets of the entries dtl report ARGS prints
+# as CSV, in its order, on one line.
+entry_offsets() {
+	htm dtl report "$@" --format csv | awk -F, '$1 == "entry" { print $2 }' | paste -s -d ' '
+}
+
+@test "report --min-wait, --preempt, --dispatch: the entries kept, the summary of them, other records as they were (issue 42 item 6)" {
+	vector v.bin
+	# the entries: 72 waits 1 us (decrementer_interrupt, H_CEDE), 128
+	# 0.001 us (time_slice, time_slice), 208 none (17, 42); 208 first in time
+	[ "$(entry_offsets v.bin)" = "208 72 128" ]
+	[ "$(entry_offsets v.bin --min-wait 1us)" = "72" ]
+	[ "$(entry_offsets v.bin --min-wait 0.000001)" = "72" ]
+	[ "$(entry_offsets v.bin --min-wait 1001ns)" = "" ]
+	[ "$(entry_offsets v.bin --min-wait 1ns)" = "72 128" ]
+	[ "$(entry_offsets v.bin --preempt H_CEDE)" = "72" ]
+	[ "$(entry_offsets v.bin --preempt time_slice,42)" = "208 128" ]
+	[ "$(entry_offsets v.bin --dispatch 17)" = "208" ]
+	[ "$(entry_offsets v.bin --dispatch decrementer_interrupt --preempt h_cede)" = "72" ]
+	[ "$(entry_offsets v.bin --dispatch time_slice --preempt H_CEDE)" = "" ]
+	# the loss and CPU records stay; the summary counts the entries kept
+	run -0 htm dtl report v.bin --preempt H_CEDE
+	[ "$(grep -c '^LOST \|^CPU ' <<<"$output")" -eq 5 ]
+	[ "${lines[-1]}" = "entries: 1, lost: 8 (overwritten 5, dropped 3), unknown records skipped: 0" ]
+	run -0 htm dtl report v.bin --min-wait 1ms --summary --format csv
+	[ "$(grep -c '^cpu,' <<<"$output")" -eq 3 ]
+	[ "$(awk -F, '$1 == "cpu" { n += $5 } END { print n }' <<<"$output")" -eq 0 ]
+	local bad
+	for bad in 1x ms -1ms ''; do
+		run -2 --separate-stderr htm dtl report v.bin --min-wait "$bad"
+		[ "${stderr_lines[0]}" = "htmtrace dtl report: bad wait '$bad': expected a time, e.g. 1ms, 500us or 0.002 (seconds)" ]
+	done
+	run -2 --separate-stderr htm dtl report v.bin --preempt H_CEDE,nope
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad preempt reasons 'H_CEDE,nope': expected perf's names or codes 0..255, comma-separated, e.g. H_CEDE,time_slice" ]
+	run -2 --separate-stderr htm dtl report v.bin --dispatch 256
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad dispatch reasons '256': expected perf's names or codes 0..255, comma-separated, e.g. external_interrupt,3" ]
+	run -2 --separate-stderr htm dtl report v.bin --preempt 2 --format svg
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: --min-wait, --preempt and --dispatch select entries of a report, not of the picture" ]
+}
+
+@test "report --worst N: the N longest dispatch waits, longest first, then the summary of all (issue 42 item 6)" {
+	vector v.bin
+	[ "$(entry_offsets v.bin --worst 2)" = "72 128" ]
+	[ "$(entry_offsets v.bin --worst 5)" = "72 128 208" ]
+	run -0 htm dtl report v.bin --worst 1
+	[[ "${lines[0]}" == *" cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE "* ]]
+	[ "${lines[-1]}" = "entries: 3, lost: 8 (overwritten 5, dropped 3), unknown records skipped: 0" ]
+	# on a larger capture: as sorting every entry by its wait, the
+	# earlier of equal waits first
+	"$PY" "$TOP/tests/dtlgen.py" g.bin --cpus 3 --entries 3000
+	htm dtl report g.bin --format csv >all.csv
+	[ "$(entry_offsets g.bin --worst 50)" = "$(awk -F, '$1 == "entry" { print $10, $2 }' all.csv |
+		LC_ALL=C sort -k1,1gr -k2,2n | head -n 50 | cut -d' ' -f2 | paste -s -d ' ')" ]
+	# with the filters
+	[ "$(entry_offsets v.bin --worst 2 --preempt time_slice,42)" = "128 208" ]
+	run -2 --separate-stderr htm dtl report v.bin --worst 0
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad count '0': expected 1 to 1048576 entries" ]
+	run -2 --separate-stderr htm dtl report v.bin --worst 3 --summary
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: --worst lists entries: not with --summary or the picture" ]
+}
+
+@test "report -F FIELDS: the entries' columns in the order asked, as perf script -F; --reltime: times from the first record (issue 42 item 6)" {
+	vector v.bin
+	run -0 --separate-stderr htm dtl report v.bin -F seconds,cpu,preempt,enqueue_to_dispatch_us
+	[ "$stderr" = "" ]
+	[ "$output" = "$(printf '%s\n' "6.999999998 1 42 0.000" "8.000000000 0 H_CEDE 1.000" "8.000000001 0 time_slice 0.001")" ]
+	run -0 htm dtl report v.bin --format csv -F cpu,offset,srr1,cpu
+	[ "$output" = "$(printf '%s\n' "cpu,offset,srr1,cpu" "1,208,0x0,1" "0,72,0x8000000000001033,0" "0,128,0x0,0")" ]
+	# every field: the CSV report's columns, for its entries
+	local all=offset,cpu,seconds,realtime,timebase,dispatch,preempt,processor_id,enqueue_to_dispatch_us,ready_to_enqueue_us,waiting_to_ready_us,fault_addr,srr0,srr1
+	run -0 htm dtl report v.bin --format csv -F "$all"
+	[ "$output" = "$(htm dtl report v.bin --format csv | sed -n '1s/^kind,\(.*\),count,why.*/\1/p; s/^entry,\(.*\),,,,,,,,$/\1/p')" ]
+	# with --worst and the filters
+	run -0 htm dtl report v.bin -F offset --worst 2
+	[ "$output" = "$(printf '%s\n' 72 128)" ]
+	run -0 htm dtl report v.bin -F offset --preempt time_slice
+	[ "$output" = 128 ]
+	# --reltime: seconds from the first record printed
+	run -0 htm dtl report v.bin -F seconds --reltime
+	[ "$output" = "$(printf '%s\n' 0.000000000 1.000000002 1.000000003)" ]
+	run -0 htm dtl report v.bin --reltime
+	[[ "${lines[0]}" == "0.000000000 "* ]]
+	[[ "$(grep '^CLOCK ' <<<"$output")" == "CLOCK tb_freq=512000000 timebase=1024000000 boottime=0.000000002 "* ]]
+	run -2 --separate-stderr htm dtl report v.bin -F cpu,nope
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad fields 'cpu,nope': expected some of $all, comma-separated" ]
+	run -2 --separate-stderr htm dtl report v.bin -F cpu --format json
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: -F selects the columns of the text and csv formats' entries: not with --summary, json, jsonl or the picture" ]
+}
+
+@test "report --time: several ranges, and percents of the capture as perf's (issue 42 item 6)" {
+	vector v.bin
+	# entries at 6.999999998 s (208), 8.000000000 (72) and 8.000000001 (128)
+	[ "$(entry_offsets v.bin --time ,7 --time 8.000000001,)" = "208 128" ]
+	[ "$(entry_offsets v.bin --time 0%-50%)" = "208" ]
+	[ "$(entry_offsets v.bin --time 50%-100%)" = "72 128" ]
+	[ "$(entry_offsets v.bin --time 0%-10%,90%-100%)" = "208 72 128" ]
+	[ "$(entry_offsets v.bin --time 10%-20%)" = "" ]
+	# a percent range in the picture: the same entries as the report's
+	run -0 htm dtl report v.bin --format svg --time 50%-100%
+	[[ "$output" == *'data-cpu="0" data-y='*'data-entries="2"'* ]]
+	run -2 --separate-stderr htm dtl report v.bin --format svg --time ,7 --time 8,
+	[ "${stderr_lines[0]}" = "htmtrace dtl report: the picture takes one --time range" ]
+	local bad
+	for bad in 5% 20%-10% 0%-101% 1%-2%, 'x%-2%'; do
+		run -2 --separate-stderr htm dtl report v.bin --time "$bad"
+		[ "${stderr_lines[0]}" = "htmtrace dtl report: bad time range '$bad': expected START,END in seconds since boot, e.g. 1000.5,1002 (either may be left out), or percents of the capture, e.g. 0%-10%,50%-60% (at most 16 ranges)" ]
+	done
+}
+
+@test "top --input FILE: a capture replayed interval by interval, as perf stat -I (issue 42 item 8)" {
+	summary_vector s.bin
+	run -0 --separate-stderr htm dtl top --input s.bin -I 0.25 --json
+	[ "$stderr" = "" ]
+	[ "${#lines[@]}" -eq 5 ]
+	# per interval: its end, its length, CPU 0's dispatches, cedes/s,
+	# the share not dispatched and the mean wait; CPU 1's from the fifth
+	"$PY" -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+got = [(r["time"], r["interval_s"], r["cpus"][0]["dispatches"], r["cpus"][0]["cedes_per_s"],
+        r["cpus"][0]["not_dispatched"], r["cpus"][0]["dispatch_wait_mean_us"]) for r in rows]
+want = [("1970-01-01T00:00:00.250000Z", 0.25, 1, 0.0, 0.04, 10000.0),
+        ("1970-01-01T00:00:00.500000Z", 0.25, 1, 4.0, 0.4, 20000.0),
+        ("1970-01-01T00:00:00.750000Z", 0.25, 1, 4.0, 0.4, 5000.0),
+        ("1970-01-01T00:00:01.000000Z", 0.25, 0, 0.0, 0.0, 0.0),
+        ("1970-01-01T00:00:01.250000Z", 0.25, 0, 0.0, 0.0, 0.0)]
+assert got == want, got
+assert [len(r["cpus"]) for r in rows] == [1, 1, 1, 1, 2], rows
+assert rows[4]["cpus"][1] == {"cpu": 1, "offline": False, "dispatches": 1, "dispatches_per_s": 4.0,
+    "preempts_per_s": 4.0, "cedes_per_s": 0.0, "faults_per_s": 0.0, "not_dispatched": 0.0,
+    "dispatch_wait_mean_us": 0.0, "dispatch_wait_max_us": 0.0, "lost": 5}, rows[4]
+' "$output"
+	# a larger capture: every entry in one interval, the last one as long
+	# as its records go; -n and -C as live
+	"$PY" "$TOP/tests/dtlgen.py" t.bin --cpus 2 --entries 2000 --seconds 2.5
+	run -0 htm dtl top --input t.bin --json
+	[ "${#lines[@]}" -eq 3 ]
+	"$PY" -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert sum(c["dispatches"] for r in rows for c in r["cpus"]) == 2000, rows
+assert [r["interval_s"] for r in rows[:2]] == [1.0, 1.0] and 0 < rows[2]["interval_s"] < 1, rows
+' "$output"
+	run -0 htm dtl top --input t.bin -n 1 -C 1
+	[ "${lines[0]}" = "2025-12-05T00:00:01.000000Z  interval 1.000 s" ]
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[2]}" == "    1 "* ]]
+	# a damaged capture: replayed up to the damage, said, exit 1
+	head -c $(($(stat -c %s t.bin) - 1)) t.bin >cut.bin
+	run -1 --separate-stderr htm dtl top --input cut.bin --json
+	[ "${#lines[@]}" -eq 3 ]
+	[ "$stderr" = "htmtrace dtl top: cut.bin: truncated ENTRY record at offset $(($(stat -c %s t.bin) - 56)): length 56, 55 bytes left: the replay stops there ($(($(stat -c %s t.bin) - 56)) of $(($(stat -c %s t.bin) - 1)) bytes read)" ]
+	printf 'PERFILE2\x68\x00\x00\x00\x00\x00\x00\x00' >perf.data
+	run -1 --separate-stderr htm dtl top --input perf.data
+	[ "$stderr" = "htmtrace dtl top: perf.data is a perf.data file, not a dispatch trace log capture: read it with perf report (htmtrace dtl report reads the files of htmtrace dtl record)" ]
 }
 
 @test "report --format jsonl: one record a line, the summary last" {

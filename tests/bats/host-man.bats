@@ -191,7 +191,7 @@ missing4() {
 	[[ " ${lines[*]} " == *" record "* ]]
 	[[ " ${lines[*]} " == *" setup "* ]]
 	run -0 options "dtl record"
-	[ "$(paste -s -d ' ' <<<"$output")" = "-C --cpus -e --events --ring-kb --latency -d --device -o --output --duration" ]
+	[ "$(paste -s -d ' ' <<<"$output")" = "-C --cpus --cpu -e --events --ring-kb --latency -d --device -o --output --duration" ]
 	run -0 uapi_ioctls
 	[ "${#lines[@]}" -eq 15 ]
 	[ "${lines[0]}" = HTMTRACE_IOC_CAPS ]

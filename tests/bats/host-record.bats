@@ -138,7 +138,8 @@ XLATE=translation.n0.p2.c5.t2
 }
 
 @test "record -- COMMAND: the workload runs between start and stop" {
-	run -0 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- \
+	# the workload's status is the trace's, as perf record's
+	run -3 --separate-stderr fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- \
 		sh -c 'echo WORKLOAD >>"$FAKE_HTM_LOG"; exit 3'
 	[ "$(ops)" = "CONFIGURE type=2 node=0 chip=2 core=5 flags=0x1 START WORKLOAD STATUS state=2 STOP READ EOF at 4096 STATUS state=3 SYSMEM size=65536 length=128 DECONFIGURE" ]
 	[ "${lines[1]}" = "workload exited with status 3" ]
@@ -151,8 +152,8 @@ XLATE=translation.n0.p2.c5.t2
 	[ "$(cat args)" = "-t|x|--duration|1|--|y|" ]
 }
 
-@test "record -- COMMAND: a workload killed by a signal is reported" {
-	run -0 fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- sh -c 'kill -KILL $$'
+@test "record -- COMMAND: a workload killed by a signal is reported, exit 128 + the signal" {
+	run -137 fhtm record -d "$DEV" -t core -n 0 -p 2 -c 5 -- sh -c 'kill -KILL $$'
 	[ "${lines[1]}" = "workload killed by signal 9" ]
 }
 

@@ -12,6 +12,7 @@
 # buffer size, and a stop the hypervisor refuses.
 
 bats_require_minimum_version 1.5.0
+load dtlfile
 
 setup_file() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
@@ -35,6 +36,7 @@ setup() {
 	export FAKE_DTL_DEV=$DTLDEV
 	export FAKE_DTL_LOG=$BATS_TEST_TMPDIR/dtllog
 	export FAKE_DTL_STREAM=$BATS_TEST_TMPDIR/served.bin
+	export FAKE_LPARCFG=
 }
 
 TRACE=htm.bin.n0.p2.c5.t2
@@ -103,6 +105,17 @@ wait_size() {
 		sleep 0.05
 	done
 	echo "$1 never reached $2 bytes" >&2
+	return 1
+}
+
+# Wait until file $1 has a line $2 (at most 10 s).
+wait_line() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		grep -qx -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "$1 never had a line $2" >&2
 	return 1
 }
 
@@ -500,6 +513,32 @@ slow_trace() {
 
 # --- dtl record -----------------------------------------------------------------
 
+# traced_of SECS: out.txt's second line is "traced for T s of SECS s
+# (interrupted)", T the time actually traced, less than SECS.
+traced_of() {
+	[[ "$(sed -n 2p out.txt)" =~ ^"traced for "([0-9]+)\.[0-9]{3}" s of $1 s (interrupted)"$ ]] || {
+		sed -n 2p out.txt
+		return 1
+	}
+	[ "${BASH_REMATCH[1]}" -lt "$1" ]
+}
+
+@test "record and dtl record --duration 30 ended by Ctrl-C: the time actually traced, not 30 s (issue 42 item 10)" {
+	start_bg record -d "$DEV" -t core -n 0 -p 2 -c 5 --duration 30
+	wait_line "$FAKE_HTM_LOG" START
+	interrupt_bg
+	[ "$RC" -eq 0 ]
+	traced_of 30
+	dtl_stream 2
+	export FAKE_DTL_LIVE=56
+	start_bg dtl record -d "$DTLDEV" -o dtl.bin --duration 30
+	wait_line "$FAKE_DTL_LOG" "READ 56"
+	interrupt_bg
+	[ "$RC" -eq 0 ]
+	traced_of 30
+	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
+}
+
 # A stream of a CLOCK record and $1 entries of CPU 0.
 dtl_stream() {
 	"$PY" -c '
@@ -518,15 +557,21 @@ open(sys.argv[1], "wb").write(out)
 	export FAKE_DTL_CHUNK=560
 	run -1 --separate-stderr limited 4 dtl record -d "$DTLDEV" -o dtl.bin --duration 0
 	[ "${stderr_lines[0]}" = "htmtrace dtl record: write dtl.bin: File too large" ]
-	# 7 reads of 560 bytes fit, the 8th does not: whole records only.
-	[ "${stderr_lines[1]}" = "htmtrace dtl record: kept 3920 bytes (70 records: 69 entries, 0 lost) in dtl.bin: whole records, the capture cut short there" ]
+	# After the file header, the reads of 560 bytes that fit in 4096
+	# bytes, not the next one: whole records only.
+	local h n
+	h=$(hdr_len dtl.bin)
+	[ "$h" -gt 0 ]
+	n=$(((4096 - h) / 560))
+	[ "$n" -ge 1 ]
+	[ "${stderr_lines[1]}" = "htmtrace dtl record: kept $((h + n * 560)) bytes (a header of $h and $((n * 10)) records: $((n * 10 - 1)) entries, 0 lost) in dtl.bin: whole records, the capture cut short there" ]
 	[ "${stderr_lines[2]}" = "htmtrace dtl record: the rest of the capture is lost: the dispatch trace log is a stream, read once" ]
 	[ "${#stderr_lines[@]}" -eq 3 ]
-	[ "$(stat -c %s dtl.bin)" -eq 3920 ]
-	cmp dtl.bin <(head -c 3920 "$FAKE_DTL_STREAM")
+	[ "$(stat -c %s dtl.bin)" -eq $((h + n * 560)) ]
+	cmp <(stream_of dtl.bin) <(head -c $((n * 560)) "$FAKE_DTL_STREAM")
 	grep -qx DECONFIGURE "$FAKE_DTL_LOG"
 	run -0 htm dtl report dtl.bin --format csv
-	[ "$(grep -vc '^wait_' <<<"$output")" -eq 71 ]
+	[ "$(grep -vc '^wait_' <<<"$output")" -eq $((n * 10 + 1)) ]
 }
 
 @test "dtl record: a full disk while the workload runs: stopped, kept, deconfigured" {
@@ -534,7 +579,12 @@ open(sys.argv[1], "wb").write(out)
 	export FAKE_DTL_CHUNK=560
 	run -1 --separate-stderr limited 2 dtl record -d "$DTLDEV" -o dtl.bin -- sleep 0.2
 	[ "${stderr_lines[0]}" = "htmtrace dtl record: write dtl.bin: File too large" ]
-	[ "${stderr_lines[1]}" = "htmtrace dtl record: kept 1680 bytes (30 records: 29 entries, 0 lost) in dtl.bin: whole records, the capture cut short there" ]
+	local h n
+	h=$(hdr_len dtl.bin)
+	[ "$h" -gt 0 ]
+	n=$(((2048 - h) / 560))
+	[ "$n" -ge 1 ]
+	[ "${stderr_lines[1]}" = "htmtrace dtl record: kept $((h + n * 560)) bytes (a header of $h and $((n * 10)) records: $((n * 10 - 1)) entries, 0 lost) in dtl.bin: whole records, the capture cut short there" ]
 	run -0 grep -c '^STOP$' "$FAKE_DTL_LOG"
 	grep -qx DECONFIGURE "$FAKE_DTL_LOG"
 	run -0 htm dtl report dtl.bin
@@ -553,9 +603,11 @@ open(sys.argv[1], "wb").write(out)
 	kept=$(stat -c %s dtl.bin)
 	[ "$kept" -lt 28056 ]
 	[ "$(sed -n 1p err.txt)" = "htmtrace dtl record: interrupted while copying the rest of the stream: stopped after $kept bytes" ]
-	[ "$(sed -n 2p err.txt)" = "htmtrace dtl record: kept $kept bytes ($((kept / 56)) records: $((kept / 56 - 1)) entries, 0 lost) in dtl.bin: whole records, the capture cut short there" ]
+	h=$(hdr_len dtl.bin)
+	[ "$h" -gt 0 ]
+	[ "$(sed -n 2p err.txt)" = "htmtrace dtl record: kept $kept bytes (a header of $h and $(((kept - h) / 56)) records: $(((kept - h) / 56 - 1)) entries, 0 lost) in dtl.bin: whole records, the capture cut short there" ]
 	grep -qx DECONFIGURE "$FAKE_DTL_LOG"
-	cmp dtl.bin <(head -c "$kept" "$FAKE_DTL_STREAM")
+	cmp <(stream_of dtl.bin) <(head -c "$((kept - h))" "$FAKE_DTL_STREAM")
 	run -0 htm dtl report dtl.bin
 }
 
@@ -570,10 +622,12 @@ open(sys.argv[1], "wb").write(out)
 	[ "${lines[0]}" = "rc=1" ]
 	kept=$(stat -c %s dtl.bin)
 	[ "$kept" -gt 0 ]
-	[ "$((kept % 560))" -eq 0 ]
+	h=$(hdr_len dtl.bin)
+	[ "$h" -gt 0 ]
+	[ "$(((kept - h) % 560))" -eq 0 ]
 	grep -qx "htmtrace dtl record: write dtl.bin: No space left on device" err.txt
-	grep -qx "htmtrace dtl record: kept $kept bytes ($((kept / 56)) records: $((kept / 56 - 1)) entries, 0 lost) in dtl.bin: whole records, the capture cut short there" err.txt
+	grep -qx "htmtrace dtl record: kept $kept bytes (a header of $h and $(((kept - h) / 56)) records: $(((kept - h) / 56 - 1)) entries, 0 lost) in dtl.bin: whole records, the capture cut short there" err.txt
 	grep -qx DECONFIGURE "$FAKE_DTL_LOG"
-	cmp dtl.bin <(head -c "$kept" "$FAKE_DTL_STREAM")
+	cmp <(stream_of dtl.bin) <(head -c "$((kept - h))" "$FAKE_DTL_STREAM")
 	run -0 htm dtl report dtl.bin
 }

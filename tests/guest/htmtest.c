@@ -793,7 +793,18 @@ struct dtl_seen {
  */
 static int read_rec_hdr(FILE *f, struct htmtrace_dtl_rec *hdr)
 {
+	long at = ftell(f);
 	size_t n = fread(hdr, 1, sizeof(*hdr), f);
+
+	/* htmtrace dtl record's file header, before the device's stream */
+	if (n == sizeof(*hdr) && !at && hdr->type == HTMTRACE_DTL_REC_FILE) {
+		if (hdr->len < sizeof(*hdr) ||
+		    fseek(f, hdr->len - sizeof(*hdr), SEEK_CUR)) {
+			printf("bad file header\n");
+			return -1;
+		}
+		n = fread(hdr, 1, sizeof(*hdr), f);
+	}
 
 	if (n == sizeof(*hdr))
 		return 1;

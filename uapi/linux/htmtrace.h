@@ -561,6 +561,14 @@ struct htmtrace_dtl_stats {
 /* No record is longer than this. */
 #define HTMTRACE_DTL_REC_MAX	64
 
+/*
+ * Types from 0x8000 on are never the driver's: they are left to programs
+ * that keep a stream in a file. htmtrace dtl record starts its file with
+ * one of type HTMTRACE_DTL_REC_FILE (its layout: htmtrace(1), FILES); a
+ * reader of the device never sees it.
+ */
+#define HTMTRACE_DTL_REC_FILE	0x8000
+
 /**
  * struct htmtrace_dtl_rec - the header of every record
  * @type: HTMTRACE_DTL_REC_*

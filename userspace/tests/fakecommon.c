@@ -69,13 +69,18 @@ int fail(const char *what, int err)
 
 /*
  * FAKE_SYSFS_MODULE=DIR: /sys/module/htmtrace is DIR (an empty value: no
- * module loaded, whatever the host has).
+ * module loaded, whatever the host has); FAKE_LPARCFG likewise for
+ * /proc/powerpc/lparcfg.
  */
 static const char *sysfs_path(const char *path, char *buf, size_t len)
 {
 	static const char mod[] = "/sys/module/htmtrace";
 	const char *dir = getenv("FAKE_SYSFS_MODULE");
+	const char *lparcfg = getenv("FAKE_LPARCFG");
 
+	/* FAKE_LPARCFG=FILE: /proc/powerpc/lparcfg is FILE ("": none). */
+	if (lparcfg && !strcmp(path, "/proc/powerpc/lparcfg"))
+		return *lparcfg ? lparcfg : "/nonexistent-lparcfg";
 	if (!dir || strncmp(path, mod, sizeof(mod) - 1) ||
 	    (path[sizeof(mod) - 1] && path[sizeof(mod) - 1] != '/'))
 		return path;
