@@ -9,6 +9,7 @@
 #include <linux/poll.h>
 #include <linux/uaccess.h>
 
+#include <asm/paca.h>
 #include <asm/time.h>
 
 #include "htmtrace.h"
@@ -726,7 +727,8 @@ static const struct htmtrace_hv_ops fake_log_ops = {
 /* The hypervisor logs entries up to index @to in @c's own buffer. */
 static void fake_log(struct dtl_cpu *c, u64 to)
 {
-	struct dtl_entry *log = c->own;
+	struct dtl_entry *log = c->kernel_owned ?
+				paca_ptrs[c->cpu]->dispatch_log : c->own;
 
 	for (; fake_index < to; fake_index++) {
 		memset(&log[fake_index % DTL_ENTRIES], 0, sizeof(*log));
@@ -737,11 +739,14 @@ static void fake_log(struct dtl_cpu *c, u64 to)
 
 /*
  * A configured session of every possible CPU (4 KiB each) whose first CPU
- * captures into its own buffer with mask 7, as dtl_cpu_begin() leaves it,
- * but for its timer (the test runs it by hand). Return: that CPU.
+ * captures with mask 7, as dtl_cpu_begin() leaves it, but for its timer
+ * (the test runs it by hand): into the kernel's log where the kernel has
+ * one for good (the debug kernel's native accounting), else into its own
+ * buffer. Return: that CPU.
  */
 static struct dtl_cpu *fake_capture(struct kunit *test, struct vpa_dtl *dtl)
 {
+	struct dtl_entry *klog;
 	struct dtl_cpu *c;
 
 	fake_index = 0;
@@ -751,8 +756,11 @@ static struct dtl_cpu *fake_capture(struct kunit *test, struct vpa_dtl *dtl)
 					    cpu_possible_mask, 7, 4096, NULL),
 			0);
 	c = dtl->pcpu[cpumask_first(dtl->cpus)];
-	c->kernel_owned = false;
-	c->log = c->own;
+	klog = READ_ONCE(paca_ptrs[c->cpu]->dispatch_log);
+	KUNIT_ASSERT_TRUE(test, !klog || DTL_KLOG_LASTS);
+	c->kernel_owned = klog;
+	c->log = klog ? klog : c->own;
+	c->saved_mask = 0;
 	c->last = 0;
 	c->last_tb = 0;
 	fake_mask = 7;
