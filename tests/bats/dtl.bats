@@ -290,7 +290,8 @@ cycle_cpu1() {
 	# the smallest ring, left unread: full within a few polls
 	guest "echo 2000 > $HVSIM/dtl_rate && htmtest dtl-configure $DEV all 7 4 && htmtest dtl-start $DEV
 	       for i in \$(seq 300); do
-		       htmtest dtl-stats $DEV | grep -q '^cpu 1 .* dropped [1-9]' && exit 0
+		       s=\$(htmtest dtl-stats $DEV) || exit 2
+		       echo \"\$s\" | grep -q '^cpu 1 .* dropped [1-9]' && exit 0
 		       nap 0.1
 	       done
 	       exit 1"
@@ -401,7 +402,8 @@ steal_check() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "cpu 0 entries 40 overwritten 0 dropped 0 events 1/0/0/0" ]
-	run guest "htmtrace dtl report /tmp/t.bin | grep -c ' cpu=0 dispatch='"
+	run guest "set -o pipefail; htmtrace dtl report /tmp/t.bin | grep -c ' cpu=0 dispatch='"
+	[ "$status" -eq 0 ]
 	[ "$output" = 40 ]
 	# the session is gone: the device is free for the next user
 	run guest htmtest dtl-stats $DEV
@@ -634,7 +636,7 @@ echo 1000000 > /sys/module/htmtrace/parameters/dtl_period_us || exit 1'
 	caught_up 0
 	# no reader: the LOST records wait for room at the STOP and the START
 	guest "htmtest dtl-stop $DEV && htmtest dtl-start $DEV && htmtest dtl-stop $DEV"
-	run guest "cat $DEV > /tmp/dtl.bin && htmtest dtl-dump /tmp/dtl.bin | tr '\n' ' '"
+	run guest "set -o pipefail; cat $DEV > /tmp/dtl.bin && htmtest dtl-dump /tmp/dtl.bin | tr '\n' ' '"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# the first capture: JOINED, its losses; then the second: its clock,
@@ -684,7 +686,8 @@ echo 1000000 > /sys/module/htmtrace/parameters/dtl_period_us || exit 1'
 	# The clock record (56 bytes), CPU 1's JOINED (16), its OFFLINE (16),
 	# its JOINED again: each wait ends as soon as the record is there, its
 	# bound is only a deadline. No entry is logged meanwhile.
-	run guest "cat $DEV > /tmp/j.bin & pid=\$!
+	run guest "set -o pipefail
+		cat $DEV > /tmp/j.bin & pid=\$!
 		size() { stat -c %s /tmp/j.bin 2>/dev/null || echo 0; }
 		grown() {
 			for i in \$(seq 600); do
@@ -701,6 +704,7 @@ echo 1000000 > /sys/module/htmtrace/parameters/dtl_period_us || exit 1'
 		htmtest dtl-stop $DEV >/dev/null; wait \$pid
 		htmtest dtl-dump /tmp/j.bin | tr '\n' ' '"
 	echo "$output"
+	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = joined ]
 	[ "${lines[1]}" = offline ]
 	[ "${lines[2]}" = joined ]
@@ -732,7 +736,8 @@ echo 1000000 > /sys/module/htmtrace/parameters/dtl_period_us || exit 1'
 			return 1
 		}
 		grown 1 || echo 'no file'
-		h=\$(htmtrace dtl report --header-only /tmp/l.bin | sed -n 's/^# data offset *: //p')
+		h=\$(htmtrace dtl report --header-only /tmp/l.bin > /tmp/l.hdr &&
+			sed -n 's/^# data offset *: //p' /tmp/l.hdr)
 		[ -n \"\$h\" ] || { echo 'no file header'; h=0; }
 		grown \$((h + 72)) || echo 'no JOINED record'
 		n=0 flushed=

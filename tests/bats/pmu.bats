@@ -248,7 +248,8 @@ ok" ]
 		guest cmp /tmp/ref.bin /tmp/aux$kb.bin
 	done
 	# a smaller AUX area takes more reads: the trace came in pieces
-	run guest "htmperf htm $CORE1 -a 64 | sed 's/ .*//'"
+	run guest "set -o pipefail; htmperf htm $CORE1 -a 64 | sed 's/ .*//'"
+	[ "$status" -eq 0 ]
 	[ "${output#reads=}" -gt 4 ]
 	# the event is gone with its close: the channel can have the target
 	run guest htmtest configure /dev/htm0 2 0 0 1
@@ -959,7 +960,7 @@ ok" ]
 		       echo 1 > $HVSIM/reset && htmtest setup /dev/htm0 2 0 0 1 16 &&
 		       echo -1 > $HVSIM/fail_rc && echo 0 > $HVSIM/fail_count &&
 		       echo 2 > $HVSIM/fail_op"
-		run guest "htmperf htm $CORE1 -a 1024 -v -o /tmp/s.bin &&
+		run guest "set -o pipefail; htmperf htm $CORE1 -a 1024 -v -o /tmp/s.bin &&
 			htmcheck verify -t core -n 0 -p 0 -c 1 /tmp/s.bin | grep -e '^records valid' -e '^mismatched'"
 		echo "$v: $output"
 		[ "$status" -eq 0 ]
