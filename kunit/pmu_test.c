@@ -661,6 +661,16 @@ static void pmu_start_busy(struct kunit *test)
 			-EAGAIN);
 	KUNIT_EXPECT_EQ(test, start_calls, 101);
 	KUNIT_EXPECT_EQ(test, st.next, ktime_add_ms(t0, 1));
+	/*
+	 * H_BUSY for good: the waits double from 1 ms to 128 ms. Asked at
+	 * 0, 1, 3, ..., 127 ms (8), then at 255 + 128 k ms up to k = 76,
+	 * whose next wait would pass the bound: 85 STARTs, not 10,001.
+	 */
+	memset(&st, 0, sizeof(st));
+	start_calls = 0;
+	KUNIT_EXPECT_EQ(test, start_until_done(&st, 10000, &ret), 85);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	KUNIT_EXPECT_EQ(test, start_calls, 85 * 101);
 
 	/* busy, then a hard error: that error, at once */
 	start_reset(H_HARDWARE);

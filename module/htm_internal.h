@@ -233,12 +233,18 @@ __poll_t htm_chan_poll_mask(struct htm_reader *rd);
  * @busy_since: when START was first answered busy, 0 if never
  * @next: when START may be asked again: the last busy answer's hint on
  * @tries: START requests so far (each a retry loop of htm_hv_call_policy())
+ * @busy_ms: the wait after the last H_BUSY that outlasted its retries:
+ *	1 ms, doubled at each such answer up to HTM_PMU_BUSY_MAX_MS
  */
 struct htm_pmu_start {
 	ktime_t busy_since;
 	ktime_t next;
 	unsigned int tries;
+	unsigned int busy_ms;
 };
+
+/* The longest wait of an htm event's START after H_BUSY (see above). */
+#define HTM_PMU_BUSY_MAX_MS	128
 
 /* htm_pmu.c, for the KUnit suites */
 int htm_pmu_start_try(const struct htmtrace_hv_ops *hv,

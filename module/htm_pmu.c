@@ -12,12 +12,13 @@
  *			buffer (STATUS): an error is the open's errno
  *	first add	START the trace, once in the event's life; a
  *			hypervisor busy for it is asked again when its hint
- *			says, by a timer on the event's CPU or a read,
- *			within 10 s (htm_pmu_start_try())
- *	read()		the first STOPs the trace (a STOP that fails ends the
- *			dump: no DUMP_DATA of a trace the hypervisor may still
- *			write, as htm-perf.c); each streams the next part of
- *			the HTM buffer into the AUX area
+ *			says, by a timer on the event's CPU, within 10 s
+ *			(htm_pmu_start_try())
+ *	read()		the first ends the trace: a START still waiting has
+ *			failed; else it STOPs the trace (a STOP that fails
+ *			ends the dump: no DUMP_DATA of a trace the hypervisor
+ *			may still write, as htm-perf.c); each streams the
+ *			next part of the HTM buffer into the AUX area
  *	close (destroy)	STOP if needed, DECONFIGURE, release the target
  *
  * add and del are gates, nothing more: the perf core calls them for more
@@ -311,7 +312,9 @@ static void htm_pmu_say_failed(struct perf_event *event,
  *
  * Under the atomic policy: H_BUSY is retried at once, a long-busy answer
  * ends the request. Such a busy answer sets when START may be asked again:
- * its hint later (1 ms after H_BUSY answered past its retries); and ends
+ * its hint later; after an H_BUSY that outlasted its retries, 1 ms later,
+ * doubled at each such answer up to HTM_PMU_BUSY_MAX_MS (each request is
+ * a hundred hcalls with interrupts off: never a flood); and ends
  * START with -EBUSY once that would pass @bound_ms from the first busy
  * answer, the rule of the channels' long-busy sleeps (hv.c).
  *
@@ -334,7 +337,13 @@ int htm_pmu_start_try(const struct htmtrace_hv_ops *hv,
 				 &hrc);
 	if (ret != -EBUSY)
 		return ret;
-	ms = H_IS_LONG_BUSY(hrc) ? get_longbusy_msecs(hrc) : 1;
+	if (H_IS_LONG_BUSY(hrc)) {
+		ms = get_longbusy_msecs(hrc);
+	} else {
+		st->busy_ms = st->busy_ms ?
+			      min(st->busy_ms * 2, HTM_PMU_BUSY_MAX_MS) : 1;
+		ms = st->busy_ms;
+	}
 	if (!st->busy_since)
 		st->busy_since = now;
 	if (ktime_ms_delta(now, st->busy_since) + ms > bound_ms)
@@ -772,22 +781,16 @@ static void htm_pmu_read(struct perf_event *event)
 	if (in_nmi() || event->nr_siblings)
 		return;
 	/*
-	 * START waits out a busy hypervisor: read again (count 1). Once its
-	 * hint has passed this read asks it, not the timer; the timer runs
-	 * on this CPU in hard interrupt context, so it is not running now.
+	 * A read ends the trace (it is STOPped and dumped): a START that
+	 * still waits out a busy hypervisor now traced nothing of what the
+	 * reader wanted, and a START asked now would be STOPped at once, an
+	 * empty trace read as a success. It has failed: the AUX stream says
+	 * so (TRUNCATED). The timer runs on this CPU in hard interrupt
+	 * context, so it is not running now.
 	 */
 	if (htm_pmu_start_waits(ev)) {
-		if (ktime_before(ktime_get(), ev->start.next) ||
-		    hrtimer_try_to_cancel(&ev->start_timer) < 0) {
-			local64_set(&event->count, 1);
-			return;
-		}
-		if (htm_pmu_start_trace(ev) == -EAGAIN) {
-			hrtimer_start(&ev->start_timer, ev->start.next,
-				      HRTIMER_MODE_ABS_PINNED_HARD);
-			local64_set(&event->count, 1);
-			return;
-		}
+		hrtimer_try_to_cancel(&ev->start_timer);
+		htm_pmu_failed(ev, "START", -EBUSY);
 	}
 	if (ev->phase == HTM_PMU_TRACE && ev->tracing) {
 		ret = htm_pmu_stop_trace(ev, &htm_hv_atomic_policy);

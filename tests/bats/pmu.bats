@@ -1124,23 +1124,25 @@ op_count() {
 	[ "$(op_count stop)" -eq 0 ]
 	[ "$(op_count deconfigure)" -eq 1 ]
 
-	# busy for good, 10 ms hints, the bound capped at 1 s: the reads
-	# count 1 meanwhile (htmperf reads without pause), START is asked no
-	# more often than the hint says: 101 times at most (KUnit
-	# pmu_start_busy: 0, 10, ..., 1000 ms), however often the reader reads
+	# busy for good, 10 ms hints, the bound capped at 1 s: a read ends
+	# the trace, so the first read (htmperf reads without pause) finds
+	# START still waiting: it has failed, said at once (count 0, the AUX
+	# record TRUNCATED), never STARTed then STOPped as an empty trace;
+	# before it, START is asked no more often than the hint says: 101
+	# times at most (KUnit pmu_start_busy: 0, 10, ..., 1000 ms)
 	guest "echo 1000 > /sys/module/htmtrace/parameters/long_busy_cap_ms"
 	start_fault 9901 0
 	run guest "htmperf htm $CORE1 -a 64 -v -o /tmp/b.bin"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${lines[-2]}" = "read $(field reads "${lines[-1]}") count 0 aux 0" ]
+	[ "${lines[0]}" = "read 1 count 0 aux 0" ]
 	[ "$(field aux_bytes "${lines[-1]}")" -eq 0 ]
 	[ "$(field aux_records "${lines[-1]}")" -eq 1 ]
 	[ "$(field truncated "${lines[-1]}")" -eq 1 ]
 	local starts
 	starts=$(op_count start)
 	echo "STARTs: $starts"
-	[ "$starts" -ge 2 ]
+	[ "$starts" -ge 1 ]
 	[ "$starts" -le 101 ]
 	[ "$(op_count dump_data)" -eq 0 ]
 	[ "$(op_count stop)" -eq 0 ]
