@@ -452,12 +452,12 @@ void dtl_cpu_end(struct dtl_cpu *c, unsigned int why)
 		/* A log another user replaced is theirs to unregister. */
 		ret = c->other_change == DTL_OTHER_LOG ? -EBUSY :
 		      htm_hv_dtl_unregister(dtl->hv, cpu);
-		if (ret) {
+		if (ret)
 			pr_warn("cpu%d: dispatch trace log buffer %s (%d): left allocated, the hypervisor may still write it\n",
 				cpu, ret == -EBUSY ? "replaced by another user" :
 				"not unregistered", ret);
-			c->own_registered = true;
-		}
+		/* Registered again and unregistered since: ours to free. */
+		c->own_registered = ret != 0;
 	}
 	c->log = NULL;
 	if (READ_ONCE(c->state) == HTMTRACE_DTL_CPU_CAPTURING)

@@ -23,7 +23,8 @@
  * it - posts a PERF_RECORD_AUX with PERF_AUX_FLAG_TRUNCATED, as mainline's
  * AUX PMUs do when they cannot go on (coresight-trbe.c's
  * trbe_stop_and_truncate_event(), arm_spe_pmu.c on data loss): the data
- * after it is missing, and the perf core disables the event. The log has
+ * after it is missing, and the perf core is asked to disable the event (at
+ * its next sched-out; 6.12 loses the request on CPU 0). The log has
  * one owner: while an event exists, /dev/vpa_dtl cannot configure a
  * session (-EBUSY), and the reverse; a log another user holds is refused
  * at event_init (-EBUSY), as /dev/vpa_dtl refuses it at CONFIGURE.

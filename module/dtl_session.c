@@ -660,6 +660,12 @@ ssize_t dtl_read(struct vpa_dtl *dtl, char __user *ubuf, size_t count,
 		if (len < 0)
 			return done ?: len;
 		done += len;
+		/*
+		 * Its session ended during the copy (the reader was detached):
+		 * no record of the next session joins this read.
+		 */
+		if (claim.gen != READ_ONCE(dtl->read_gen))
+			break;
 	}
 	return done;
 }

@@ -445,7 +445,7 @@ struct htmtrace_hvbuf {
  * flag the next PERF_RECORD_AUX with PERF_AUX_FLAG_PARTIAL; a capture that
  * ends before its event (its registration refused, or another user's
  * change to the log) posts one with PERF_AUX_FLAG_TRUNCATED, and the perf
- * core then disables the event.
+ * core is asked to disable the event.
  */
 
 /* Event mask bits (lppaca dtl_enable_mask). */
