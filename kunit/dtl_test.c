@@ -738,6 +738,21 @@ static void fake_log(struct dtl_cpu *c, u64 to)
 }
 
 /*
+ * A configured session of every possible CPU (4 KiB each), the test's
+ * hypervisor reset. Return: its first CPU.
+ */
+static struct dtl_cpu *fake_session(struct kunit *test, struct vpa_dtl *dtl)
+{
+	fake_index = 0;
+	fake_mask = 0;
+	dtl_test_session(dtl);
+	KUNIT_ASSERT_EQ(test, dtl_configure(dtl, &fake_log_ops,
+					    cpu_possible_mask, 7, 4096, NULL),
+			0);
+	return dtl->pcpu[cpumask_first(dtl->cpus)];
+}
+
+/*
  * A configured session of every possible CPU (4 KiB each) whose first CPU
  * captures with mask 7, as dtl_cpu_begin() leaves it, but for its timer
  * (the test runs it by hand): into the kernel's log where the kernel has
@@ -749,13 +764,7 @@ static struct dtl_cpu *fake_capture(struct kunit *test, struct vpa_dtl *dtl)
 	struct dtl_entry *klog;
 	struct dtl_cpu *c;
 
-	fake_index = 0;
-	fake_mask = 0;
-	dtl_test_session(dtl);
-	KUNIT_ASSERT_EQ(test, dtl_configure(dtl, &fake_log_ops,
-					    cpu_possible_mask, 7, 4096, NULL),
-			0);
-	c = dtl->pcpu[cpumask_first(dtl->cpus)];
+	c = fake_session(test, dtl);
 	klog = READ_ONCE(paca_ptrs[c->cpu]->dispatch_log);
 	KUNIT_ASSERT_TRUE(test, !klog || DTL_KLOG_LASTS);
 	c->kernel_owned = klog;
@@ -916,13 +925,7 @@ static void dtl_captures_across_start(struct kunit *test)
 
 	got = kunit_kcalloc(test, 128, sizeof(*got), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, got);
-	fake_index = 0;
-	fake_mask = 0;
-	dtl_test_session(&dtl);
-	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &fake_log_ops,
-					    cpu_possible_mask, 7, 4096, NULL),
-			0);
-	c = dtl.pcpu[cpumask_first(dtl.cpus)];
+	c = fake_session(test, &dtl);
 	/* A: JOINED, a full ring, 3 entries dropped, OFFLINE: all waiting */
 	fake_start(test, &dtl, c);
 	entries = fill_ring(test, &dtl, c);
@@ -987,13 +990,7 @@ static void dtl_captures_beyond_bound(struct kunit *test)
 
 	got = kunit_kcalloc(test, 128, sizeof(*got), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, got);
-	fake_index = 0;
-	fake_mask = 0;
-	dtl_test_session(&dtl);
-	KUNIT_ASSERT_EQ(test, dtl_configure(&dtl, &fake_log_ops,
-					    cpu_possible_mask, 7, 4096, NULL),
-			0);
-	c = dtl.pcpu[cpumask_first(dtl.cpus)];
+	c = fake_session(test, &dtl);
 	fake_start(test, &dtl, c);
 	entries = fill_ring(test, &dtl, c);
 	/* capture k drops k + 1 entries, then the CPU goes offline */
