@@ -35,7 +35,7 @@
 	"                           [--header | --header-only] [--summary]\n" \
 	"                           [--min-wait TIME] [--preempt REASONS]\n" \
 	"                           [--dispatch REASONS] [--worst N]\n" \
-	"                           [-F FIELDS] [--reltime]\n"
+	"                           [-F FIELDS] [--reltime] [--window MS]\n"
 #define DTL_TOP_USAGE \
 	"Usage: htmtrace dtl top [-C CPUS] [-I SECS] [-n COUNT] [--json] [-d DEV]\n" \
 	"       htmtrace dtl top --input FILE [-C CPUS] [-I SECS] [-n COUNT] [--json]\n"
@@ -163,8 +163,8 @@ static const struct command commands[] = {
 	  "\n"
 	  "Decode a stream written by 'htmtrace dtl record' (or by cat from\n"
 	  "/dev/vpa_dtl; - reads standard input): one line per entry, in time\n"
-	  "order (the CPUs merged through a window of 2^20 records), with its\n"
-	  "time in seconds since boot and on the wall clock (UTC, from the\n"
+	  "order (a file's CPUs merged through a window of 2^20 records), with\n"
+	  "its time in seconds since boot and on the wall clock (UTC, from the\n"
 	  "stream's CLOCK record), the CPU, the dispatch and preempt reasons (a\n"
 	  "code perf does not name is printed as a number), the processor id,\n"
 	  "the three wait times in microseconds, the fault address and SRR0;\n"
@@ -182,6 +182,14 @@ static const struct command commands[] = {
 	  "LPAR, kernel, CPUs, events, ring, command line) is printed by\n"
 	  "--header, and is in the json and jsonl output; a capture without it\n"
 	  "is read as well.\n"
+	  "\n"
+	  "A pipe (htmtrace dtl record -o - | htmtrace dtl report -), a FIFO or\n"
+	  "a device is reported as its records arrive, in the same order and\n"
+	  "bytes as the same capture in a file: a record is printed once every\n"
+	  "CPU has shown a later time, or once it is the window (--window)\n"
+	  "behind the newest time seen. --summary, --worst and the end of the\n"
+	  "report come when the pipe ends; the picture and --time in percents\n"
+	  "first copy it whole into a temporary file (in $TMPDIR or /tmp).\n"
 	  "\n"
 	  "The svg format draws the capture as one self-contained SVG (no\n"
 	  "script, no external resource): a lane per CPU over time (seconds\n"
@@ -221,6 +229,10 @@ static const struct command commands[] = {
 	  "                        (e.g. seconds,cpu,preempt,\n"
 	  "                        enqueue_to_dispatch_us; text and csv)\n"
 	  "      --reltime         times from the first record printed\n"
+	  "      --window MS       a pipe's record waits for older ones at most\n"
+	  "                        MS milliseconds of the capture's time behind\n"
+	  "                        the newest (default 1000: the driver\n"
+	  "                        delivers within 200 ms, or its dtl_period_us)\n"
 	  "  -o, --output OUT      write to OUT instead of standard output\n"
 	  "                        (created only once FILE is found readable;\n"
 	  "                        never FILE itself; replaced only by a whole\n"
