@@ -643,11 +643,11 @@ record_usage() {
 		"captured all CPUs on $DEV, events cede,preempt,fault"
 		"traced for 0 s"
 		"wrote $(stat -c %s dtl.bin) bytes (a header of $(hdr_len dtl.bin) and 9 records: 3 entries, 8 lost) to dtl.bin"
-		"cpu    state      log         entries  overwritten      dropped      wakeups"
-		"0      capturing  own               2            0            0          100"
-		"1      ended      kernel            1            5            3          101"
-		"2      ended      own               0            0            0          102"
-		"3      capturing  kernel            0            0            0          103"
+		"cpu    state      log         entries  overwritten      dropped      wakeups       folded"
+		"0      capturing  own               2            0            0          100            0"
+		"1      ended      kernel            1            5            3          101            1"
+		"2      ended      own               0            0            0          102            2"
+		"3      capturing  kernel            0            0            0          103            3"
 	)
 	[ "$(printf '%s\n' "${want[@]}")" = "$output" ] || {
 		diff <(printf '%s\n' "${want[@]}") <(printf '%s\n' "$output")
@@ -873,7 +873,7 @@ open(sys.argv[1], "wb").write(bytes([0xa5, 0x5a]) + bytes(r.randrange(256) for _
 	grep -qx "STATS room=64 ENOSPC count=100" "$FAKE_DTL_LOG"
 	grep -qx "STATS room=100 count=100" "$FAKE_DTL_LOG"
 	[ "${#lines[@]}" -eq 104 ]
-	[ "${lines[103]}" = "99     capturing  kernel            0            0            0          199" ]
+	[ "${lines[103]}" = "99     capturing  kernel            0            0            0          199           99" ]
 }
 
 # The operations of a record on the fake device's virtual clock: a FLUSH
