@@ -137,8 +137,9 @@ struct report {
 };
 
 /*
- * dtl_input.c: the input of a report, as one piece of memory: a regular
- * file is mapped; anything else (a pipe, standard input, a device) is
+ * dtl_input.c: the input of a report. A regular file is mapped. Anything
+ * else (a pipe, standard input, a device) is left open for a struct
+ * dtl_reader when the report can stream (dtl_input_open()'s @stream), or
  * copied into an unnamed temporary file as it is read, up to the first
  * header that cannot be one (so that /dev/zero ends at once), and that is
  * mapped. Memory stays bounded: the pages are the file's.
