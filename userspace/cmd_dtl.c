@@ -354,8 +354,9 @@ static void print_stats(FILE *f, const struct htmtrace_dtl_cpu_stats *stats,
 	char num[16];
 	__u32 i;
 
-	fprintf(f, "%-6s %-10s %-6s %12s %12s %12s %12s\n", "cpu", "state",
-		"log", "entries", "overwritten", "dropped", "wakeups");
+	fprintf(f, "%-6s %-10s %-6s %12s %12s %12s %12s %12s\n", "cpu",
+		"state", "log", "entries", "overwritten", "dropped", "wakeups",
+		"folded");
 	for (i = 0; i < count; i++) {
 		const struct htmtrace_dtl_cpu_stats *s = &stats[i];
 
@@ -364,12 +365,12 @@ static void print_stats(FILE *f, const struct htmtrace_dtl_cpu_stats *stats,
 			snprintf(num, sizeof(num), "%u", s->state);
 			state = num;
 		}
-		fprintf(f, "%-6u %-10s %-6s %12llu %12llu %12llu %12llu\n",
+		fprintf(f, "%-6u %-10s %-6s %12llu %12llu %12llu %12llu %12u\n",
 			s->cpu, state, s->kernel_owned ? "kernel" : "own",
 			(unsigned long long)s->entries,
 			(unsigned long long)s->overwritten,
 			(unsigned long long)s->dropped,
-			(unsigned long long)s->wakeups);
+			(unsigned long long)s->wakeups, s->folded);
 	}
 }
 

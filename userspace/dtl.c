@@ -322,13 +322,24 @@ size_t dtl_rec_min_len(__u16 type)
 enum dtl_rec_status dtl_rec_check(const unsigned char *buf, size_t len,
 				  size_t off, struct htmtrace_dtl_rec *hdr)
 {
+	return dtl_rec_check_at(buf, len, off, !off, hdr);
+}
+
+/*
+ * dtl_rec_check() of a piece of a stream (a pipe's read buffer): @first
+ * says whether @off is where the stream starts.
+ */
+enum dtl_rec_status dtl_rec_check_at(const unsigned char *buf, size_t len,
+				     size_t off, int first,
+				     struct htmtrace_dtl_rec *hdr)
+{
 	if (off == len)
 		return DTL_REC_END;
 	if (len - off < sizeof(*hdr))
 		return DTL_REC_TRUNC_HDR;
 	memcpy(hdr, buf + off, sizeof(*hdr));
 	/* The first record is a CLOCK: seen byte-swapped, so is the stream. */
-	if (!off && hdr->type == __builtin_bswap16(HTMTRACE_DTL_REC_CLOCK))
+	if (first && hdr->type == __builtin_bswap16(HTMTRACE_DTL_REC_CLOCK))
 		return DTL_REC_SWAPPED;
 	if (hdr->len < sizeof(*hdr))
 		return DTL_REC_SHORT;

@@ -54,6 +54,9 @@ const char *dtl_cpu_state_name(__u32 state);
 size_t dtl_rec_min_len(__u16 type);
 enum dtl_rec_status dtl_rec_check(const unsigned char *buf, size_t len,
 				  size_t off, struct htmtrace_dtl_rec *hdr);
+enum dtl_rec_status dtl_rec_check_at(const unsigned char *buf, size_t len,
+				     size_t off, int first,
+				     struct htmtrace_dtl_rec *hdr);
 void dtl_entry_decode(const unsigned char *p, struct dtl_entry *e);
 long long dtl_tb_to_ns(const struct htmtrace_dtl_clock *c, __u64 tb,
 		       __u64 clock_ns);

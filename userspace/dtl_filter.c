@@ -281,51 +281,63 @@ int dtl_filter_time(const struct dtl_filter *f,
 }
 
 /*
- * -C CPUS against the capture: a CPU listed that has no record in it is
- * said (a typo, or a CPU that was not captured), with the CPUs it holds.
- * Returns 0 if some listed CPU has records (or no -C was given), 1 if none
- * has (after a message: the report would be empty), or -ENOMEM.
+ * -C: the CPU of the record @hdr is one the capture holds (a record other
+ * than a CLOCK). Returns 0 or -ENOMEM.
  */
-int dtl_filter_check_cpus(const struct dtl_filter *f, const char *file,
-			  const unsigned char *buf, size_t start, size_t end)
+int dtl_held_add(const struct dtl_filter *f, struct dtl_cpus_held *h,
+		 const struct htmtrace_dtl_rec *hdr)
 {
-	struct htmtrace_dtl_rec hdr;
-	__u64 *held = NULL, *missing = NULL, *n;
-	size_t words = f->cpu_words, off, i;
+	size_t words = hdr->cpu / 64 + 1;
+	__u64 *n;
+
+	if (!f->cpus || hdr->type == HTMTRACE_DTL_REC_CLOCK ||
+	    hdr->cpu > DTL_CPU_MAX)
+		return 0;
+	if (words > h->words) {
+		n = realloc(h->mask, words * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		memset(n + h->words, 0, (words - h->words) * sizeof(*n));
+		h->mask = n;
+		h->words = words;
+	}
+	h->mask[hdr->cpu / 64] |= 1ULL << (hdr->cpu % 64);
+	h->found |= dtl_filter_cpu(f, hdr->cpu);
+	return 0;
+}
+
+/*
+ * -C CPUS against the CPUs @h the capture holds: a CPU listed that has no
+ * record in it is said (a typo, or a CPU that was not captured), with the
+ * CPUs it holds; @h is freed. Returns 0 if some listed CPU has records (or
+ * no -C was given), 1 if none has (after a message: the report would be
+ * empty), or -ENOMEM.
+ */
+int dtl_held_say(const struct dtl_filter *f, const char *file,
+		 struct dtl_cpus_held *h)
+{
+	size_t words = f->cpu_words > h->words ? f->cpu_words : h->words, i;
 	char list[256], have[256];
-	int found = 0;
+	__u64 *held, *missing;
+	int found = h->found;
 
 	if (!f->cpus)
 		return 0;
 	held = calloc(words, sizeof(*held));
-	if (!held)
-		return -ENOMEM;
-	for (off = start; dtl_rec_check(buf, end, off, &hdr) == DTL_REC_OK;
-	     off += hdr.len) {
-		if (hdr.type == HTMTRACE_DTL_REC_CLOCK || hdr.cpu > DTL_CPU_MAX)
-			continue;
-		if (hdr.cpu / 64 >= words) {
-			n = realloc(held, (hdr.cpu / 64 + 1) * sizeof(*held));
-			if (!n) {
-				free(held);
-				return -ENOMEM;
-			}
-			memset(n + words, 0,
-			       (hdr.cpu / 64 + 1 - words) * sizeof(*held));
-			held = n;
-			words = hdr.cpu / 64 + 1;
-		}
-		held[hdr.cpu / 64] |= 1ULL << (hdr.cpu % 64);
-	}
 	missing = calloc(f->cpu_words, sizeof(*missing));
-	if (!missing) {
+	if (!held || !missing) {
 		free(held);
+		free(missing);
+		free(h->mask);
+		h->mask = NULL;
 		return -ENOMEM;
 	}
-	for (i = 0; i < f->cpu_words; i++) {
+	if (h->words)
+		memcpy(held, h->mask, h->words * sizeof(*held));
+	free(h->mask);
+	h->mask = NULL;
+	for (i = 0; i < f->cpu_words; i++)
 		missing[i] = f->cpus[i] & ~held[i];
-		found |= !!(f->cpus[i] & held[i]);
-	}
 	if (format_cpu_list(list, sizeof(list), missing, f->cpu_words))
 		snprintf(list, sizeof(list), "...");
 	if (format_cpu_list(have, sizeof(have), held, words))
@@ -340,4 +352,27 @@ int dtl_filter_check_cpus(const struct dtl_filter *f, const char *file,
 	free(missing);
 	free(held);
 	return !found;
+}
+
+/*
+ * -C CPUS against the capture (dtl_held_say()). Returns 0, 1 (none of
+ * them) or -ENOMEM.
+ */
+int dtl_filter_check_cpus(const struct dtl_filter *f, const char *file,
+			  const unsigned char *buf, size_t start, size_t end)
+{
+	struct dtl_cpus_held h = { .mask = NULL };
+	struct htmtrace_dtl_rec hdr;
+	size_t off;
+
+	if (!f->cpus)
+		return 0;
+	for (off = start; dtl_rec_check(buf, end, off, &hdr) == DTL_REC_OK;
+	     off += hdr.len) {
+		if (dtl_held_add(f, &h, &hdr)) {
+			free(h.mask);
+			return -ENOMEM;
+		}
+	}
+	return dtl_held_say(f, file, &h);
 }

@@ -529,42 +529,42 @@ void fmt_summary(struct report *r)
 	}
 }
 
-/* Print the record at @p->off, with the clock in force there. */
-void fmt_record(struct report *r, const struct pending *p)
+/* Print the record @rec at @off of the input, with @clock in force. */
+void fmt_record(struct report *r, size_t off, const unsigned char *rec,
+		const void *clock)
 {
-	const unsigned char *rec = r->buf + p->off;
 	struct htmtrace_dtl_entry_rec er;
 	struct htmtrace_dtl_lost lost;
 	struct htmtrace_dtl_cpu cpu;
 	struct htmtrace_dtl_rec hdr;
 	struct dtl_entry e;
 
-	memcpy(&r->clock, r->buf + p->clock_off, sizeof(r->clock));
+	memcpy(&r->clock, clock, sizeof(r->clock));
 	memcpy(&hdr, rec, sizeof(hdr));
 	if (r->nfields) {
 		if (hdr.type == HTMTRACE_DTL_REC_ENTRY) {
 			memcpy(&er, rec, sizeof(er));
 			dtl_entry_decode(er.entry, &e);
-			fmt_fields_entry(r, p->off, hdr.cpu, &e);
+			fmt_fields_entry(r, off, hdr.cpu, &e);
 		}
 		return;
 	}
 	switch (hdr.type) {
 	case HTMTRACE_DTL_REC_CLOCK:
-		out_clock(r, p->off, &r->clock);
+		out_clock(r, off, &r->clock);
 		break;
 	case HTMTRACE_DTL_REC_ENTRY:
 		memcpy(&er, rec, sizeof(er));
 		dtl_entry_decode(er.entry, &e);
-		out_entry(r, p->off, hdr.cpu, &e);
+		out_entry(r, off, hdr.cpu, &e);
 		break;
 	case HTMTRACE_DTL_REC_LOST:
 		memcpy(&lost, rec, sizeof(lost));
-		out_lost(r, p->off, &lost);
+		out_lost(r, off, &lost);
 		break;
 	case HTMTRACE_DTL_REC_CPU:
 		memcpy(&cpu, rec, sizeof(cpu));
-		out_cpu(r, p->off, &cpu);
+		out_cpu(r, off, &cpu);
 		break;
 	}
 	if (r->fmt == FMT_JSONL)
@@ -628,15 +628,13 @@ static void json_header(const struct report *r, const unsigned char *buf)
 
 /*
  * What comes before the records: the file header (text with --header,
- * JSON and JSON Lines where the file has one), CSV's header line, JSON's
- * clock, columns and the opening of the records.
+ * JSON and JSON Lines where the file has one: @buf, r->start bytes), CSV's
+ * header line, JSON's clock (@clock: the first CLOCK record, NULL if there
+ * is none), columns and the opening of the records.
  */
-void fmt_begin(struct report *r, const unsigned char *buf, size_t len)
+void fmt_begin(struct report *r, const unsigned char *buf,
+	       const struct htmtrace_dtl_clock *clock)
 {
-	struct htmtrace_dtl_clock clock;
-	struct htmtrace_dtl_rec hdr;
-	size_t off;
-
 	if (r->header && r->fmt == FMT_TEXT)
 		fmt_header_text(r, buf);
 	if (r->summary_only)
@@ -654,11 +652,6 @@ void fmt_begin(struct report *r, const unsigned char *buf, size_t len)
 		printf("kind,offset,cpu,seconds,realtime,timebase,dispatch,preempt,processor_id,enqueue_to_dispatch_us,ready_to_enqueue_us,waiting_to_ready_us,fault_addr,srr0,srr1,count,why,event,error,wait_p50_us,wait_p90_us,wait_p99_us,wait_max_us\n");
 	if (r->fmt == FMT_JSON) {
 		/* "clock": the first CLOCK record, the one of the session. */
-		for (off = r->start;
-		     dtl_rec_check(buf, len, off, &hdr) == DTL_REC_OK;
-		     off += hdr.len)
-			if (hdr.type == HTMTRACE_DTL_REC_CLOCK)
-				break;
 		printf("{\n");
 		/* "header": the file's, where it has one. */
 		if (r->start) {
@@ -667,15 +660,14 @@ void fmt_begin(struct report *r, const unsigned char *buf, size_t len)
 			printf("},\n");
 		}
 		printf("  \"clock\": ");
-		if (off < len) {
-			memcpy(&clock, buf + off, sizeof(clock));
+		if (clock) {
 			printf("{\"version\": %u, \"tb_freq\": %llu, \"timebase\": %llu, \"monotonic_ns\": %llu, \"boottime_ns\": %llu, \"realtime_ns\": %llu}",
-			       clock.version,
-			       (unsigned long long)clock.tb_freq,
-			       (unsigned long long)clock.timebase,
-			       (unsigned long long)clock.monotonic_ns,
-			       (unsigned long long)clock.boottime_ns,
-			       (unsigned long long)clock.realtime_ns);
+			       clock->version,
+			       (unsigned long long)clock->tb_freq,
+			       (unsigned long long)clock->timebase,
+			       (unsigned long long)clock->monotonic_ns,
+			       (unsigned long long)clock->boottime_ns,
+			       (unsigned long long)clock->realtime_ns);
 		} else {
 			printf("null");
 		}

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * htmtrace dtl report: reading a capture. The input is mapped (a pipe or a
- * device first copied into an unnamed temporary file) and checked whole
- * before anything is printed, so that a damaged file gives one error and
- * no partial report.
+ * htmtrace dtl report: reading a capture. A file is mapped and checked
+ * whole before anything is printed. A pipe or a device is read as it
+ * comes (struct dtl_reader, for report_pipe()), or, for the reports that
+ * need the whole capture, first copied into an unnamed temporary file
+ * and mapped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,9 +58,12 @@ int dtl_check_header(const char *file, const unsigned char *buf, size_t len,
 	return -1;
 }
 
-/* Why the record at @off of a stream could not be read, for messages. */
-static void damage(char *buf, size_t blen, size_t len, size_t off,
-		   enum dtl_rec_status rs, const struct htmtrace_dtl_rec *hdr)
+/*
+ * Why the record at @off of a stream of @len bytes could not be read, for
+ * messages.
+ */
+void dtl_damage_why(char *buf, size_t blen, size_t len, size_t off,
+		    enum dtl_rec_status rs, const struct htmtrace_dtl_rec *hdr)
 {
 	const char *name = dtl_rec_name(hdr->type);
 	char tname[16];
@@ -157,7 +161,7 @@ int dtl_check_stream(const char *file, const unsigned char *buf, size_t len,
 	*end = off;
 	if (rs == DTL_REC_END)
 		return 0;
-	damage(why, why_len, len, off, rs, &hdr);
+	dtl_damage_why(why, why_len, len, off, rs, &hdr);
 	if (off > *start)
 		return 1;
 	/* Nothing readable: no report. */
@@ -229,11 +233,42 @@ static int spool_file(const char *dir)
 }
 
 /*
- * Open @file (- for standard input, @name in messages) as one piece of
- * memory. Returns 0 or -1 after a message that names what failed: the
- * input, or the temporary copy of a pipe (in $TMPDIR, or /tmp).
+ * Read more of a pipe: what is left of @rd->buf from @rd->pos moves to its
+ * start, and one read() adds what the pipe holds (waiting for it), or
+ * sets @rd->eof. Returns 0 or -errno.
  */
-int dtl_input_open(struct dtl_input *in, const char *file, const char *name)
+int dtl_reader_fill(struct dtl_reader *rd)
+{
+	ssize_t n;
+
+	if (rd->pos) {
+		memmove(rd->buf, rd->buf + rd->pos, rd->have - rd->pos);
+		rd->base += rd->pos;
+		rd->have -= rd->pos;
+		rd->pos = 0;
+	}
+	for (;;) {
+		n = read(rd->fd, rd->buf + rd->have, rd->cap - rd->have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			rd->eof = 1;
+		rd->have += n;
+		return 0;
+	}
+}
+
+/*
+ * Open @file (- for standard input, @name in messages) as one piece of
+ * memory; with @stream, a pipe or a device is left to be read as it comes
+ * (@in->pipe set, nothing mapped). Returns 0 or -1 after a message that
+ * names what failed: the input, or the temporary copy of a pipe (in
+ * $TMPDIR, or /tmp).
+ */
+int dtl_input_open(struct dtl_input *in, const char *file, const char *name,
+		   int stream)
 {
 	const char *tmpdir = getenv("TMPDIR");
 	int fd, tmp, err, writing = 0;
@@ -241,6 +276,7 @@ int dtl_input_open(struct dtl_input *in, const char *file, const char *name)
 
 	in->map = NULL;
 	in->len = 0;
+	in->pipe = 0;
 	if (!tmpdir || !*tmpdir)
 		tmpdir = "/tmp";
 	if (!strcmp(file, "-"))
@@ -255,6 +291,10 @@ int dtl_input_open(struct dtl_input *in, const char *file, const char *name)
 	if (S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
 		goto read_err;
+	}
+	if (!S_ISREG(st.st_mode) && stream) {
+		in->pipe = 1;
+		return 0;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		tmp = spool_file(tmpdir);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * htmtrace dtl report: decode a capture of /dev/vpa_dtl (dtl record's
- * file, or a stream on standard input). The input is read and checked
- * whole (dtl_input.c), then its records go out in time order (dtl_merge.c),
- * those that the filters keep (dtl_filter.c), in the format asked for
- * (dtl_format.c) or as a picture (dtl_svg.c).
+ * file, or a stream on standard input). A file is read and checked whole
+ * (dtl_input.c), then its records go out in time order (dtl_merge.c); a
+ * pipe's go out as they arrive (report_pipe()), unless the report needs
+ * the whole capture (the picture, --time in percents): then it is copied
+ * and read as a file. The records that the filters keep (dtl_filter.c)
+ * are printed in the format asked for (dtl_format.c) or as a picture
+ * (dtl_svg.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -37,6 +40,7 @@ static const struct option report_options[] = {
 	{ "worst", required_argument, NULL, OPT_WORST },
 	{ "fields", required_argument, NULL, 'F' },
 	{ "reltime", no_argument, NULL, OPT_RELTIME },
+	{ "window", required_argument, NULL, OPT_WINDOW },
 	HELP_OPTION,
 	OPTIONS_END,
 };
@@ -122,6 +126,59 @@ static int out_end(struct out_file *of, const char *outname)
 	return 0;
 }
 
+/* A pipe's read buffer: two of the longest records. */
+#define PIPE_BUF_SIZE		(2 * 65536)
+
+/* --window: at most an hour. */
+#define WINDOW_MAX_MS		3600000
+
+/* -o for a pipe's report: created when its output begins. */
+static struct out_file *begin_of;
+static const char *begin_outname;
+
+static int pipe_on_begin(struct report *r)
+{
+	(void)r;
+	return begin_outname ? out_begin(begin_of, begin_outname) : 0;
+}
+
+/*
+ * Report the pipe @in as its records arrive. Returns the exit status
+ * (after a message for a failure or damage).
+ */
+static int report_piped(struct report *r, struct dtl_input *in,
+			struct out_file *of, const char *outname)
+{
+	struct dtl_reader rd = { .fd = in->fd, .cap = PIPE_BUF_SIZE };
+	char why[160];
+	int damaged;
+
+	rd.buf = malloc(rd.cap);
+	if (!rd.buf) {
+		pr_errno(ENOMEM, "report %s", r->file);
+		return EXIT_FAIL;
+	}
+	begin_of = of;
+	begin_outname = outname;
+	r->on_begin = pipe_on_begin;
+	damaged = report_pipe(r, &rd, why, sizeof(why));
+	free(rd.buf);
+	if (damaged < 0) {
+		if (outname && r->begun)
+			out_discard(of);
+		return EXIT_FAIL;
+	}
+	if (out_end(of, outname))
+		return EXIT_FAIL;
+	/* Damaged: reported up to the damage, then said, status 1. */
+	if (damaged) {
+		pr_err("%s: %s: the report stops there (%zu bytes read; the rest of the pipe is not)",
+		       r->file, why, r->end);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
 int cmd_dtl_report(int argc, char **argv)
 {
 	static struct report r;		/* 16 KiB of counters: not on the stack */
@@ -134,9 +191,10 @@ int cmd_dtl_report(int argc, char **argv)
 	int header_only = 0;
 	__u64 worst = 0;
 	char why[160], names[256];
-	int opt, err, damaged, ret = EXIT_FAIL;
+	int opt, err, damaged, pct, i, ret = EXIT_FAIL;
 
 	r.fmt = FMT_TEXT;
+	r.window_ms = DTL_STREAM_WINDOW_MS;
 	r.cpus_sum.elem_size = sizeof(struct cpu_sum);
 	dtl_filter_init(&r.filt);
 	while ((opt = next_option(argc, argv, ":o:C:i:F:h", report_options,
@@ -169,6 +227,14 @@ int cmd_dtl_report(int argc, char **argv)
 			break;
 		case OPT_RELTIME:
 			r.reltime = 1;
+			break;
+		case OPT_WINDOW:
+			if (parse_u64(optarg, &r.window_ms) || !r.window_ms ||
+			    r.window_ms > WINDOW_MAX_MS) {
+				dtl_filter_free(&r.filt);
+				return usage_err("bad window '%s': expected 1 to %u milliseconds",
+						 optarg, WINDOW_MAX_MS);
+			}
 			break;
 		case OPT_WORST:
 			if (parse_u64(optarg, &worst) || !worst ||
@@ -251,7 +317,11 @@ int cmd_dtl_report(int argc, char **argv)
 	/* A file size limit: a write (-o, a pipe's copy) fails with EFBIG. */
 	signal(SIGXFSZ, SIG_IGN);
 	r.file = strcmp(input, "-") ? input : "standard input";
-	if (dtl_input_open(&in, input, r.file))
+	r.header_only = header_only;
+	/* A pipe is reported as it comes, unless the whole capture is needed. */
+	for (pct = 0, i = 0; i < r.filt.ntimes; i++)
+		pct |= r.filt.times[i].pct;
+	if (dtl_input_open(&in, input, r.file, !svg && !pct))
 		goto out;
 	/* /dev/stdout, /proc/self/fd/1: standard output, written in place. */
 	if (outname && same_file(STDOUT_FILENO, outname))
@@ -260,6 +330,10 @@ int cmd_dtl_report(int argc, char **argv)
 	if (outname && in.fd >= 0 && same_file(in.fd, outname)) {
 		pr_err("%s is the input %s: give another output", outname,
 		       r.file);
+		goto out;
+	}
+	if (in.pipe) {
+		ret = report_piped(&r, &in, &of, outname);
 		goto out;
 	}
 	if (header_only) {

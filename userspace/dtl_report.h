@@ -3,8 +3,9 @@
  * htmtrace dtl report: what its files share. dtl_report.c is the command
  * (its options, from the input to the output); dtl_input.c reads a capture
  * and checks it whole; dtl_merge.c puts its records in time order and sums
- * them; dtl_filter.c decides which records are kept (--cpu, --time);
- * dtl_format.c prints them and the summary in each format.
+ * them (a pipe's as they arrive: report_pipe()); dtl_filter.c decides
+ * which records are kept (--cpu, --time); dtl_format.c prints them and
+ * the summary in each format.
  */
 #ifndef _HTMTRACE_DTL_REPORT_H
 #define _HTMTRACE_DTL_REPORT_H
@@ -44,10 +45,28 @@ struct cpu_sum {
  */
 #define REORDER_WINDOW		(1 << 20)
 
+/*
+ * A pipe's records (report_pipe()) wait as copies, in slots, and leave
+ * the window by time: once every CPU still delivering has shown a later
+ * timebase, or once they are more than the window (--window MS, by
+ * default DTL_STREAM_WINDOW_MS) behind the newest timebase seen (a CPU
+ * that has shown nothing for that long is no longer delivering).
+ */
+#define DTL_STREAM_WINDOW_MS	1000
+
 struct pending {
 	__u64 key;		/* timebase */
 	size_t off;		/* of the record; ties in file order */
-	size_t clock_off;	/* of the CLOCK record in force there */
+	union {
+		size_t clock_off; /* a file's: the CLOCK record in force */
+		size_t slot;	/* a pipe's: its copy in report.slots */
+	};
+};
+
+/* A pipe's record, copied, with the CLOCK in force (report.clocks). */
+struct dtl_slot {
+	unsigned char rec[HTMTRACE_DTL_REC_MAX];
+	size_t clock;
 };
 
 /*
@@ -97,6 +116,17 @@ struct report {
 	/* Instead of printing: each record in time order (dtl top --input). */
 	void (*sink)(struct report *r, const struct pending *p);
 	void *sink_data;
+	/* A pipe: called before anything is printed (-o's file); 0 or -1. */
+	int (*on_begin)(struct report *r);
+	int header_only;			/* --header-only */
+	__u64 window_ms;			/* --window */
+	/* A pipe's records: copies in slots, the CLOCK records seen. */
+	struct dtl_slot *slots;
+	size_t nslots, slot_cap, *free_slots, nfree;
+	struct htmtrace_dtl_clock *clocks;
+	size_t nclocks;
+	__u64 newest;				/* timebase: the newest seen */
+	int begun;				/* a pipe's output has begun */
 	/* The reorder window. */
 	const unsigned char *buf;
 	struct pending *heap;
@@ -107,8 +137,9 @@ struct report {
 };
 
 /*
- * dtl_input.c: the input of a report, as one piece of memory: a regular
- * file is mapped; anything else (a pipe, standard input, a device) is
+ * dtl_input.c: the input of a report. A regular file is mapped. Anything
+ * else (a pipe, standard input, a device) is left open for a struct
+ * dtl_reader when the report can stream (dtl_input_open()'s @stream), or
  * copied into an unnamed temporary file as it is read, up to the first
  * header that cannot be one (so that /dev/zero ends at once), and that is
  * mapped. Memory stays bounded: the pages are the file's.
@@ -117,9 +148,25 @@ struct dtl_input {
 	int fd;
 	void *map;
 	size_t len;
+	int pipe;		/* not mapped: read it with struct dtl_reader */
 };
 
-int dtl_input_open(struct dtl_input *in, const char *file, const char *name);
+/*
+ * A pipe read as it comes (report_pipe()): records are checked in @buf,
+ * whose first byte is at offset @base of the input.
+ */
+struct dtl_reader {
+	int fd;
+	unsigned char *buf;
+	size_t cap, have, pos, base;
+	int eof;
+};
+
+int dtl_input_open(struct dtl_input *in, const char *file, const char *name,
+		   int stream);
+int dtl_reader_fill(struct dtl_reader *rd);
+void dtl_damage_why(char *buf, size_t blen, size_t len, size_t off,
+		    enum dtl_rec_status rs, const struct htmtrace_dtl_rec *hdr);
 void dtl_input_close(struct dtl_input *in);
 int dtl_check_header(const char *file, const unsigned char *buf, size_t len,
 		     size_t *start);
@@ -141,8 +188,22 @@ void dtl_filter_resolve(struct dtl_filter *f, const unsigned char *buf,
 int dtl_filter_check_cpus(const struct dtl_filter *f, const char *file,
 			  const unsigned char *buf, size_t start, size_t end);
 
+/* The CPUs a capture holds records of, for -C. */
+struct dtl_cpus_held {
+	__u64 *mask;
+	size_t words;
+	int found;		/* of a CPU -C lists */
+};
+
+int dtl_held_add(const struct dtl_filter *f, struct dtl_cpus_held *h,
+		 const struct htmtrace_dtl_rec *hdr);
+int dtl_held_say(const struct dtl_filter *f, const char *file,
+		 struct dtl_cpus_held *h);
+
 /* dtl_merge.c */
 int report_stream(struct report *r, const unsigned char *buf, size_t len);
+int report_pipe(struct report *r, struct dtl_reader *rd, char *why,
+		size_t why_len);
 void report_free(struct report *r);
 
 /* dtl_format.c */
@@ -156,9 +217,11 @@ const char *wait_us(char *buf, size_t len, const struct report *r,
 void wait_cols(const struct report *r, const struct wait_hist *h,
 	       enum wait_style style);
 void json_damage(const struct report *r);
-void fmt_begin(struct report *r, const unsigned char *buf, size_t len);
+void fmt_begin(struct report *r, const unsigned char *header,
+	       const struct htmtrace_dtl_clock *clock);
 void fmt_header_text(const struct report *r, const unsigned char *buf);
-void fmt_record(struct report *r, const struct pending *p);
+void fmt_record(struct report *r, size_t off, const unsigned char *rec,
+		const void *clock);
 void fmt_summary(struct report *r);
 
 /* dtl_fields.c */

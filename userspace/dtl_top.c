@@ -369,7 +369,7 @@ static int top_replay(const char *file, struct top *t, double every,
 	r.sink = replay_record;
 	r.sink_data = &rp;
 	r.file = strcmp(file, "-") ? file : "standard input";
-	if (dtl_input_open(&in, file, r.file))
+	if (dtl_input_open(&in, file, r.file, 0))
 		goto out;
 	damaged = dtl_check_stream(r.file, in.map, in.len, &r.start, &r.end,
 				   why, sizeof(why));

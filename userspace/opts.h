@@ -37,6 +37,7 @@ enum {
 	OPT_SUMMARY,
 	OPT_TIME,
 	OPT_WAIT,
+	OPT_WINDOW,
 	OPT_WORST,
 };
 

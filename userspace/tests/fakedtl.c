@@ -181,6 +181,7 @@ static void cpu_stats(unsigned int cpu, struct htmtrace_dtl_cpu_stats *s)
 	s->state = HTMTRACE_DTL_CPU_CAPTURING;
 	s->wakeups = 100 + cpu;
 	s->kernel_owned = cpu & 1;
+	s->folded = cpu;
 	for (off = 0; off + sizeof(hdr) <= stream_len; off += hdr.len) {
 		memcpy(&hdr, stream + off, sizeof(hdr));
 		if (hdr.len < sizeof(hdr) || hdr.len > stream_len - off)
