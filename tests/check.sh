@@ -300,6 +300,7 @@ stock_guest() {
 		run_tap "dkms-$spec" "$top/tests/dkms.sh" "$spec" && dkms_ok=1
 		ndkms=1
 	fi
+	guest_slot
 	say "boot the $spec stock guest"
 	# perf.bats's perf, in the initramfs (Debian's 9p is a module)
 	local pack=()
@@ -311,6 +312,7 @@ stock_guest() {
 		lane "$spec" failed "no boot"
 		not_run "${stock_suites[$spec]}${dkms:+, the dkms module} on the $spec stock kernel" \
 			$((nsuites + ndkms))
+		guest_slot_free
 		return
 	fi
 	# (genv's assignments, as a function's environment)
@@ -346,6 +348,7 @@ stock_guest() {
 	else
 		fail "$spec stock guest post-mortem (see $out/logs/check-stock.console.log)"
 	fi
+	guest_slot_free
 }
 
 # The host suites, the largest file first (for host_share); the guest suites.
@@ -375,6 +378,27 @@ if ! HTMTRACE_DEPS_SYSROOT=$(step "$top/tests/deps.sh" --sysroot); then
 	summary
 fi
 export HTMTRACE_DEPS_SYSROOT
+# Every C compile of the run through ccache (tests/deps.sh installs it):
+# the tool, the guests' programs and the examples are built a dozen times
+# over (each stock kernel's guest, the host suites' builds, the sanitizer
+# build), from scratch in each fresh clone: about 200 s of the host's CPU
+# in a warm run before (sa(8), ci4). Compilers named by plain name
+# (cc, gcc, the cross gcc) find ccache first on PATH. The clone's path is
+# made relative (CCACHE_BASEDIR), and the compile's directory is left out
+# of the hash (CCACHE_NOHASHDIR: it only names the directory in the debug
+# information), so that a new clone's compiles match the last one's. A
+# compile ccache replays gives its warnings again; a failed one is never
+# cached. The kernel builds keep their own (tests/kmake.sh) or none
+# (tests/kernel.sh).
+if command -v ccache >/dev/null; then
+	ccbin=${HTMTRACE_CACHE:-$HOME/.cache/htmtrace}/ccache-bin
+	mkdir -p "$ccbin"
+	for f in cc gcc powerpc64le-linux-gnu-gcc; do
+		ln -sfn "$(command -v ccache)" "$ccbin/$f"
+	done
+	export PATH=$ccbin:$PATH CCACHE_DIR=${HTMTRACE_CACHE:-$HOME/.cache/htmtrace}/ccache
+	export CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+fi
 # Mainline perf (sid's linux-perf), for perf.bats, is packed into the
 # guests that run it: without it, perf.bats alone does not run.
 if ! perf_root=$(step "$top/tests/deps.sh" --perf); then
@@ -423,23 +447,56 @@ stock_all() {
 # output pipe for the whole timeout (seen: 900 s after a 10 ms test of
 # host-dkms.bats).
 host_share() {
+	while host_share_one; do :; done
+}
+
+# host_share_one: run one host suite no lane has taken; false if none is left
+host_share_one() {
 	local f
 	for f in "${host_suites[@]}"; do
 		mkdir "$logs/taken-$(basename "$f" .bats)" 2>/dev/null || continue
 		BATS_TEST_TIMEOUT='' run_bats "$(basename "$f" .bats)" "$f"
+		return 0
+	done
+	return 1
+}
+
+# At most two guests run at once, one a core: a guest takes one of two
+# slots before it boots and gives it back after its post-mortem. With
+# three at once (the debug guest, a 6.12 one and the 7.x one) each ran
+# about three times as slowly as alone: the debug guest's suites took
+# 1.5 times the CPU they take alone (481 s against 325 s, sa(8)), its
+# two vCPUs waiting on each other while the host ran another guest, and
+# the run was the longer for it (1016 s, ci4). A lane waiting for a slot
+# runs host suites meanwhile. A slot is a directory (mkdir claims it:
+# atomic), not a lock: no process a test leaves behind can hold it.
+slot=
+guest_slot() {
+	local i
+	while :; do
+		for i in 0 1; do
+			if mkdir "$logs/guest-slot-$i" 2>/dev/null; then
+				slot=$logs/guest-slot-$i
+				return
+			fi
+		done
+		host_share_one || sleep 1
 	done
 }
 
-# Two lanes: this shell's (the debug build, the debug guest's boot and
+guest_slot_free() {
+	[ -z "$slot" ] || rmdir "$slot"
+	slot=
+}
+
+# Three lanes: this shell's (the debug build, the debug guest's boot and
 # suites, then the lint, which needs the debug build, beside the guest's
-# post-mortem), and the second (stock_all: the stock kernels), which starts
-# first, its builds beside the debug build and boot; each about half of a
-# run's work. Then each lane takes host suites the other has not taken
-# (host_share) until none is left. At most two guests
-# run at once: with a third and the host suites beside them, on two cores,
-# each suite ran more than twice as slowly and the run was no shorter. The
-# host suites once ran in this lane, before the debug suites, which then
-# waited for them (248 s).
+# post-mortem), the second (stock_all: the stock kernels) and the third
+# (new_all: Debian 13's), which start first, their builds beside the debug
+# build and boot. Then each lane takes host suites the others have not
+# taken (host_share) until none is left. At most two guests run at once
+# (guest_slot). The host suites once ran in this lane, before the debug
+# suites, which then waited for them (248 s).
 # A background lane is a subshell whose output goes to logs/NAME.log and
 # whose counts to logs/NAME.counts; lane_wait waits for it, prints its log
 # and adds its counts. An interrupt stops it with the rest (interrupted:
@@ -498,7 +555,7 @@ new_all() {
 }
 
 # The stock lanes need nothing of the debug build: they start first.
-rm -rf "$logs"/taken-*
+rm -rf "$logs"/taken-* "$logs"/guest-slot-*
 lane_start stock "stock kernels 6.1 and 6.12, host suites" stock_all
 lane_start new "Debian 13's kernel ${new_boot[*]}, host suites" new_all
 say "build ($variant): tests/build.sh $variant"
@@ -519,6 +576,7 @@ postmortem_pid=
 if [ "$built" -eq 1 ]; then
 	# One guest serves every guest suite and KUnit: a boot and a kmemleak
 	# scan are the slow parts on the debug kernel under TCG.
+	guest_slot
 	say "boot the $variant guest"
 	if step "${guest[@]}" start -V "$variant" -n check --owner $$; then
 		export HTMTRACE_GUEST=check
@@ -573,6 +631,7 @@ if [ -n "$postmortem_pid" ]; then
 		fail "guest post-mortem (see $logs/check.console.log)"
 	fi
 fi
+guest_slot_free
 # then the host suites the stock lane has not taken yet
 host_share
 

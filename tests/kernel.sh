@@ -14,7 +14,10 @@ variant=${1:-debug}
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${HTMTRACE_CACHE:-$HOME/.cache/htmtrace}
 cross=powerpc64le-linux-gnu-
-kmake=(make ARCH=powerpc CROSS_COMPILE=$cross -s)
+# (not through ccache, were it on PATH: a kernel is built once per
+# configuration, and its thousands of objects would only push the
+# modules' and the tool's out of the cache)
+kmake=(env CCACHE_DISABLE=1 make ARCH=powerpc CROSS_COMPILE=$cross -s)
 
 case $variant in
 release) frags=("$here/kernel.config") ;;
