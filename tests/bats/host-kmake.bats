@@ -43,7 +43,9 @@ setup() {
 
 @test "kmake: without ccache, kbuild gets the folder itself and the cross compiler" {
 	rm "$bin/ccache"
-	# a PATH without the host's ccache, if it has one
+	# a PATH without the host's ccache, if it has one, nor make check's
+	# ccache settings (tests/check.sh)
+	unset CCACHE_DIR CCACHE_BASEDIR CCACHE_NOHASHDIR CCACHE_MAXSIZE
 	mkdir -p "$BATS_TEST_TMPDIR/sys"
 	for c in bash cat dirname flock ln mkdir nproc pwd; do
 		ln -s "$(command -v "$c")" "$BATS_TEST_TMPDIR/sys/$c"
