@@ -667,8 +667,8 @@ static int pipe_need(struct dtl_reader *rd, size_t n)
  * @why: out: why the records end before the input does
  * @why_len: the size of @why
  *
- * The same checks as dtl_check_stream()'s and the same report as
- * report_stream()'s, the records merged in a window bounded by time
+ * The same checks as dtl_check_stream()'s (dtl_check_rec() for each
+ * record) and the same report as report_stream()'s, the records merged in a window bounded by time
  * (pipe_flush()), printed (and flushed) before each read that waits.
  * Nothing is printed (r->on_begin() is not called) until a CLOCK record
  * has come and, with -C, a record of a CPU it lists: a stream that is
@@ -687,7 +687,7 @@ int report_pipe(struct report *r, struct dtl_reader *rd, char *why,
 	struct htmtrace_dtl_rec hdr;
 	unsigned char *header = NULL;
 	enum dtl_rec_status rs;
-	int err, kept, ret = -1;
+	int err, kept, have_clock = 0, ret = -1;
 	size_t off = 0, nrec = 0;
 	__u64 key, wait = 0;
 
@@ -700,7 +700,7 @@ int report_pipe(struct report *r, struct dtl_reader *rd, char *why,
 	if (err)
 		goto read_err;
 	if (!rd->have && !r->header_only) {
-		pr_err("%s: empty file: no records", r->file);
+		pr_err(DTL_MSG_EMPTY, r->file);
 		return -1;
 	}
 	if (dtl_check_header(r->file, rd->buf, rd->have, &r->start))
@@ -741,18 +741,18 @@ int report_pipe(struct report *r, struct dtl_reader *rd, char *why,
 				       rs, &hdr);
 			break;
 		}
+		if (dtl_check_rec(&have_clock, &hdr, rd->buf + rd->pos, off,
+				  why, why_len)) {
+			/* A later CLOCK of 0 once printing: damage. */
+			if (hdr.type != HTMTRACE_DTL_REC_CLOCK || !r->begun) {
+				pr_err("%s: %s", r->file, why);
+				goto out;
+			}
+			rs = DTL_REC_SHORT;	/* damage, said by why */
+			break;
+		}
 		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
 			memcpy(&c, rd->buf + rd->pos, sizeof(c));
-			if (!c.tb_freq) {
-				snprintf(why, why_len, "CLOCK record at offset %zu: timebase frequency 0",
-					 off);
-				if (!r->begun) {
-					pr_err("%s: %s", r->file, why);
-					goto out;
-				}
-				rs = DTL_REC_SHORT;	/* damage, said by why */
-				break;
-			}
 			merge_clock(r, &clock, &c);
 			clock = c;
 			err = pipe_clock(r, &clock);
@@ -761,10 +761,6 @@ int report_pipe(struct report *r, struct dtl_reader *rd, char *why,
 						clock.timebase, off);
 			if (err)
 				goto fail;
-		} else if (hdr.type == HTMTRACE_DTL_REC_ENTRY && !r->nclocks) {
-			pr_err("%s: ENTRY record at offset %zu comes before any CLOCK record: its time cannot be converted",
-			       r->file, off);
-			goto out;
 		} else {
 			kept = report_take(r, rd->buf + rd->pos, &hdr, &clock,
 					   &key, &wait);
@@ -791,7 +787,7 @@ int report_pipe(struct report *r, struct dtl_reader *rd, char *why,
 	if (!nrec) {
 		/* Nothing readable: no report. */
 		if (rs == DTL_REC_END)
-			pr_err("%s: no records after the file header", r->file);
+			pr_err(DTL_MSG_NO_RECORDS, r->file);
 		else
 			pr_err("%s: %s", r->file, why);
 		goto out;

@@ -188,6 +188,12 @@ int dtl_check_header(const char *file, const unsigned char *buf, size_t len,
 		     size_t *start);
 int dtl_check_stream(const char *file, const unsigned char *buf, size_t len,
 		     size_t *start, size_t *end, char *why, size_t why_len);
+int dtl_check_rec(int *have_clock, const struct htmtrace_dtl_rec *hdr,
+		  const unsigned char *rec, size_t off, char *why,
+		  size_t why_len);
+/* A capture refused: no records (pr_err() formats of the file's name). */
+#define DTL_MSG_EMPTY		"%s: empty file: no records"
+#define DTL_MSG_NO_RECORDS	"%s: no records after the file header"
 
 /* dtl_filter.c */
 void dtl_filter_init(struct dtl_filter *f);
