@@ -300,7 +300,8 @@ static int settled_at(struct report *r, const struct htmtrace_dtl_clock *c,
 	if (*t < r->first_tb)
 		return 1;
 	for (i = 0; i < r->cpus_sum.n; i++) {
-		const struct cpu_sum *s = (struct cpu_sum *)r->cpus_sum.elems + i;
+		const struct cpu_sum *s =
+			(struct cpu_sum *)r->cpus_sum.elems + i;
 
 		if (s == skip)
 			continue;
@@ -668,8 +669,9 @@ static int pipe_need(struct dtl_reader *rd, size_t n)
  * @why_len: the size of @why
  *
  * The same checks as dtl_check_stream()'s (dtl_check_rec() for each
- * record) and the same report as report_stream()'s, the records merged in a window bounded by time
- * (pipe_flush()), printed (and flushed) before each read that waits.
+ * record) and the same report as report_stream()'s, the records merged
+ * in a window bounded by time (pipe_flush()), printed (and flushed)
+ * before each read that waits.
  * Nothing is printed (r->on_begin() is not called) until a CLOCK record
  * has come and, with -C, a record of a CPU it lists: a stream that is
  * refused (not a capture, its first record damaged, an entry before any

@@ -479,7 +479,8 @@ import struct, sys
 clock = struct.pack("<HHIIIQQQQQ", 1, 56, 0xffffffff, 1, 0, 10**6, 0,
                     995 * 10**9, 1000 * 10**9, 1764892800 * 10**9)
 def entry(cpu, us):
-    return struct.pack("<HHI", 2, 56, cpu) + struct.pack(">BBHIIIQQQQ", 0, 2, cpu, 5, 0, 0, us, 0, 0, 0)
+    # Waits that grow: --worst keeps each new one.
+    return struct.pack("<HHI", 2, 56, cpu) + struct.pack(">BBHIIIQQQQ", 0, 2, cpu, us, 0, 0, us, 0, 0, 0)
 with open(sys.argv[1], "wb") as f:
     f.write(clock + entry(1, 0))
     f.write(b"".join(entry(0, us) for us in range(1, (1 << 20) + 1001)))
@@ -492,5 +493,11 @@ with open(sys.argv[1], "wb") as f:
 	# about 117000; a slot taken before the earliest freed its own, 190000).
 	run -0 --separate-stderr bash -c 'set -o pipefail; ulimit -v 150000; cat full.bin | "$HTMTRACE" dtl report - -F cpu,timebase --format csv --window 3600000 >got.csv'
 	[ "$stderr" = "htmtrace dtl report: standard input: 1 records came after the window, full (1048576 records), had printed records of later times: printed out of time order" ]
+	cmp want.csv got.csv
+	# --worst 1048576 holds as many, in as much memory (the shortest
+	# wait leaves before the next takes a slot).
+	htm dtl report full.bin --worst 1048576 -F cpu,timebase --format csv -o want.csv
+	run -0 --separate-stderr bash -c 'set -o pipefail; ulimit -v 150000; cat full.bin | "$HTMTRACE" dtl report - --worst 1048576 -F cpu,timebase --format csv >got.csv'
+	[ "$stderr" = "" ]
 	cmp want.csv got.csv
 }
