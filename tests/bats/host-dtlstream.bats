@@ -54,6 +54,7 @@ open(sys.argv[2], "wb").write(out)
 # recs FILE: the records described on stdin, one a line, at a 1 MHz
 # timebase (or FREQ Hz) whose 0 is at 1000 s since boot:
 #   clock [FREQ]       entry CPU MICROSECONDS (ticks)      joined CPU
+#   lost CPU COUNT (overwritten)
 recs() {
 	"$PY" -c '
 import struct, sys
@@ -70,6 +71,8 @@ for line in sys.stdin:
                            int(w[2]), 0, 0, 0)
     elif w[0] == "joined":
         out += struct.pack("<HHIIi", 4, 16, int(w[1]), 1, 0)
+    elif w[0] == "lost":
+        out += struct.pack("<HHIIIQ", 3, 24, int(w[1]), 1, 0, int(w[2]))
 open(sys.argv[1], "wb").write(out)
 ' "$1"
 }
@@ -450,6 +453,29 @@ open("bad.bin", "wb").write(b)' "$CAP" "$cut"
 	[ ! -s got.err ]
 	# Before any entry: the CLOCK record's time, as before.
 	[ "$(sed -n 2p want.txt)" = "CPU cpu=0 event=joined" ]
+	# In the first window (nothing settled yet) too: CPU 1's first LOST,
+	# after CPU 0's 0.5 s in the stream, stays before CPU 1's entries.
+	recs one.bin <<-'EOF'
+	clock
+	joined 0
+	joined 1
+	entry 0 500000
+	lost 1 4
+	entry 1 400000
+	entry 0 1200000
+	entry 1 1100000
+	EOF
+	recs two.bin <<<"entry 0 1300000"
+	cat one.bin two.bin >whole.bin
+	run -0 --separate-stderr htm dtl report whole.bin
+	[ "$stderr" = "" ]
+	printf '%s\n' "$output" >want.txt
+	[ "$(sed -n 4p want.txt)" = "LOST cpu=1 count=4 why=overwritten" ]
+	[ "$(sed -n 5p want.txt | cut -d ' ' -f 1,3)" = "1000.400000000 cpu=1" ]
+	in_parts one.bin two.bin --
+	[ "$status" -eq 0 ]
+	cmp want.txt got.txt
+	[ ! -s got.err ]
 }
 
 @test "report --window 3600000: a timebase frequency whose window does not fit 64 bits holds every record (issue 42 item 7, review 7)" {
