@@ -103,6 +103,43 @@ void dtl_damage_why(char *buf, size_t blen, size_t len, size_t off,
 }
 
 /**
+ * dtl_check_rec() - what in one record refuses a capture
+ * @have_clock: in/out: a CLOCK record has come before
+ * @hdr: the record's header (read whole)
+ * @rec: the record
+ * @off: its offset, for @why
+ * @why: out: why it refuses the capture
+ * @why_len: the size of @why
+ *
+ * A CLOCK record with a timebase frequency of 0, or an ENTRY record before
+ * any CLOCK record (its time cannot be converted). dtl_check_stream()'s
+ * rule for a file, report_pipe()'s for a pipe.
+ *
+ * Return: 0 if the record is good, 1 with @why if not.
+ */
+int dtl_check_rec(int *have_clock, const struct htmtrace_dtl_rec *hdr,
+		  const unsigned char *rec, size_t off, char *why,
+		  size_t why_len)
+{
+	struct htmtrace_dtl_clock clock;
+
+	if (hdr->type == HTMTRACE_DTL_REC_CLOCK) {
+		memcpy(&clock, rec, sizeof(clock));
+		if (!clock.tb_freq) {
+			snprintf(why, why_len, "CLOCK record at offset %zu: timebase frequency 0",
+				 off);
+			return 1;
+		}
+		*have_clock = 1;
+	} else if (hdr->type == HTMTRACE_DTL_REC_ENTRY && !*have_clock) {
+		snprintf(why, why_len, "ENTRY record at offset %zu comes before any CLOCK record: its time cannot be converted",
+			 off);
+		return 1;
+	}
+	return 0;
+}
+
+/**
  * dtl_check_stream() - check a capture before it is reported
  * @file: its name, for messages
  * @buf: the file
@@ -124,7 +161,6 @@ void dtl_damage_why(char *buf, size_t blen, size_t len, size_t off,
 int dtl_check_stream(const char *file, const unsigned char *buf, size_t len,
 		     size_t *start, size_t *end, char *why, size_t why_len)
 {
-	struct htmtrace_dtl_clock clock;
 	struct htmtrace_dtl_rec hdr;
 	enum dtl_rec_status rs;
 	int have_clock = 0;
@@ -132,29 +168,21 @@ int dtl_check_stream(const char *file, const unsigned char *buf, size_t len,
 
 	*start = *end = 0;
 	if (!len) {
-		pr_err("%s: empty file: no records", file);
+		pr_err(DTL_MSG_EMPTY, file);
 		return -1;
 	}
 	if (dtl_check_header(file, buf, len, start))
 		return -1;
 	if (*start == len) {
-		pr_err("%s: no records after the file header", file);
+		pr_err(DTL_MSG_NO_RECORDS, file);
 		return -1;
 	}
 	for (off = *start;
 	     (rs = dtl_rec_check(buf, len, off, &hdr)) == DTL_REC_OK;
 	     off += hdr.len) {
-		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
-			memcpy(&clock, buf + off, sizeof(clock));
-			if (!clock.tb_freq) {
-				pr_err("%s: CLOCK record at offset %zu: timebase frequency 0",
-				       file, off);
-				return -1;
-			}
-			have_clock = 1;
-		} else if (hdr.type == HTMTRACE_DTL_REC_ENTRY && !have_clock) {
-			pr_err("%s: ENTRY record at offset %zu comes before any CLOCK record: its time cannot be converted",
-			       file, off);
+		if (dtl_check_rec(&have_clock, &hdr, buf + off, off, why,
+				  why_len)) {
+			pr_err("%s: %s", file, why);
 			return -1;
 		}
 	}

@@ -160,17 +160,32 @@ static void emit(struct report *r, const struct pending *p)
 	}
 }
 
-/* Take the earliest pending record out of the window and print it. */
-static void heap_pop(struct report *r)
+/*
+ * Take the earliest pending record out of the window and print it; @full:
+ * because the window is full (not because its time has passed).
+ */
+static void heap_pop(struct report *r, int full)
 {
 	struct pending top = heap_take(r->heap, &r->nheap, pending_before);
 
-	if (r->emitted && top.key < r->last_key)
+	if (r->emitted && top.key < r->last_key) {
+		/* After a later one: which left the window, and why. */
 		r->out_of_order++;
-	else
+		if (r->last_full)
+			r->out_of_order_full++;
+	} else {
 		r->last_key = top.key;
+		r->last_full = full;
+	}
 	r->emitted = 1;
 	emit(r, &top);
+}
+
+/* The window full: its earliest record leaves it, to make room. */
+static void heap_full(struct report *r)
+{
+	if (r->nheap == REORDER_WINDOW)
+		heap_pop(r, 1);
 }
 
 /* Put @p in the window (room for it checked here). */
@@ -188,8 +203,7 @@ static int heap_push(struct report *r, __u64 key, size_t off,
 {
 	struct pending p = { .key = key, .off = off, .clock_off = clock_off };
 
-	if (r->nheap == REORDER_WINDOW)
-		heap_pop(r);
+	heap_full(r);
 	return heap_put(r, &p);
 }
 
@@ -199,8 +213,8 @@ static int worst_keeps(const struct report *r, const struct pending *p)
 	return r->nheap < r->worst || less_worse(&r->heap[0], p);
 }
 
-/* --worst N: keep the entry @p (worst_keeps() said so). */
-static int worst_push(struct report *r, const struct pending *p)
+/* --worst N: N kept, the shortest wait leaves (its slot freed first). */
+static void worst_full(struct report *r)
 {
 	struct pending out;
 
@@ -209,6 +223,11 @@ static int worst_push(struct report *r, const struct pending *p)
 		if (r->slots)
 			slot_put(r, out.slot);
 	}
+}
+
+/* --worst N: keep the entry @p (worst_keeps() said so; worst_full()). */
+static int worst_add(struct report *r, const struct pending *p)
+{
 	if (heap_room(r))
 		return -ENOMEM;
 	heap_add(r->heap, &r->nheap, *p, less_worse);
@@ -246,11 +265,127 @@ void report_free(struct report *r)
 }
 
 /*
+ * --window in ticks of @c's timebase (rounded up; ULLONG_MAX if more), kept
+ * for the next record under a clock of the same frequency.
+ */
+static __u64 window_ticks(struct report *r, const struct htmtrace_dtl_clock *c)
+{
+	unsigned __int128 w;
+
+	if (c->tb_freq != r->window_freq || !r->window_tb) {
+		w = ((unsigned __int128)c->tb_freq * r->window_ms + 999) / 1000;
+		r->window_tb = w > ULLONG_MAX ? ULLONG_MAX : (__u64)w;
+		r->window_freq = c->tb_freq;
+	}
+	return r->window_tb;
+}
+
+/*
+ * The time before which no record is to come, as the stream stands (the
+ * CPUs other than @skip, the window under @c): once the first window of
+ * the capture's time is over (every CPU of the session has delivered by
+ * then), the earliest time a CPU has reached (none older is to come from
+ * it), or the window behind the newest, whichever is later. Returns 0 if
+ * none yet, 1 with *@t. pipe_flush() prints what is older.
+ */
+static int settled_at(struct report *r, const struct htmtrace_dtl_clock *c,
+		      const struct cpu_sum *skip, __u64 *t)
+{
+	__u64 w = window_ticks(r, c), f, m = ULLONG_MAX;
+	size_t i;
+
+	if (!r->have_first || r->newest < w)
+		return 0;
+	*t = r->newest - w;
+	if (*t < r->first_tb)
+		return 1;
+	for (i = 0; i < r->cpus_sum.n; i++) {
+		const struct cpu_sum *s =
+			(struct cpu_sum *)r->cpus_sum.elems + i;
+
+		if (s == skip)
+			continue;
+		f = s->has_front ? s->front_tb : 0;
+		if (f < m)
+			m = f;
+	}
+	if (m != ULLONG_MAX && m > *t)
+		*t = m;
+	return 1;
+}
+
+/*
+ * r->settled: the latest time settled_at() has given, for the records of
+ * a CPU with no entry yet (report_take()). Called where it could go back
+ * (a CPU added, a CPU's time going back) and by pipe_flush(), so that no
+ * record a pipe has printed is later than it.
+ */
+static void settle(struct report *r, const struct htmtrace_dtl_clock *c,
+		   const struct cpu_sum *skip)
+{
+	__u64 t;
+
+	if (settled_at(r, c, skip, &t) && t > r->settled)
+		r->settled = t;
+}
+
+/*
+ * A CLOCK record @c after @old (the one in force): the first's timebase
+ * kept; the time settled so far, before another frequency changes the
+ * window's ticks.
+ */
+static void merge_clock(struct report *r,
+			const struct htmtrace_dtl_clock *old,
+			const struct htmtrace_dtl_clock *c)
+{
+	if (!r->have_first) {
+		r->first_tb = c->timebase;
+		r->have_first = 1;
+	} else if (c->tb_freq != old->tb_freq) {
+		settle(r, old, NULL);
+	}
+}
+
+/*
+ * The time the stream has reached, after an entry at @tb of the CPU @s:
+ * its front_tb, and r->newest, the newest of them. Each CPU's entries come
+ * in its time order; an entry more than the window ahead of the newest
+ * time so far (and of @clock's) counts only once its CPU's next entry is
+ * no earlier (and that one with it): one entry with a damaged timebase
+ * (its next goes back) moves neither, two in a row do. A pipe's window
+ * (pipe_flush()) and the time of a CPU record of a CPU with no entry yet
+ * (report_take(), both paths) are of this time.
+ */
+static void stream_front(struct report *r, struct cpu_sum *s,
+			 const struct htmtrace_dtl_clock *clock, __u64 tb)
+{
+	__u64 ref = r->newest > clock->timebase ? r->newest : clock->timebase;
+
+	if (s->has_ahead && tb < s->ahead_tb)
+		s->has_ahead = 0;	/* the one ahead was damaged */
+	else if (s->has_ahead)
+		ref = tb;		/* confirmed: its time */
+	if (tb > ref && tb - ref > window_ticks(r, clock)) {
+		s->ahead_tb = tb;
+		s->has_ahead = 1;
+		return;
+	}
+	s->has_ahead = 0;
+	if (s->has_front && tb < s->front_tb)
+		settle(r, clock, NULL);	/* before the CPU goes back */
+	s->front_tb = tb;
+	s->has_front = 1;
+	if (tb > r->newest)
+		r->newest = tb;
+}
+
+/*
  * The record @rec (with @hdr, not a CLOCK), under @clock: summed where
  * --cpu and --time keep it. An entry's time is its timebase; a LOST or CPU
- * record takes the time of its CPU's entry before it in the stream (or of
- * @clock). Returns 1 if it is printed, with its time in *@key (and an
- * entry's dispatch wait in *@wait), 0 if not, or -ENOMEM.
+ * record takes the time of its CPU's entry before it in the stream, or for
+ * a CPU with none, the time before which no record was to come (settle()),
+ * or @clock's if later. Returns 1 if it is printed, with its time in *@key
+ * (and an entry's dispatch wait in *@wait), 0 if not, or -ENOMEM.
  */
 static inline int report_take(struct report *r, const unsigned char *rec,
 			      const struct htmtrace_dtl_rec *hdr,
@@ -262,6 +397,7 @@ static inline int report_take(struct report *r, const unsigned char *rec,
 	struct htmtrace_dtl_cpu cpu;
 	struct dtl_entry e;
 	struct cpu_sum *s;
+	size_t n;
 	__u64 w;
 
 	if (hdr->type != HTMTRACE_DTL_REC_ENTRY &&
@@ -281,17 +417,23 @@ static inline int report_take(struct report *r, const unsigned char *rec,
 			return 0;
 		}
 	}
+	n = r->cpus_sum.n;
 	s = cpu_sum(r, hdr->cpu);
 	if (!s)
 		return -ENOMEM;
+	if (r->cpus_sum.n != n)
+		settle(r, clock, s);	/* as it was before this CPU */
 	if (hdr->type == HTMTRACE_DTL_REC_ENTRY) {
 		*key = e.timebase;
 		s->last_tb = e.timebase;
 		s->has_last = 1;
-		if (e.timebase > r->newest)
-			r->newest = e.timebase;
+		stream_front(r, s, clock, e.timebase);
+	} else if (s->has_last) {
+		*key = s->last_tb;
 	} else {
-		*key = s->has_last ? s->last_tb : clock->timebase;
+		settle(r, clock, NULL);
+		*key = r->settled > clock->timebase ? r->settled :
+		       clock->timebase;
 	}
 	if (clock->tb_freq && !dtl_filter_time(&r->filt, clock, *key))
 		return 0;
@@ -354,18 +496,24 @@ static void report_end(struct report *r,
 	if (r->worst)
 		worst_emit(r);
 	while (r->nheap)
-		heap_pop(r);
+		heap_pop(r, 0);
 	memcpy(&r->clock, clock, sizeof(r->clock));
 	if (!r->sink)
 		fmt_summary(r);
 	if (r->bad_time)
 		pr_err("%s: %llu entries ignored: time out of range (damaged timebase or clock record)",
 		       r->file, (unsigned long long)r->bad_time);
-	if (r->out_of_order && r->slots)
+	if (r->slots && r->out_of_order > r->out_of_order_full)
 		pr_err("%s: %llu records came after the window had passed their time (%llu ms behind the newest timebase, or behind every CPU still delivering): printed out of time order",
-		       r->file, (unsigned long long)r->out_of_order,
+		       r->file,
+		       (unsigned long long)(r->out_of_order -
+					    r->out_of_order_full),
 		       (unsigned long long)r->window_ms);
-	else if (r->out_of_order)
+	if (r->slots && r->out_of_order_full)
+		pr_err("%s: %llu records came after the window, full (%u records), had printed records of later times: printed out of time order",
+		       r->file, (unsigned long long)r->out_of_order_full,
+		       REORDER_WINDOW);
+	else if (!r->slots && r->out_of_order)
 		pr_err("%s: %llu records more than %u records late in the file are printed out of time order",
 		       r->file, (unsigned long long)r->out_of_order,
 		       REORDER_WINDOW);
@@ -379,7 +527,7 @@ static void report_end(struct report *r,
 int report_stream(struct report *r, const unsigned char *buf, size_t len)
 {
 	const struct htmtrace_dtl_clock *first = NULL;
-	struct htmtrace_dtl_clock clock;
+	struct htmtrace_dtl_clock clock, next;
 	struct htmtrace_dtl_rec hdr;
 	size_t off, clock_off = 0;
 	__u64 key, wait = 0;
@@ -405,7 +553,9 @@ int report_stream(struct report *r, const unsigned char *buf, size_t len)
 	for (off = r->start; dtl_rec_check(buf, len, off, &hdr) == DTL_REC_OK;
 	     off += hdr.len) {
 		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
-			memcpy(&clock, buf + off, sizeof(clock));
+			memcpy(&next, buf + off, sizeof(next));
+			merge_clock(r, &clock, &next);
+			clock = next;
 			clock_off = off;
 			if (!r->summary_only && !r->worst &&
 			    heap_push(r, clock.timebase, off, clock_off))
@@ -421,8 +571,11 @@ int report_stream(struct report *r, const unsigned char *buf, size_t len)
 			p.key = wait;
 			p.off = off;
 			p.clock_off = clock_off;
-			if (hdr.type == HTMTRACE_DTL_REC_ENTRY &&
-			    worst_keeps(r, &p) && worst_push(r, &p))
+			if (hdr.type != HTMTRACE_DTL_REC_ENTRY ||
+			    !worst_keeps(r, &p))
+				continue;
+			worst_full(r);
+			if (worst_add(r, &p))
 				return -ENOMEM;
 			continue;
 		}
@@ -444,9 +597,9 @@ static int pipe_begin(struct report *r, const unsigned char *header)
 }
 
 /*
- * A pipe: print the records that can no longer be preceded. Each CPU's
- * records come in its time order: once every CPU seen has shown a
- * timebase, none older is to come; and the driver delivers a record
+ * A pipe: print the records that can no longer be preceded (settled_at()).
+ * Each CPU's records come in its time order: once every CPU seen has shown
+ * a timebase, none older is to come; and the driver delivers a record
  * within its poll period (200 ms, at most 1 s), so none comes more than
  * the window behind the newest timebase: a CPU that has shown nothing
  * for longer (idle, offline, its capture ended) holds nothing back. The
@@ -455,33 +608,15 @@ static int pipe_begin(struct report *r, const unsigned char *header)
  */
 static void pipe_flush(struct report *r)
 {
-	const struct htmtrace_dtl_clock *c;
-	__u64 w, t, m = ULLONG_MAX;
-	size_t i;
+	__u64 t;
 
-	if (!r->begun || r->worst || !r->nheap || !r->nclocks)
+	if (!r->begun || r->worst || !r->nheap || !r->nclocks ||
+	    !settled_at(r, &r->clocks[r->nclocks - 1], NULL, &t))
 		return;
-	c = &r->clocks[r->nclocks - 1];
-	if (c->tb_freq / 1000 > ULLONG_MAX / r->window_ms)
-		return;
-	w = c->tb_freq / 1000 * r->window_ms +
-	    c->tb_freq % 1000 * r->window_ms / 1000;
-	if (r->newest < w)
-		return;
-	t = r->newest - w;
-	if (t >= r->clocks[0].timebase) {
-		for (i = 0; i < r->cpus_sum.n; i++) {
-			const struct cpu_sum *s =
-				(struct cpu_sum *)r->cpus_sum.elems + i;
-
-			if ((s->has_last ? s->last_tb : 0) < m)
-				m = s->has_last ? s->last_tb : 0;
-		}
-		if (m != ULLONG_MAX && m > t)
-			t = m;
-	}
+	if (t > r->settled)
+		r->settled = t;
 	while (r->nheap && r->heap[0].key <= t)
-		heap_pop(r);
+		heap_pop(r, 0);
 }
 
 /* A pipe: put a copy of the record @rec at @off in the window. */
@@ -492,13 +627,14 @@ static int pipe_push(struct report *r, const unsigned char *rec, size_t len,
 
 	if (r->worst && !worst_keeps(r, &p))
 		return 0;
+	/* What leaves frees its slot first: at most one per record held. */
+	if (r->worst)
+		worst_full(r);
+	else
+		heap_full(r);
 	if (slot_get(r, rec, len, &p.slot))
 		return -ENOMEM;
-	if (r->worst)
-		return worst_push(r, &p);
-	if (r->nheap == REORDER_WINDOW)
-		heap_pop(r);
-	return heap_put(r, &p);
+	return r->worst ? worst_add(r, &p) : heap_put(r, &p);
 }
 
 /* A pipe: a CLOCK record of the stream, kept for the records under it. */
@@ -532,9 +668,10 @@ static int pipe_need(struct dtl_reader *rd, size_t n)
  * @why: out: why the records end before the input does
  * @why_len: the size of @why
  *
- * The same checks as dtl_check_stream()'s and the same report as
- * report_stream()'s, the records merged in a window bounded by time
- * (pipe_flush()), printed (and flushed) before each read that waits.
+ * The same checks as dtl_check_stream()'s (dtl_check_rec() for each
+ * record) and the same report as report_stream()'s, the records merged
+ * in a window bounded by time (pipe_flush()), printed (and flushed)
+ * before each read that waits.
  * Nothing is printed (r->on_begin() is not called) until a CLOCK record
  * has come and, with -C, a record of a CPU it lists: a stream that is
  * refused (not a capture, its first record damaged, an entry before any
@@ -552,7 +689,7 @@ int report_pipe(struct report *r, struct dtl_reader *rd, char *why,
 	struct htmtrace_dtl_rec hdr;
 	unsigned char *header = NULL;
 	enum dtl_rec_status rs;
-	int err, kept, ret = -1;
+	int err, kept, have_clock = 0, ret = -1;
 	size_t off = 0, nrec = 0;
 	__u64 key, wait = 0;
 
@@ -565,7 +702,7 @@ int report_pipe(struct report *r, struct dtl_reader *rd, char *why,
 	if (err)
 		goto read_err;
 	if (!rd->have && !r->header_only) {
-		pr_err("%s: empty file: no records", r->file);
+		pr_err(DTL_MSG_EMPTY, r->file);
 		return -1;
 	}
 	if (dtl_check_header(r->file, rd->buf, rd->have, &r->start))
@@ -606,18 +743,19 @@ int report_pipe(struct report *r, struct dtl_reader *rd, char *why,
 				       rs, &hdr);
 			break;
 		}
+		if (dtl_check_rec(&have_clock, &hdr, rd->buf + rd->pos, off,
+				  why, why_len)) {
+			/* A later CLOCK of 0 once printing: damage. */
+			if (hdr.type != HTMTRACE_DTL_REC_CLOCK || !r->begun) {
+				pr_err("%s: %s", r->file, why);
+				goto out;
+			}
+			rs = DTL_REC_SHORT;	/* damage, said by why */
+			break;
+		}
 		if (hdr.type == HTMTRACE_DTL_REC_CLOCK) {
 			memcpy(&c, rd->buf + rd->pos, sizeof(c));
-			if (!c.tb_freq) {
-				snprintf(why, why_len, "CLOCK record at offset %zu: timebase frequency 0",
-					 off);
-				if (!r->begun) {
-					pr_err("%s: %s", r->file, why);
-					goto out;
-				}
-				rs = DTL_REC_SHORT;	/* damage, said by why */
-				break;
-			}
+			merge_clock(r, &clock, &c);
 			clock = c;
 			err = pipe_clock(r, &clock);
 			if (!err && !r->summary_only && !r->worst)
@@ -625,10 +763,6 @@ int report_pipe(struct report *r, struct dtl_reader *rd, char *why,
 						clock.timebase, off);
 			if (err)
 				goto fail;
-		} else if (hdr.type == HTMTRACE_DTL_REC_ENTRY && !r->nclocks) {
-			pr_err("%s: ENTRY record at offset %zu comes before any CLOCK record: its time cannot be converted",
-			       r->file, off);
-			goto out;
 		} else {
 			kept = report_take(r, rd->buf + rd->pos, &hdr, &clock,
 					   &key, &wait);
@@ -655,7 +789,7 @@ int report_pipe(struct report *r, struct dtl_reader *rd, char *why,
 	if (!nrec) {
 		/* Nothing readable: no report. */
 		if (rs == DTL_REC_END)
-			pr_err("%s: no records after the file header", r->file);
+			pr_err(DTL_MSG_NO_RECORDS, r->file);
 		else
 			pr_err("%s: %s", r->file, why);
 		goto out;

@@ -170,7 +170,15 @@ static int report_piped(struct report *r, struct dtl_input *in,
 	}
 	if (out_end(of, outname))
 		return EXIT_FAIL;
-	/* Damaged: reported up to the damage, then said, status 1. */
+	/*
+	 * Damaged: reported up to the damage, then said, status 1; as a
+	 * file's if the pipe was read to its end (cut short).
+	 */
+	if (damaged && rd.eof) {
+		pr_err("%s: %s: the report stops there (%zu of %zu bytes read)",
+		       r->file, why, r->end, rd.base + rd.have);
+		return EXIT_FAIL;
+	}
 	if (damaged) {
 		pr_err("%s: %s: the report stops there (%zu bytes read; the rest of the pipe is not)",
 		       r->file, why, r->end);

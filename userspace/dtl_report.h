@@ -29,6 +29,13 @@ struct cpu_sum {
 	__u64 events[NR_CPU_EVENTS];
 	__u64 last_tb;		/* timebase of its last entry, if has_last */
 	int has_last;
+	/*
+	 * The time it has reached (stream_front()): its last entry's, but
+	 * one more than the window ahead of every time before it only once
+	 * its next entry is no earlier (ahead_tb waits for that).
+	 */
+	__u64 front_tb, ahead_tb;
+	int has_front, has_ahead;
 	struct wait_hist wait;	/* enqueue_to_dispatch */
 	/* --summary (dtl_summary.c): the entries kept, by reason and time */
 	__u64 dispatch[256], preempt[256];
@@ -50,7 +57,10 @@ struct cpu_sum {
  * the window by time: once every CPU still delivering has shown a later
  * timebase, or once they are more than the window (--window MS, by
  * default DTL_STREAM_WINDOW_MS) behind the newest timebase seen (a CPU
- * that has shown nothing for that long is no longer delivering).
+ * that has shown nothing for that long is no longer delivering). A CPU's
+ * timebase counts as shown as stream_front() says (a single entry far
+ * ahead, damaged, does not count). At most REORDER_WINDOW records wait:
+ * then the earliest leaves as a file's does.
  */
 #define DTL_STREAM_WINDOW_MS	1000
 
@@ -125,13 +135,19 @@ struct report {
 	size_t nslots, slot_cap, *free_slots, nfree;
 	struct htmtrace_dtl_clock *clocks;
 	size_t nclocks;
-	__u64 newest;				/* timebase: the newest seen */
+	__u64 newest;		/* timebase: the newest CPU front_tb */
+	__u64 window_tb, window_freq;	/* --window in ticks at window_freq */
+	__u64 first_tb;		/* the first CLOCK record's timebase */
+	int have_first;
+	__u64 settled;		/* before it, no record to come (settle()) */
 	int begun;				/* a pipe's output has begun */
 	/* The reorder window. */
 	const unsigned char *buf;
 	struct pending *heap;
 	size_t nheap, heap_cap;
 	__u64 last_key, out_of_order;
+	__u64 out_of_order_full;	/* of them, after the window was full */
+	int last_full;			/* last_key left a full window */
 	__u64 bad_time;		/* entries dtl_entry_time() refuses */
 	int emitted;
 };
@@ -172,6 +188,12 @@ int dtl_check_header(const char *file, const unsigned char *buf, size_t len,
 		     size_t *start);
 int dtl_check_stream(const char *file, const unsigned char *buf, size_t len,
 		     size_t *start, size_t *end, char *why, size_t why_len);
+int dtl_check_rec(int *have_clock, const struct htmtrace_dtl_rec *hdr,
+		  const unsigned char *rec, size_t off, char *why,
+		  size_t why_len);
+/* A capture refused: no records (pr_err() formats of the file's name). */
+#define DTL_MSG_EMPTY		"%s: empty file: no records"
+#define DTL_MSG_NO_RECORDS	"%s: no records after the file header"
 
 /* dtl_filter.c */
 void dtl_filter_init(struct dtl_filter *f);

@@ -52,8 +52,9 @@ open(sys.argv[2], "wb").write(out)
 }
 
 # recs FILE: the records described on stdin, one a line, at a 1 MHz
-# timebase whose 0 is at 1000 s since boot:
-#   clock              entry CPU MICROSECONDS          joined CPU
+# timebase (or FREQ Hz) whose 0 is at 1000 s since boot:
+#   clock [FREQ]       entry CPU MICROSECONDS (ticks)      joined CPU
+#   lost CPU COUNT (overwritten)
 recs() {
 	"$PY" -c '
 import struct, sys
@@ -61,7 +62,8 @@ out = bytearray()
 for line in sys.stdin:
     w = line.split()
     if w[0] == "clock":
-        out += struct.pack("<HHIIIQQQQQ", 1, 56, 0xffffffff, 1, 0, 10**6, 0,
+        freq = int(w[1]) if len(w) > 1 else 10**6
+        out += struct.pack("<HHIIIQQQQQ", 1, 56, 0xffffffff, 1, 0, freq, 0,
                            995 * 10**9, 1000 * 10**9, 1764892800 * 10**9)
     elif w[0] == "entry":
         out += struct.pack("<HHI", 2, 56, int(w[1]))
@@ -69,6 +71,8 @@ for line in sys.stdin:
                            int(w[2]), 0, 0, 0)
     elif w[0] == "joined":
         out += struct.pack("<HHIIi", 4, 16, int(w[1]), 1, 0)
+    elif w[0] == "lost":
+        out += struct.pack("<HHIIIQ", 3, 24, int(w[1]), 1, 0, int(w[2]))
 open(sys.argv[1], "wb").write(out)
 ' "$1"
 }
@@ -109,6 +113,47 @@ in_two() {
 	exec 5>&-
 	status=0
 	wait "$pid" || status=$?
+}
+
+# in_parts PART... -- ARGS...: report a FIFO (ARGS its options) into
+# got.txt and got.err, each PART written in one write once the report has
+# read the one before (the FIFO is empty again; 60 s bound a failure), so
+# that each comes in a read of its own; $status is the report's.
+in_parts() {
+	local parts=() pid
+	while [ "$1" != -- ]; do
+		parts+=("$1")
+		shift
+	done
+	shift
+	rm -f in.fifo
+	mkfifo in.fifo
+	htm dtl report in.fifo "$@" >got.txt 2>got.err 3>&- &
+	pid=$!
+	if ! "$PY" -c '
+import fcntl, os, struct, sys, termios, time
+fd = os.open(sys.argv[1], os.O_WRONLY)
+for i, name in enumerate(sys.argv[2:]):
+    for _ in range(6000):
+        if not struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, bytes(4)))[0]:
+            break
+        time.sleep(0.01)
+    else:
+        sys.exit("the report has not read %s after 60 s" % sys.argv[i + 1])
+    data = open(name, "rb").read()
+    if os.write(fd, data) != len(data):
+        sys.exit("short write")
+' in.fifo "${parts[@]}"; then
+		wait "$pid" || true
+		return 1
+	fi
+	status=0
+	wait "$pid" || status=$?
+}
+
+# times FILE: the times of FILE's entries, space-separated.
+times() {
+	awk '/^[0-9].* cpu=/ { printf "%s%s", sep, $1; sep = " " } END { print "" }' "$1"
 }
 
 @test "report of a FIFO: the records are printed as they arrive, before the writer closes it (issue 42 item 7)" {
@@ -208,13 +253,16 @@ open("bad.bin", "wb").write(b)' "$CAP" "$cut"
 	head -c $((size - 20)) "$CAP" >cut.bin
 	run -1 bash -c '"$HTMTRACE" dtl report cut.bin >want.txt 2>/dev/null'
 	run -1 bash -c 'cat cut.bin | "$HTMTRACE" dtl report - 2>got.err >got.txt'
-	[ "$(cat got.err)" = "htmtrace dtl report: standard input: truncated ENTRY record at offset $((size - 56)): length 56, 36 bytes left: the report stops there ($((size - 56)) bytes read; the rest of the pipe is not)" ]
+	[ "$(cat got.err)" = "htmtrace dtl report: standard input: truncated ENTRY record at offset $((size - 56)): length 56, 36 bytes left: the report stops there ($((size - 56)) of $((size - 20)) bytes read)" ]
+	# The file's message: the pipe was read to its end.
+	run -1 --separate-stderr htm dtl report cut.bin
+	[ "$stderr" = "$(sed 's/standard input/cut.bin/' got.err)" ]
 	cmp want.txt got.txt
 	[ "$(tail -n 1 got.txt)" = "damaged: truncated ENTRY record at offset $((size - 56)): length 56, 36 bytes left: the report stops there" ]
 	# Cut within a record's header.
 	head -c $((size - 52)) "$CAP" >cut4.bin
 	run -1 --separate-stderr bash -c 'cat cut4.bin | "$HTMTRACE" dtl report - --summary'
-	[ "$stderr" = "htmtrace dtl report: standard input: truncated record at offset $((size - 56)): 4 bytes left, a header is 8: the report stops there ($((size - 56)) bytes read; the rest of the pipe is not)" ]
+	[ "$stderr" = "htmtrace dtl report: standard input: truncated record at offset $((size - 56)): 4 bytes left, a header is 8: the report stops there ($((size - 56)) of $((size - 52)) bytes read)" ]
 }
 
 @test "report -: streams that are refused print nothing, as files; a later CLOCK of frequency 0 ends the report as damage" {
@@ -259,16 +307,18 @@ open("bad.bin", "wb").write(b)' "$CAP" "$cut"
 	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad window '0': expected 1 to 3600000 milliseconds" ]
 	run -2 --separate-stderr htm dtl report "$CAP" --window 1s
 	# Both CPUs known (CPU 1 delivered at 0.5 s): what is more than the
-	# window behind CPU 0's 3.5 s is printed; CPU 1's 2.6 s then comes.
+	# window behind CPU 0's 3.6 s is printed; CPU 1's 2.6 s then comes.
 	# With 1000 ms, the entry of 2.8 s still waits for it: the file's
 	# order. With 500 ms it was printed: 2.6 s is out of order, counted
-	# and said.
+	# and said. (3.5 s, more than 500 ms after 2.8 s, counts once CPU 0's
+	# next entry, 3.6 s, shows it was not damaged.)
 	recs one.bin <<-'EOF'
 	clock
 	entry 1 500000
 	entry 0 2000000
 	entry 0 2800000
 	entry 0 3500000
+	entry 0 3600000
 	EOF
 	recs two.bin <<<"entry 1 2600000"
 	cat one.bin two.bin >whole.bin
@@ -287,8 +337,8 @@ open("bad.bin", "wb").write(b)' "$CAP" "$cut"
 	[ "$(cat got.err)" = "htmtrace dtl report: in.fifo: 1 records came after the window had passed their time (500 ms behind the newest timebase, or behind every CPU still delivering): printed out of time order" ]
 	[ "$(tail -n 1 before.txt)" = "$l28" ]
 	run -0 awk '/ cpu=/ { print $1 }' got.txt
-	[ "$(paste -s -d ' ' <<<"$output")" = "1000.500000000 1002.000000000 1002.800000000 1002.600000000 1003.500000000" ]
-	grep -qx 'entries: 5, lost: 0 (overwritten 0, dropped 0), unknown records skipped: 0, out of time order: 1' got.txt
+	[ "$(paste -s -d ' ' <<<"$output")" = "1000.500000000 1002.000000000 1002.800000000 1002.600000000 1003.500000000 1003.600000000" ]
+	grep -qx 'entries: 6, lost: 0 (overwritten 0, dropped 0), unknown records skipped: 0, out of time order: 1' got.txt
 }
 
 @test "report -: under UBSan and ASan, a pipe in every format, damaged and cut short" {
@@ -301,10 +351,179 @@ open("bad.bin", "wb").write(b)' "$CAP" "$cut"
 	local san=$TOP/build/host-san/htmtrace size f
 	size=$(stat -c %s "$CAP")
 	[[ $size =~ ^[0-9]+$ ]]
+	# Through a pipe (standard input a file would be mapped): the
+	# report's bytes are the file's.
 	for f in text csv json jsonl; do
-		"$san" dtl report - --format "$f" <"$CAP" >/dev/null
+		"$san" dtl report "$CAP" --format "$f" >want.txt
+		run -0 bash -c 'set -o pipefail; cat "$2" | "$1" dtl report - --format "$3" >got.txt' - "$san" "$CAP" "$f"
+		cmp want.txt got.txt
 	done
-	cat "$CAP" | "$san" dtl report - --worst 3 >/dev/null
+	run -0 bash -c 'set -o pipefail; cat "$2" | "$1" dtl report - --worst 3 -C 1-2 >/dev/null' - "$san" "$CAP"
 	head -c $((size - 20)) "$CAP" >cut.bin
-	run -1 bash -c 'cat cut.bin | "$1" dtl report - --format json' - "$san"
+	run -1 bash -c 'set -o pipefail; cat cut.bin | "$1" dtl report - --format json >/dev/null' - "$san"
+	# Damaged: the 3000th entry's length is not a multiple of 8.
+	local cut
+	cut=$(htm dtl report "$CAP" --format csv | awk -F, '$1 == "entry" && ++n == 3000 { print $2 }')
+	[[ $cut =~ ^[0-9]+$ ]]
+	"$PY" -c '
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[int(sys.argv[2]) + 2] = 12
+open("bad.bin", "wb").write(b)' "$CAP" "$cut"
+	run -1 --separate-stderr bash -c 'set -o pipefail; cat bad.bin | "$1" dtl report - --format csv >/dev/null' - "$san"
+	[[ "$stderr" == *"offset $cut: length 12 is not a multiple of 8: the report stops there ($cut bytes read; the rest of the pipe is not)" ]]
+	# Parts in reads of their own: a damaged timebase, a CPU joining late.
+	recs one.bin <<-'EOF'
+	clock
+	joined 0
+	entry 0 1000000
+	entry 1 1100000
+	entry 0 3600000000
+	EOF
+	recs two.bin <<-'EOF'
+	joined 2
+	entry 1 1300000
+	EOF
+	recs three.bin <<<"entry 0 1250000"
+	HTMTRACE=$san in_parts one.bin two.bin three.bin -- --format jsonl
+	[ "$status" -eq 0 ]
+	[ ! -s got.err ]
+}
+
+@test "report -: one entry whose timebase is damaged (an hour ahead) does not turn a pipe's window off (issue 42 item 7, review 1)" {
+	# CPU 0's 3600 s is damaged; its next entry goes back to 1.25 s. The
+	# file prints 1.25 s before CPU 1's 1.3 s; so must the pipe, each
+	# part in a read of its own.
+	recs one.bin <<-'EOF'
+	clock
+	joined 0
+	joined 1
+	entry 0 1000000
+	entry 1 1100000
+	entry 0 3600000000
+	EOF
+	recs two.bin <<<"entry 1 1300000"
+	recs three.bin <<<"entry 0 1250000"
+	cat one.bin two.bin three.bin >whole.bin
+	run -0 --separate-stderr htm dtl report whole.bin
+	[ "$stderr" = "" ]
+	printf '%s\n' "$output" >want.txt
+	[ "$(times want.txt)" = "1001.000000000 1001.100000000 1001.250000000 1001.300000000 4600.000000000" ]
+	in_parts one.bin two.bin three.bin --
+	[ "$status" -eq 0 ]
+	cmp want.txt got.txt
+	[ ! -s got.err ]
+	# Two in a row that far ahead are the CPU's time: the window moves.
+	recs one.bin <<-'EOF'
+	clock
+	entry 0 1000000
+	entry 1 1100000
+	entry 0 3600000000
+	entry 0 3600000001
+	EOF
+	in_parts one.bin two.bin --
+	[ "$status" -eq 0 ]
+	[ "$(times got.txt)" = "1001.000000000 1001.100000000 1001.300000000 4600.000000000 4600.000001000" ]
+	[ ! -s got.err ]
+}
+
+@test "report -: a CPU record of a CPU with no entry yet takes the time settled when it comes, in a file and a pipe (issue 42 item 7, review 2)" {
+	# CPU 1 joins at 2.1 s (a CPU brought online during the capture).
+	recs one.bin <<-'EOF'
+	clock
+	joined 0
+	entry 0 500000
+	entry 0 1000000
+	entry 0 2000000
+	EOF
+	recs two.bin <<-'EOF'
+	joined 1
+	entry 1 2100000
+	EOF
+	cat one.bin two.bin >whole.bin
+	run -0 --separate-stderr htm dtl report whole.bin
+	[ "$stderr" = "" ]
+	printf '%s\n' "$output" >want.txt
+	# After the 2.0 s entry, the last before it in the stream.
+	run -0 grep -A 1 '^1002.000000000 ' want.txt
+	[ "${lines[1]}" = "CPU cpu=1 event=joined" ]
+	in_parts one.bin two.bin --
+	[ "$status" -eq 0 ]
+	cmp want.txt got.txt
+	[ ! -s got.err ]
+	# Before any entry: the CLOCK record's time, as before.
+	[ "$(sed -n 2p want.txt)" = "CPU cpu=0 event=joined" ]
+	# In the first window (nothing settled yet) too: CPU 1's first LOST,
+	# after CPU 0's 0.5 s in the stream, stays before CPU 1's entries.
+	recs one.bin <<-'EOF'
+	clock
+	joined 0
+	joined 1
+	entry 0 500000
+	lost 1 4
+	entry 1 400000
+	entry 0 1200000
+	entry 1 1100000
+	EOF
+	recs two.bin <<<"entry 0 1300000"
+	cat one.bin two.bin >whole.bin
+	run -0 --separate-stderr htm dtl report whole.bin
+	[ "$stderr" = "" ]
+	printf '%s\n' "$output" >want.txt
+	[ "$(sed -n 4p want.txt)" = "LOST cpu=1 count=4 why=overwritten" ]
+	[ "$(sed -n 5p want.txt | cut -d ' ' -f 1,3)" = "1000.400000000 cpu=1" ]
+	in_parts one.bin two.bin --
+	[ "$status" -eq 0 ]
+	cmp want.txt got.txt
+	[ ! -s got.err ]
+}
+
+@test "report --window 3600000: a timebase frequency whose window does not fit 64 bits holds every record (issue 42 item 7, review 7)" {
+	# 5124095576030999 Hz x 3600 s is 2^64 + 2044784 ticks: wrapped, the
+	# window would be 0.4 ns and CPU 1's 1.5e9 would come too late.
+	recs one.bin <<-'EOF'
+	clock 5124095576030999
+	entry 1 1000000000
+	entry 0 2000000000
+	entry 0 3000000000
+	EOF
+	recs two.bin <<<"entry 1 1500000000"
+	cat one.bin two.bin >whole.bin
+	htm dtl report whole.bin >want.txt
+	in_parts one.bin two.bin -- --window 3600000
+	[ "$status" -eq 0 ]
+	cmp want.txt got.txt
+	[ ! -s got.err ]
+}
+
+@test "report -: a pipe's window full (2^20 records): the memory the man page says, and which cause is said (issue 42 item 7, review 6)" {
+	# CPU 1's entry at 0 holds the rest back (no window of time with
+	# --window 3600000): the window fills with CPU 0's 2^20 + 1000, and
+	# the earliest leave it; CPU 1's 5 us then comes too late.
+	"$PY" -c '
+import struct, sys
+clock = struct.pack("<HHIIIQQQQQ", 1, 56, 0xffffffff, 1, 0, 10**6, 0,
+                    995 * 10**9, 1000 * 10**9, 1764892800 * 10**9)
+def entry(cpu, us):
+    # Waits that grow: --worst keeps each new one.
+    return struct.pack("<HHI", 2, 56, cpu) + struct.pack(">BBHIIIQQQQ", 0, 2, cpu, us, 0, 0, us, 0, 0, 0)
+with open(sys.argv[1], "wb") as f:
+    f.write(clock + entry(1, 0))
+    f.write(b"".join(entry(0, us) for us in range(1, (1 << 20) + 1001)))
+    f.write(entry(1, 5))
+' full.bin
+	run -0 --separate-stderr htm dtl report full.bin -F cpu,timebase --format csv -o want.csv --window 3600000
+	[ "$stderr" = "htmtrace dtl report: full.bin: 1 records more than 1048576 records late in the file are printed out of time order" ]
+	# 104 bytes a record (a copy, its place in the window, a free slot):
+	# 104 MiB, in 150000 KiB of address space with the program (it needs
+	# about 117000; a slot taken before the earliest freed its own, 190000).
+	run -0 --separate-stderr bash -c 'set -o pipefail; ulimit -v 150000; cat full.bin | "$HTMTRACE" dtl report - -F cpu,timebase --format csv --window 3600000 >got.csv'
+	[ "$stderr" = "htmtrace dtl report: standard input: 1 records came after the window, full (1048576 records), had printed records of later times: printed out of time order" ]
+	cmp want.csv got.csv
+	# --worst 1048576 holds as many, in as much memory (the shortest
+	# wait leaves before the next takes a slot).
+	htm dtl report full.bin --worst 1048576 -F cpu,timebase --format csv -o want.csv
+	run -0 --separate-stderr bash -c 'set -o pipefail; ulimit -v 150000; cat full.bin | "$HTMTRACE" dtl report - --worst 1048576 -F cpu,timebase --format csv >got.csv'
+	[ "$stderr" = "" ]
+	cmp want.csv got.csv
 }
