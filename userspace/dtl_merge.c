@@ -266,12 +266,15 @@ void report_free(struct report *r)
 
 /*
  * --window in ticks of @c's timebase (rounded up; ULLONG_MAX if more), kept
- * for the next record under a clock of the same frequency.
+ * for the next record under a clock of the same frequency. A report that
+ * set none (window_ms 0) has the default, DTL_STREAM_WINDOW_MS.
  */
 static __u64 window_ticks(struct report *r, const struct htmtrace_dtl_clock *c)
 {
 	unsigned __int128 w;
 
+	if (!r->window_ms)
+		r->window_ms = DTL_STREAM_WINDOW_MS;
 	if (c->tb_freq != r->window_freq || !r->window_tb) {
 		w = ((unsigned __int128)c->tb_freq * r->window_ms + 999) / 1000;
 		r->window_tb = w > ULLONG_MAX ? ULLONG_MAX : (__u64)w;

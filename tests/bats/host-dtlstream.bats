@@ -527,3 +527,33 @@ with open(sys.argv[1], "wb") as f:
 	[ "$stderr" = "" ]
 	cmp want.csv got.csv
 }
+
+@test "top --input: a LOST of a CPU with no entry yet counts in the interval dtl report places it in, under the default window (issue 42 item 7, review 2)" {
+	# dtl report places the LOST at 3.3 s (CPU 0's time settled when it
+	# comes): in the interval from 3 s, not the one ending at 3 s.
+	recs tp.bin <<-'EOF'
+	clock
+	joined 0
+	entry 0 500000
+	entry 0 1200000
+	entry 0 1900000
+	entry 0 2600000
+	entry 0 3300000
+	lost 1 7
+	entry 0 3400000
+	EOF
+	run -0 htm dtl report tp.bin
+	run -0 grep -B 1 '^LOST cpu=1 count=7 why=overwritten$' <<<"$output"
+	[ "$(cut -d ' ' -f 1 <<<"${lines[0]}")" = "1003.300000000" ]
+	run -0 htm dtl top --input tp.bin -I 1 --json
+	"$PY" -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+got = [(r["time"], [(c["cpu"], c["lost"]) for c in r["cpus"]]) for r in rows]
+want = [("2025-12-05T00:00:01.000000Z", [(0, 0)]),
+        ("2025-12-05T00:00:02.000000Z", [(0, 0)]),
+        ("2025-12-05T00:00:03.000000Z", [(0, 0)]),
+        ("2025-12-05T00:00:03.400000Z", [(0, 0), (1, 7)])]
+assert got == want, got
+' "$output"
+}
