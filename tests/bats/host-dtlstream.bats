@@ -557,3 +557,83 @@ want = [("2025-12-05T00:00:01.000000Z", [(0, 0)]),
 assert got == want, got
 ' "$output"
 }
+
+@test "report: a CPU's own records keep their stream order: a LOST or CPU record of a CPU with no entry yet is never after that CPU's first entry, in a file and a pipe (issue 42 item 7, review 2)" {
+	# A file regrouped by CPU: CPU 1's joined comes after all of CPU 0's.
+	recs rg.bin <<-'EOF'
+	clock
+	joined 0
+	entry 0 100000
+	entry 0 2000000
+	entry 0 4000000
+	joined 1
+	entry 1 150000
+	entry 1 2100000
+	entry 1 3900000
+	EOF
+	run -0 --separate-stderr htm dtl report rg.bin
+	[ "$stderr" = "" ]
+	[ "$(sed -n 4p <<<"$output")" = "CPU cpu=1 event=joined" ]
+	[ "$(sed -n 5p <<<"$output" | cut -d ' ' -f 1,3)" = "1000.150000000 cpu=1" ]
+	[ "$(times <(printf '%s\n' "$output"))" = "1000.100000000 1000.150000000 1002.000000000 1002.100000000 1003.900000000 1004.000000000" ]
+	# -C 1: the same order of CPU 1's records
+	run -0 --separate-stderr htm dtl report rg.bin -C 1
+	[ "$stderr" = "" ]
+	[ "$(sed -n 2p <<<"$output")" = "CPU cpu=1 event=joined" ]
+	[ "$(times <(printf '%s\n' "$output"))" = "1000.150000000 1002.100000000 1003.900000000" ]
+	# CPU 1's first delivery after the first window: its LOST (settled
+	# at 2.2 s) before its entries at 2.05 and 2.15 s; a pipe as the file.
+	recs one.bin <<-'EOF'
+	clock
+	joined 0
+	entry 0 500000
+	entry 0 1500000
+	entry 0 2000000
+	entry 0 2200000
+	lost 1 5
+	EOF
+	recs two.bin <<-'EOF'
+	entry 1 2050000
+	entry 1 2150000
+	entry 0 2300000
+	EOF
+	cat one.bin two.bin >whole.bin
+	run -0 --separate-stderr htm dtl report whole.bin
+	[ "$stderr" = "" ]
+	printf '%s\n' "$output" >want.txt
+	run -0 grep -A 1 '^LOST cpu=1 count=5 why=overwritten$' want.txt
+	[ "$(cut -d ' ' -f 1,3 <<<"${lines[1]}")" = "1002.050000000 cpu=1" ]
+	in_parts one.bin two.bin --
+	[ "$status" -eq 0 ]
+	cmp want.txt got.txt
+	[ ! -s got.err ]
+	# A pipe holds it only until the window has passed its time (2.2 s):
+	# CPU 1's entry at 2.1 s, after that, is late; said, and still after
+	# CPU 1's LOST.
+	recs one.bin <<-'EOF'
+	clock
+	joined 0
+	entry 0 500000
+	entry 0 1500000
+	entry 0 2200000
+	lost 1 3
+	entry 0 2900000
+	entry 0 3300000
+	EOF
+	recs two.bin <<-'EOF'
+	entry 1 2100000
+	entry 0 3600000
+	EOF
+	in_parts one.bin two.bin --
+	[ "$status" -eq 0 ]
+	[ "$(times got.txt)" = "1000.500000000 1001.500000000 1002.200000000 1002.100000000 1002.900000000 1003.300000000 1003.600000000" ]
+	run -0 grep -A 1 '^LOST cpu=1 count=3 why=overwritten$' got.txt
+	[ "$(cut -d ' ' -f 1,3 <<<"${lines[1]}")" = "1002.100000000 cpu=1" ]
+	[ "$(cat got.err)" = "htmtrace dtl report: in.fifo: 1 records came after the window had passed their time (1000 ms behind the newest timebase, or behind every CPU still delivering): printed out of time order" ]
+	# The file: CPU 1's LOST and entry before 2.2 s.
+	cat one.bin two.bin >whole.bin
+	run -0 htm dtl report whole.bin
+	[ "$(times <(printf '%s\n' "$output"))" = "1000.500000000 1001.500000000 1002.100000000 1002.200000000 1002.900000000 1003.300000000 1003.600000000" ]
+	run -0 grep -A 1 '^LOST cpu=1 count=3 why=overwritten$' <<<"$output"
+	[ "$(cut -d ' ' -f 1,3 <<<"${lines[1]}")" = "1002.100000000 cpu=1" ]
+}
