@@ -637,3 +637,12 @@ assert got == want, got
 	run -0 grep -A 1 '^LOST cpu=1 count=3 why=overwritten$' <<<"$output"
 	[ "$(cut -d ' ' -f 1,3 <<<"${lines[1]}")" = "1002.100000000 cpu=1" ]
 }
+
+@test "help dtl report: the time of a LOST or CPU record of a CPU with no entry yet, and --window's effect on a file, as the man page says (issue 42 item 7, review 2)" {
+	run -0 htm help dtl report
+	grep -qxF "loss and CPU records at the time of their CPU's entry before them" <<<"$output"
+	grep -qxF "(for a CPU with none, the time settled when they come, or that of" <<<"$output"
+	grep -qxF "the CPU's next entry if earlier; see --window);" <<<"$output"
+	grep -qxF "                        in a file too, the time settled for a loss or" <<<"$output"
+	grep -qxF "                        CPU record of a CPU with no entry before it" <<<"$output"
+}
