@@ -207,6 +207,72 @@ static int heap_push(struct report *r, __u64 key, size_t off,
 	return heap_put(r, &p);
 }
 
+/*
+ * Hold the LOST or CPU record @rec (@len bytes at @off, under the CLOCK
+ * record at @clock_off) of @cpu, a CPU with no entry yet, at the time
+ * @key, out of the window until held_out(). Returns 0 or -ENOMEM.
+ */
+static int held_add(struct report *r, __u32 cpu, __u64 key,
+		    const unsigned char *rec, size_t len, size_t off,
+		    size_t clock_off)
+{
+	struct held_rec *h;
+	size_t ncap;
+
+	if (r->nheld == r->held_cap) {
+		ncap = r->held_cap ? r->held_cap * 2 : 16;
+		h = realloc(r->held, ncap * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		r->held = h;
+		r->held_cap = ncap;
+	}
+	h = &r->held[r->nheld];
+	h->cpu = cpu;
+	h->p.key = key;
+	h->p.off = off;
+	if (r->piped) {
+		if (slot_get(r, rec, len, &h->p.slot))
+			return -ENOMEM;
+	} else {
+		h->p.clock_off = clock_off;
+	}
+	r->nheld++;
+	cpu_sum(r, cpu)->nheld++;
+	return 0;
+}
+
+/*
+ * Into the window, in stream order, the held records: of the CPU @s (its
+ * first entry, at @tb, has come: none is later than @tb), or with @s NULL,
+ * those of a time up to @upto. Returns 0 or -ENOMEM.
+ */
+static int held_out(struct report *r, struct cpu_sum *s, __u64 tb,
+		    __u64 upto)
+{
+	struct held_rec *h;
+	size_t i, j = 0;
+
+	for (i = 0; i < r->nheld; i++) {
+		h = &r->held[i];
+		if (s ? h->cpu != s->cpu : h->p.key > upto) {
+			r->held[j++] = *h;
+			continue;
+		}
+		if (s && h->p.key > tb)
+			h->p.key = tb;
+		if (!s)
+			cpu_sum(r, h->cpu)->nheld--;
+		heap_full(r);
+		if (heap_put(r, &h->p))
+			return -ENOMEM;
+	}
+	r->nheld = j;
+	if (s)
+		s->nheld = 0;
+	return 0;
+}
+
 /* --worst N: the entry @p would be among the N longest waits so far. */
 static int worst_keeps(const struct report *r, const struct pending *p)
 {
@@ -262,16 +328,20 @@ void report_free(struct report *r)
 	free(r->slots);
 	free(r->free_slots);
 	free(r->clocks);
+	free(r->held);
 }
 
 /*
  * --window in ticks of @c's timebase (rounded up; ULLONG_MAX if more), kept
- * for the next record under a clock of the same frequency.
+ * for the next record under a clock of the same frequency. A report that
+ * set none (window_ms 0) has the default, DTL_STREAM_WINDOW_MS.
  */
 static __u64 window_ticks(struct report *r, const struct htmtrace_dtl_clock *c)
 {
 	unsigned __int128 w;
 
+	if (!r->window_ms)
+		r->window_ms = DTL_STREAM_WINDOW_MS;
 	if (c->tb_freq != r->window_freq || !r->window_tb) {
 		w = ((unsigned __int128)c->tb_freq * r->window_ms + 999) / 1000;
 		r->window_tb = w > ULLONG_MAX ? ULLONG_MAX : (__u64)w;
@@ -384,8 +454,13 @@ static void stream_front(struct report *r, struct cpu_sum *s,
  * --cpu and --time keep it. An entry's time is its timebase; a LOST or CPU
  * record takes the time of its CPU's entry before it in the stream, or for
  * a CPU with none, the time before which no record was to come (settle()),
- * or @clock's if later. Returns 1 if it is printed, with its time in *@key
- * (and an entry's dispatch wait in *@wait), 0 if not, or -ENOMEM.
+ * or @clock's if later, and is held (held_add()): that CPU's first entry
+ * puts it in the window at that entry's time if earlier (so that no CPU's
+ * records are printed out of its stream order), a pipe's once the window
+ * has passed its time (held_out()), the end of the report at its own.
+ * Returns 1 if it is printed, with its time in *@key (and an entry's
+ * dispatch wait in *@wait), 2 if it is to be held (with *@key), 0 if
+ * not, or -ENOMEM.
  */
 static inline int report_take(struct report *r, const unsigned char *rec,
 			      const struct htmtrace_dtl_rec *hdr,
@@ -428,6 +503,12 @@ static inline int report_take(struct report *r, const unsigned char *rec,
 		s->last_tb = e.timebase;
 		s->has_last = 1;
 		stream_front(r, s, clock, e.timebase);
+		if (s->nheld && held_out(r, s, e.timebase, 0))
+			return -ENOMEM;
+		w = window_ticks(r, clock);
+		if (r->piped && r->nheld && r->newest > w &&
+		    held_out(r, NULL, 0, r->newest - w - 1))
+			return -ENOMEM;
 	} else if (s->has_last) {
 		*key = s->last_tb;
 	} else {
@@ -483,7 +564,7 @@ static inline int report_take(struct report *r, const unsigned char *rec,
 		s->events[cpu.event < NR_CPU_EVENTS ? cpu.event : 0]++;
 		break;
 	}
-	return 1;
+	return hdr->type != HTMTRACE_DTL_REC_ENTRY && !s->has_last ? 2 : 1;
 }
 
 /*
@@ -495,6 +576,8 @@ static void report_end(struct report *r,
 {
 	if (r->worst)
 		worst_emit(r);
+	if (held_out(r, NULL, 0, ULLONG_MAX))
+		pr_errno(ENOMEM, "report %s", r->file);
 	while (r->nheap)
 		heap_pop(r, 0);
 	memcpy(&r->clock, clock, sizeof(r->clock));
@@ -579,7 +662,9 @@ int report_stream(struct report *r, const unsigned char *buf, size_t len)
 				return -ENOMEM;
 			continue;
 		}
-		if (heap_push(r, key, off, clock_off))
+		if (kept == 2 ? held_add(r, hdr.cpu, key, buf + off, hdr.len,
+					 off, clock_off) :
+		    heap_push(r, key, off, clock_off))
 			return -ENOMEM;
 	}
 	report_end(r, &clock);
@@ -608,14 +693,20 @@ static int pipe_begin(struct report *r, const unsigned char *header)
  */
 static void pipe_flush(struct report *r)
 {
-	__u64 t;
+	__u64 t, held = ULLONG_MAX;
+	size_t i;
 
 	if (!r->begun || r->worst || !r->nheap || !r->nclocks ||
 	    !settled_at(r, &r->clocks[r->nclocks - 1], NULL, &t))
 		return;
 	if (t > r->settled)
 		r->settled = t;
-	while (r->nheap && r->heap[0].key <= t)
+	/* Nothing after a held record's time before it is in the window. */
+	for (i = 0; i < r->nheld; i++)
+		if (r->held[i].p.key < held)
+			held = r->held[i].p.key;
+	while (r->nheap && r->heap[0].key <= t &&
+	       (!r->nheld || r->heap[0].key < held))
 		heap_pop(r, 0);
 }
 
@@ -723,6 +814,7 @@ int report_pipe(struct report *r, struct dtl_reader *rd, char *why,
 		goto out;
 	}
 	rd->pos = r->start;
+	r->piped = 1;
 	memset(&clock, 0, sizeof(clock));
 	for (;;) {
 		off = rd->base + rd->pos;
@@ -766,8 +858,13 @@ int report_pipe(struct report *r, struct dtl_reader *rd, char *why,
 		} else {
 			kept = report_take(r, rd->buf + rd->pos, &hdr, &clock,
 					   &key, &wait);
-			if (kept > 0 && !r->summary_only &&
-			    (!r->worst || hdr.type == HTMTRACE_DTL_REC_ENTRY))
+			if (kept == 2 && !r->summary_only && !r->worst)
+				kept = held_add(r, hdr.cpu, key,
+						rd->buf + rd->pos, hdr.len,
+						off, 0);
+			else if (kept > 0 && !r->summary_only &&
+				 (!r->worst ||
+				  hdr.type == HTMTRACE_DTL_REC_ENTRY))
 				kept = pipe_push(r, rd->buf + rd->pos, hdr.len,
 						 r->worst ? wait : key, off);
 			if (kept < 0) {

@@ -36,6 +36,7 @@ struct cpu_sum {
 	 */
 	__u64 front_tb, ahead_tb;
 	int has_front, has_ahead;
+	size_t nheld;		/* its records in report.held */
 	struct wait_hist wait;	/* enqueue_to_dispatch */
 	/* --summary (dtl_summary.c): the entries kept, by reason and time */
 	__u64 dispatch[256], preempt[256];
@@ -140,6 +141,16 @@ struct report {
 	__u64 first_tb;		/* the first CLOCK record's timebase */
 	int have_first;
 	__u64 settled;		/* before it, no record to come (settle()) */
+	/*
+	 * LOST and CPU records of a CPU with no entry yet, held out of the
+	 * window until that CPU's first entry (report_take(), held_out()).
+	 */
+	struct held_rec {
+		struct pending p;
+		__u32 cpu;
+	} *held;
+	size_t nheld, held_cap;
+	int piped;				/* report_pipe()'s */
 	int begun;				/* a pipe's output has begun */
 	/* The reorder window. */
 	const unsigned char *buf;

@@ -366,6 +366,7 @@ static int top_replay(const char *file, struct top *t, double every,
 	r.filt.cpus = cpus;
 	r.filt.cpu_words = cpus_size / sizeof(*cpus);
 	r.summary_only = 0;
+	r.window_ms = DTL_STREAM_WINDOW_MS;	/* as dtl report's default */
 	r.sink = replay_record;
 	r.sink_data = &rp;
 	r.file = strcmp(file, "-") ? file : "standard input";

@@ -136,10 +136,12 @@ vector() {
 	vector v.bin
 	run -0 --separate-stderr htm dtl report v.bin
 	[ "$stderr" = "" ]
-	# CPU 1's LOST and CPU 2's FAILED, of CPUs with no entry before them
-	# in the stream, come after CPU 0's entries: the time settled then
-	# (CPU 0's last, the first window past), which a pipe has printed.
+	# CPU 2's FAILED, of a CPU with no entry before it in the stream,
+	# comes after CPU 0's entries: the time settled then (CPU 0's last, the
+	# first window past), which a pipe has printed. CPU 1's first LOST
+	# would too, but not after CPU 1's entry that follows it: its time.
 	local want=(
+		"LOST cpu=1 count=5 why=overwritten"
 		"6.999999998 2023-11-14T22:13:20.123456Z cpu=1 dispatch=17 preempt=42 processor=6 enqueue_to_dispatch=0.000us ready_to_enqueue=0.000us waiting_to_ready=0.000us fault=0x0 srr0=0x0"
 		"LOST cpu=1 count=3 why=dropped"
 		"CPU cpu=1 event=offline"
@@ -147,7 +149,6 @@ vector() {
 		"CPU cpu=0 event=joined"
 		"8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345"
 		"8.000000001 2023-11-14T22:13:21.123456Z cpu=0 dispatch=time_slice preempt=time_slice processor=5 enqueue_to_dispatch=0.001us ready_to_enqueue=0.998us waiting_to_ready=8388607.998us fault=0xc0000000deadbeef srr0=0x100"
-		"LOST cpu=1 count=5 why=overwritten"
 		"CPU cpu=2 event=failed error=-19"
 		""
 		"summary"
@@ -191,6 +192,7 @@ vector() {
 	[ "$stderr" = "" ]
 	local want=(
 		"kind,offset,cpu,seconds,realtime,timebase,dispatch,preempt,processor_id,enqueue_to_dispatch_us,ready_to_enqueue_us,waiting_to_ready_us,fault_addr,srr0,srr1,count,why,event,error,wait_p50_us,wait_p90_us,wait_p99_us,wait_max_us"
+		"lost,184,1,,,,,,,,,,,,,5,overwritten,,,,,,"
 		"entry,208,1,6.999999998,2023-11-14T22:13:20.123456Z,1023999999,17,42,6,0.000,0.000,0.000,0x0,0x0,0x0,,,,,,,,"
 		"lost,264,1,,,,,,,,,,,,,3,dropped,,,,,,"
 		"cpu,288,1,,,,,,,,,,,,,,,offline,0,,,,"
@@ -198,7 +200,6 @@ vector() {
 		"cpu,56,0,,,,,,,,,,,,,,,joined,0,,,,"
 		"entry,72,0,8.000000000,2023-11-14T22:13:21.123456Z,1536000000,decrementer_interrupt,H_CEDE,4660,1.000,0.500,2.000,0x0,0xc000000000012345,0x8000000000001033,,,,,,,,"
 		"entry,128,0,8.000000001,2023-11-14T22:13:21.123456Z,1536000001,time_slice,time_slice,5,0.001,0.998,8388607.998,0xc0000000deadbeef,0x100,0x0,,,,,,,,"
-		"lost,184,1,,,,,,,,,,,,,5,overwritten,,,,,,"
 		"cpu,304,2,,,,,,,,,,,,,,,failed,-19,,,,"
 		"wait_cpu,,0,,,,,,,,,,,,,2,,,,0.001,1.000,1.000,1.000"
 		"wait_cpu,,1,,,,,,,,,,,,,1,,,,0.000,0.000,0.000,0.000"
@@ -234,12 +235,13 @@ assert d["clock"] == {"version": 1, "tb_freq": 512000000, "timebase": 1024000000
                       "monotonic_ns": 5000000000, "boottime_ns": 7000000000,
                       "realtime_ns": 1700000000123456789}, d["clock"]
 r = [dict(zip(cols[x[0]], x)) for x in d["records"]]
-# Time order: the entry of CPU 1 precedes the sample of the clock; the LOST
-# of CPU 1 and the FAILED of CPU 2, of CPUs with no entry before them, take
-# the time settled when they came: the last of CPU 0, the window past.
-assert [x["kind"] for x in r] == ["entry", "lost", "cpu", "clock", "cpu", "entry",
-                                  "entry", "lost", "cpu"], r
-assert [x["offset"] for x in r] == [208, 264, 288, 0, 56, 72, 128, 184, 304]
+# Time order: the entry of CPU 1 precedes the sample of the clock; the FAILED
+# of CPU 2, of a CPU with no entry before it, takes the time settled when it
+# came: the last of CPU 0, the window past; the first LOST of CPU 1 that
+# of the entry of CPU 1 after it, earlier.
+assert [x["kind"] for x in r] == ["lost", "entry", "lost", "cpu", "clock", "cpu", "entry",
+                                  "entry", "cpu"], r
+assert [x["offset"] for x in r] == [184, 208, 264, 288, 0, 56, 72, 128, 304]
 r = sorted(r, key=lambda x: x["offset"])
 e = r[2]
 assert e == {"kind": "entry", "offset": 72, "cpu": 0, "seconds": 8.0,
@@ -665,7 +667,7 @@ record_usage() {
 	cmp "$FAKE_DTL_STREAM" <(stream_of dtl.bin)
 	# The file reports as the stream does.
 	run -0 htm dtl report dtl.bin
-	[ "${lines[5]}" = "8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345" ]
+	[ "${lines[6]}" = "8.000000000 2023-11-14T22:13:21.123456Z cpu=0 dispatch=decrementer_interrupt preempt=H_CEDE processor=4660 enqueue_to_dispatch=1.000us ready_to_enqueue=0.500us waiting_to_ready=2.000us fault=0x0 srr0=0xc000000000012345" ]
 }
 
 # --- the file header (issue 42 item 3) ----------------------------------------
@@ -1499,7 +1501,8 @@ entry_offsets() {
 	run -0 htm dtl report v.bin -F seconds --reltime
 	[ "$output" = "$(printf '%s\n' 0.000000000 1.000000002 1.000000003)" ]
 	run -0 htm dtl report v.bin --reltime
-	[[ "${lines[0]}" == "0.000000000 "* ]]
+	[ "${lines[0]}" = "LOST cpu=1 count=5 why=overwritten" ]
+	[[ "${lines[1]}" == "0.000000000 "* ]]
 	[[ "$(grep '^CLOCK ' <<<"$output")" == "CLOCK tb_freq=512000000 timebase=1024000000 boottime=0.000000002 "* ]]
 	run -2 --separate-stderr htm dtl report v.bin -F cpu,nope
 	[ "${stderr_lines[0]}" = "htmtrace dtl report: bad fields 'cpu,nope': expected some of $all, comma-separated" ]

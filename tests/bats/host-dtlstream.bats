@@ -413,7 +413,11 @@ open("bad.bin", "wb").write(b)' "$CAP" "$cut"
 	[ "$status" -eq 0 ]
 	cmp want.txt got.txt
 	[ ! -s got.err ]
-	# Two in a row that far ahead are the CPU's time: the window moves.
+	# Two in a row that far ahead are the CPU's time: the window moves,
+	# and what is older than 3599 s is printed before the next read. CPU
+	# 2's first entry, 1.05 s, in that read, comes too late: printed out
+	# of time order and said. (Were the two not counted, nothing would be
+	# printed before it: the first window not over.)
 	recs one.bin <<-'EOF'
 	clock
 	entry 0 1000000
@@ -421,10 +425,12 @@ open("bad.bin", "wb").write(b)' "$CAP" "$cut"
 	entry 0 3600000000
 	entry 0 3600000001
 	EOF
+	recs two.bin <<<"entry 2 1050000"
 	in_parts one.bin two.bin --
 	[ "$status" -eq 0 ]
-	[ "$(times got.txt)" = "1001.000000000 1001.100000000 1001.300000000 4600.000000000 4600.000001000" ]
-	[ ! -s got.err ]
+	[ "$(times got.txt)" = "1001.000000000 1001.100000000 1001.050000000 4600.000000000 4600.000001000" ]
+	[ "$(cat got.err)" = "htmtrace dtl report: in.fifo: 1 records came after the window had passed their time (1000 ms behind the newest timebase, or behind every CPU still delivering): printed out of time order" ]
+	[ "$(tail -n 1 got.txt)" = "entries: 5, lost: 0 (overwritten 0, dropped 0), unknown records skipped: 0, out of time order: 1" ]
 }
 
 @test "report -: a CPU record of a CPU with no entry yet takes the time settled when it comes, in a file and a pipe (issue 42 item 7, review 2)" {
@@ -526,4 +532,123 @@ with open(sys.argv[1], "wb") as f:
 	run -0 --separate-stderr bash -c 'set -o pipefail; ulimit -v 150000; cat full.bin | "$HTMTRACE" dtl report - --worst 1048576 -F cpu,timebase --format csv >got.csv'
 	[ "$stderr" = "" ]
 	cmp want.csv got.csv
+}
+
+@test "top --input: a LOST of a CPU with no entry yet counts in the interval dtl report places it in, under the default window (issue 42 item 7, review 2)" {
+	# dtl report places the LOST at 3.3 s (CPU 0's time settled when it
+	# comes): in the interval from 3 s, not the one ending at 3 s.
+	recs tp.bin <<-'EOF'
+	clock
+	joined 0
+	entry 0 500000
+	entry 0 1200000
+	entry 0 1900000
+	entry 0 2600000
+	entry 0 3300000
+	lost 1 7
+	entry 0 3400000
+	EOF
+	run -0 htm dtl report tp.bin
+	run -0 grep -B 1 '^LOST cpu=1 count=7 why=overwritten$' <<<"$output"
+	[ "$(cut -d ' ' -f 1 <<<"${lines[0]}")" = "1003.300000000" ]
+	run -0 htm dtl top --input tp.bin -I 1 --json
+	"$PY" -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+got = [(r["time"], [(c["cpu"], c["lost"]) for c in r["cpus"]]) for r in rows]
+want = [("2025-12-05T00:00:01.000000Z", [(0, 0)]),
+        ("2025-12-05T00:00:02.000000Z", [(0, 0)]),
+        ("2025-12-05T00:00:03.000000Z", [(0, 0)]),
+        ("2025-12-05T00:00:03.400000Z", [(0, 0), (1, 7)])]
+assert got == want, got
+' "$output"
+}
+
+@test "report: a CPU's own records keep their stream order: a LOST or CPU record of a CPU with no entry yet is never after that CPU's first entry, in a file and a pipe (issue 42 item 7, review 2)" {
+	# A file regrouped by CPU: CPU 1's joined comes after all of CPU 0's.
+	recs rg.bin <<-'EOF'
+	clock
+	joined 0
+	entry 0 100000
+	entry 0 2000000
+	entry 0 4000000
+	joined 1
+	entry 1 150000
+	entry 1 2100000
+	entry 1 3900000
+	EOF
+	run -0 --separate-stderr htm dtl report rg.bin
+	[ "$stderr" = "" ]
+	[ "$(sed -n 4p <<<"$output")" = "CPU cpu=1 event=joined" ]
+	[ "$(sed -n 5p <<<"$output" | cut -d ' ' -f 1,3)" = "1000.150000000 cpu=1" ]
+	[ "$(times <(printf '%s\n' "$output"))" = "1000.100000000 1000.150000000 1002.000000000 1002.100000000 1003.900000000 1004.000000000" ]
+	# -C 1: the same order of CPU 1's records
+	run -0 --separate-stderr htm dtl report rg.bin -C 1
+	[ "$stderr" = "" ]
+	[ "$(sed -n 2p <<<"$output")" = "CPU cpu=1 event=joined" ]
+	[ "$(times <(printf '%s\n' "$output"))" = "1000.150000000 1002.100000000 1003.900000000" ]
+	# CPU 1's first delivery after the first window: its LOST (settled
+	# at 2.2 s) before its entries at 2.05 and 2.15 s; a pipe as the file.
+	recs one.bin <<-'EOF'
+	clock
+	joined 0
+	entry 0 500000
+	entry 0 1500000
+	entry 0 2000000
+	entry 0 2200000
+	lost 1 5
+	EOF
+	recs two.bin <<-'EOF'
+	entry 1 2050000
+	entry 1 2150000
+	entry 0 2300000
+	EOF
+	cat one.bin two.bin >whole.bin
+	run -0 --separate-stderr htm dtl report whole.bin
+	[ "$stderr" = "" ]
+	printf '%s\n' "$output" >want.txt
+	run -0 grep -A 1 '^LOST cpu=1 count=5 why=overwritten$' want.txt
+	[ "$(cut -d ' ' -f 1,3 <<<"${lines[1]}")" = "1002.050000000 cpu=1" ]
+	in_parts one.bin two.bin --
+	[ "$status" -eq 0 ]
+	cmp want.txt got.txt
+	[ ! -s got.err ]
+	# A pipe holds it only until the window has passed its time (2.2 s):
+	# CPU 1's entry at 2.1 s, after that, is late; said, and still after
+	# CPU 1's LOST.
+	recs one.bin <<-'EOF'
+	clock
+	joined 0
+	entry 0 500000
+	entry 0 1500000
+	entry 0 2200000
+	lost 1 3
+	entry 0 2900000
+	entry 0 3300000
+	EOF
+	recs two.bin <<-'EOF'
+	entry 1 2100000
+	entry 0 3600000
+	EOF
+	in_parts one.bin two.bin --
+	[ "$status" -eq 0 ]
+	[ "$(times got.txt)" = "1000.500000000 1001.500000000 1002.200000000 1002.100000000 1002.900000000 1003.300000000 1003.600000000" ]
+	run -0 grep -A 1 '^LOST cpu=1 count=3 why=overwritten$' got.txt
+	[ "$(cut -d ' ' -f 1,3 <<<"${lines[1]}")" = "1002.100000000 cpu=1" ]
+	[ "$(cat got.err)" = "htmtrace dtl report: in.fifo: 1 records came after the window had passed their time (1000 ms behind the newest timebase, or behind every CPU still delivering): printed out of time order" ]
+	# The file: CPU 1's LOST and entry before 2.2 s.
+	cat one.bin two.bin >whole.bin
+	run -0 htm dtl report whole.bin
+	[ "$(times <(printf '%s\n' "$output"))" = "1000.500000000 1001.500000000 1002.100000000 1002.200000000 1002.900000000 1003.300000000 1003.600000000" ]
+	run -0 grep -A 1 '^LOST cpu=1 count=3 why=overwritten$' <<<"$output"
+	[ "$(cut -d ' ' -f 1,3 <<<"${lines[1]}")" = "1002.100000000 cpu=1" ]
+}
+
+@test "help dtl report: the time of a LOST or CPU record of a CPU with no entry yet, and --window's effect on a file, as the man page says (issue 42 item 7, review 2)" {
+	run -0 htm help dtl report
+	grep -qxF "loss and CPU records at the time of their CPU's entry before them" <<<"$output"
+	grep -qxF "(for a CPU with none, the time settled when they come, or that of" <<<"$output"
+	grep -qxF "the CPU's next entry if earlier; see --window);" <<<"$output"
+	grep -qxF "                        in a file too, the time settled for a loss or" <<<"$output"
+	grep -qxF "                        CPU record of a CPU with no entry before it" <<<"$output"
 }
