@@ -50,13 +50,12 @@ passed=0 failed=0 skipped=0 notrun=0 unavail=0
 # guest suites run there. The stock kernels have no KUnit, KASAN or
 # kmemleak: those stay with the debug test kernel.
 stock_boot=(6.12-64k 6.12)
-# Debian 13's kernels (trixie-backports), booted the same way in a lane of
-# their own: the newest 7.x whose packages are served (tests/stock.sh 7),
-# built with Debian 13's gcc-14 (tests/toolchain.sh); the kernel's own
-# vpa_dtl PMU is built in (ours then stays unregistered), and
-# kernel-vpa.bats runs /dev/vpa_dtl beside it. That lane also builds the
-# modules W=1 against Debian's linux-source of the newest kernel listed
-# (tests/source.sh), served or not as packages.
+# Debian 13's kernels (trixie-backports), booted the same way: the newest
+# 7.x whose packages are served (tests/stock.sh 7), built with Debian 13's
+# gcc-14 (tests/toolchain.sh); the kernel's own vpa_dtl PMU is built in
+# (ours then stays unregistered), and kernel-vpa.bats runs /dev/vpa_dtl
+# beside it. The modules are also built W=1 against Debian's linux-source
+# of the newest kernel listed (tests/source.sh), served or not as packages.
 new_boot=(7)
 # The suites each runs. The 64 KiB one runs htm.bats with every field only
 # the simulator defines random (the driver must not read one; the debug
@@ -419,7 +418,11 @@ rm -f "$logs/lanes"
 # steps. So whichever lane is free takes the next guest: with the guests
 # tied to lanes, the lane with two (6.12-64k, then 6.12) ended the run
 # alone (ci4: at 945 s; the 7.x lane was done with its guest at 474 s).
-stock_items=("guest 7" "guest 6.12-64k dkms" "guest 6.12" "build 6.1" source)
+stock_items=()
+for spec in "${new_boot[@]}" "${stock_boot[@]}"; do
+	stock_items+=("guest $spec$([ "$spec" = "${stock_boot[0]}" ] && echo ' dkms')")
+done
+stock_items+=("build 6.1" source)
 stock_lane() {
 	local item
 	for item in "${stock_items[@]}"; do
@@ -479,20 +482,12 @@ newest_source() {
 # output pipe for the whole timeout (seen: 900 s after a 10 ms test of
 # host-dkms.bats).
 host_share() {
-	while host_share_one; do :; done
-}
-
-# host_share_one: run one host suite no lane has taken; false if none is left
-host_share_one() {
 	local f
 	for f in "${host_suites[@]}"; do
 		mkdir "$logs/taken-$(basename "$f" .bats)" 2>/dev/null || continue
 		BATS_TEST_TIMEOUT='' run_bats "$(basename "$f" .bats)" "$f"
-		return 0
 	done
-	return 1
 }
-
 
 # Three lanes: this shell's (the debug build, the debug guest's boot and
 # suites, then the lint, which needs the debug build, beside the guest's
@@ -502,10 +497,10 @@ host_share_one() {
 # (host_share) until none is left. Three guests run at once for most of a
 # run. Neither a limit of two at once (the third lane waiting, running
 # host suites meanwhile) nor a lower priority for everything beside the
-# debug guest shortened it (985 s, ci6, against 1016 s): the debug guest
-# is slowed as much by anything else the host runs (modules.bats alone
-# 35 s; beside one busy loop 62 s, beside two at nice 19 58 s), its two
-# vCPUs waiting on each other. The host suites once ran in this lane,
+# debug guest shortened the runs that tried them (ci5, ci6: tests/README.md):
+# the debug guest is slowed as much by anything else the host runs
+# (modules.bats alone 35 s; beside one busy loop 62 s, beside two at nice
+# 19 58 s), its two vCPUs waiting on each other. The host suites once ran in this lane,
 # before the debug suites, which then waited for them (248 s).
 # A background lane is a subshell whose output goes to logs/NAME.log and
 # whose counts to logs/NAME.counts; lane_wait waits for it, prints its log
